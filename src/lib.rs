@@ -1,0 +1,9 @@
+//! steward: a play-by-email adjudicator for the racing board game Formula Dé.
+//!
+//! The crate is a library with a thin binary. `track` models the boards; the rules engine (a pure
+//! library: state + track + order + dice → new state + events) sits on top of it; mail, files,
+//! the command line and templates wrap around the engine. See `docs/ARCHITECTURE.md` for the map.
+
+pub mod cli;
+pub mod render;
+pub mod track;

@@ -1,0 +1,3 @@
+//! Plain-text rendering for mail: the ASCII board (and later car sheets).
+
+pub mod board;

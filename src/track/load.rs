@@ -1,0 +1,578 @@
+//! Builds a [`Track`] from a hand-authored track file (`tracks/*.toml`).
+//!
+//! The lap is laid out segment by segment from the finish line. Straights have staggered lanes:
+//! the odd lanes (the middle one on three lanes) sit half a row behind the others, as on the
+//! printed boards, so a lane change costs distance (7-2-3 makes that matter). Corner lanes
+//! divide the corner's depth evenly among their spaces. Arrows are then derived:
+//! - every space links to the next space of its own lane;
+//! - on a straight, to the first space ahead in each neighbouring lane (the diagonal);
+//! - in a corner, to the first space of each neighbouring lane that lies wholly beyond the
+//!   current space, so that no path through the corner is shorter than its inside lane or longer
+//!   than its outside lane (the flag's C and L, 7-1-1).
+//!
+//! The loader reports every problem it finds, each with its line, then runs
+//! [`crate::track::check`] on the result.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::check::check;
+use super::file::{GridFile, SegmentFile, TrackFile};
+use super::model::{ROW, SpaceDraft, SpaceIdx, SpaceKind, Track, TrackBuilder, Weather, WeatherTable};
+use super::problem::{Diagnostic, TrackError, TrackProblem, line_of};
+
+/// Parses and builds a track from TOML text; `file` is only used in messages.
+pub fn from_toml(text: &str, file: Option<&Path>) -> Result<Track, TrackError> {
+    let file_buf = file.map(Path::to_path_buf);
+    let parsed: TrackFile = toml::from_str(text).map_err(|e| {
+        let line = e.span().map(|s| line_of(text, s.start)).unwrap_or(0);
+        TrackError::single(file_buf.clone(), line, TrackProblem::Syntax(e.message().trim().to_string()))
+    })?;
+    let mut diags = Vec::new();
+    let track = build(&parsed, text, &mut diags);
+    if let Some(track) = &track {
+        diags.extend(check(track));
+    }
+    diags.sort_by_key(|d| d.line.unwrap_or(u32::MAX));
+    match track {
+        Some(t) if diags.is_empty() => Ok(t),
+        _ => Err(TrackError { file: file_buf, diagnostics: diags }),
+    }
+}
+
+/// Reads and builds a track file.
+pub fn from_file(path: &Path) -> Result<Track, TrackError> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        TrackError::single(Some(path.to_path_buf()), 0, TrackProblem::Syntax(format!("cannot read the file: {e}")))
+    })?;
+    from_toml(&text, Some(path))
+}
+
+/// Parses the weather ranges of a track file into a table.
+pub fn weather_table(sun: &str, changeable: &str, rain: &str) -> Result<WeatherTable, Vec<TrackProblem>> {
+    let mut faces: [Option<Weather>; 20] = [None; 20];
+    let mut problems = Vec::new();
+    for (field, w, spec) in
+        [("sun", Weather::Sun, sun), ("changeable", Weather::Changeable, changeable), ("rain", Weather::Rain, rain)]
+    {
+        match parse_ranges(spec) {
+            Ok(ranges) => {
+                for (lo, hi) in ranges {
+                    for face in lo..=hi {
+                        let slot = &mut faces[(face - 1) as usize];
+                        if slot.is_some() {
+                            problems.push(TrackProblem::WeatherOverlap(face));
+                        }
+                        *slot = Some(w);
+                    }
+                }
+            }
+            Err(message) => problems.push(TrackProblem::BadValue { field: format!("weather.{field}"), message }),
+        }
+    }
+    for (i, f) in faces.iter().enumerate() {
+        if f.is_none() && problems.is_empty() {
+            problems.push(TrackProblem::WeatherGap(i as u8 + 1));
+        }
+    }
+    if problems.is_empty() { Ok(WeatherTable::new(faces.map(|f| f.unwrap_or(Weather::Sun)))) } else { Err(problems) }
+}
+
+/// Parses `"1-12"`, `"13"`, `"1-3, 19-20"` or `""` (no face) into inclusive ranges of 1..=20.
+fn parse_ranges(spec: &str) -> Result<Vec<(u8, u8)>, String> {
+    let mut out = Vec::new();
+    for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (lo, hi) = match part.split_once('-') {
+            Some((a, b)) => (a.trim(), b.trim()),
+            None => (part, part),
+        };
+        let parse = |s: &str| s.parse::<u8>().ok().filter(|v| (1..=20).contains(v));
+        match (parse(lo), parse(hi)) {
+            (Some(a), Some(b)) if a <= b => out.push((a, b)),
+            _ => return Err(format!("`{part}` is not a range of black-die faces like `1-12` (faces are 1..20)")),
+        }
+    }
+    Ok(out)
+}
+
+/// Lays out one segment's spaces from `start`; returns the segment's depth.
+fn lay_out(
+    b: &mut TrackBuilder,
+    seg: u16,
+    lengths: &[u16],
+    straight: bool,
+    start: u32,
+    wall: Option<u8>,
+    line: u32,
+) -> u32 {
+    let depth = lengths.iter().copied().max().unwrap_or(0) as u32 * ROW;
+    for (lane, &n) in lengths.iter().enumerate() {
+        let lane = lane as u8;
+        for k in 0..n as u32 {
+            let (progress, length) = if straight {
+                // Staggered rows: odd lanes half a row behind the even ones.
+                let offset = if lane % 2 == 1 { ROW / 4 } else { 3 * ROW / 4 };
+                (start + k * ROW + offset, ROW)
+            } else {
+                let n = n as u32;
+                (start + (2 * k + 1) * depth / (2 * n), depth / n)
+            };
+            b.add_space(SpaceDraft {
+                lane,
+                kind: SpaceKind::Racing,
+                segment: Some(seg),
+                progress,
+                length,
+                wall: wall == Some(lane),
+                line,
+            });
+        }
+    }
+    depth
+}
+
+/// Derives the arrows of the racing track (see the module docs).
+fn derive_links(b: &mut TrackBuilder, lanes: u8, corner_segments: &[bool]) {
+    let lap = b.lap_length();
+    let mut by_lane: Vec<Vec<SpaceIdx>> = vec![Vec::new(); lanes as usize];
+    for i in 0..b.len() {
+        let s = SpaceIdx(i as u16);
+        let d = b.draft(s);
+        if !d.kind.in_pit_lane() {
+            by_lane[d.lane as usize].push(s);
+        }
+    }
+    for lane in &mut by_lane {
+        lane.sort_by_key(|s| b.draft(*s).progress);
+    }
+    // First space of `lane` whose centre is at or beyond `at` (circularly), but not `from`.
+    let first_from = |b: &TrackBuilder, lane: &[SpaceIdx], at: u32, strictly: bool| -> Option<SpaceIdx> {
+        let at = at % lap;
+        let pos = lane.partition_point(|s| {
+            let p = b.draft(*s).progress;
+            if strictly { p <= at } else { p < at }
+        });
+        lane.get(pos).or(lane.first()).copied()
+    };
+    let mut links = Vec::new();
+    for lane in 0..lanes as usize {
+        for (k, &s) in by_lane[lane].iter().enumerate() {
+            let d = b.draft(s);
+            let ahead = by_lane[lane][(k + 1) % by_lane[lane].len()];
+            links.push((s, ahead));
+            let in_corner = d.segment.is_some_and(|g| corner_segments[g as usize]);
+            for other in [lane.wrapping_sub(1), lane + 1] {
+                let Some(other_lane) = by_lane.get(other) else { continue };
+                if other_lane.is_empty() {
+                    continue;
+                }
+                let target = if in_corner {
+                    first_from(b, other_lane, d.progress + d.length / 2, false)
+                } else {
+                    first_from(b, other_lane, d.progress, true)
+                };
+                if let Some(t) = target {
+                    links.push((s, t));
+                }
+            }
+        }
+    }
+    for (a, t) in links {
+        b.link(a, t);
+    }
+}
+
+/// Builds the track, pushing every problem found into `diags`. Returns `None` when the problems
+/// prevent building a graph at all.
+fn build(f: &TrackFile, text: &str, diags: &mut Vec<Diagnostic>) -> Option<Track> {
+    let at = |span: std::ops::Range<usize>| line_of(text, span.start);
+    let lanes = *f.lanes.get_ref();
+    if !(2..=4).contains(&lanes) {
+        diags.push(Diagnostic::at(
+            at(f.lanes.span()),
+            TrackProblem::BadValue { field: "lanes".into(), message: format!("{lanes} lanes; a track has 2, 3 or 4") },
+        ));
+        return None;
+    }
+    let weather =
+        match weather_table(&f.weather.get_ref().sun, &f.weather.get_ref().changeable, &f.weather.get_ref().rain) {
+            Ok(w) => w,
+            Err(problems) => {
+                let line = at(f.weather.span());
+                diags.extend(problems.into_iter().map(|p| Diagnostic::at(line, p)));
+                WeatherTable::new([Weather::Sun; 20])
+            }
+        };
+    let lane_by_name: HashMap<String, u8> = (0..lanes).map(|l| (Track::lane_name(lanes, l), l)).collect();
+    let wall = f.wall.as_ref().and_then(|w| {
+        let lane = lane_by_name.get(&w.get_ref().to_ascii_lowercase()).copied();
+        if lane.is_none() {
+            diags.push(Diagnostic::at(
+                at(w.span()),
+                TrackProblem::BadValue {
+                    field: "wall".into(),
+                    message: format!("`{}` is not a lane of this track", w.get_ref()),
+                },
+            ));
+        }
+        lane
+    });
+
+    let title = f.title.clone().unwrap_or_else(|| f.name.clone());
+    let mut b = TrackBuilder::new(&f.name, &title, lanes, weather);
+    let mut progress = 0u32;
+    let mut corners_seen = 0u16;
+    let mut seen_ids: HashMap<String, ()> = HashMap::new();
+    let mut corner_segments = Vec::new();
+    let mut last_straight_rows = None;
+    for seg in &f.segments {
+        let line = at(seg.span());
+        let s: &SegmentFile = seg.get_ref();
+        let (id, lengths, straight) = match (s.straight, s.corner) {
+            (Some(rows), None) => {
+                if rows == 0 {
+                    diags.push(Diagnostic::at(
+                        line,
+                        TrackProblem::BadValue {
+                            field: "straight".into(),
+                            message: "a straight needs at least 1 row".into(),
+                        },
+                    ));
+                    continue;
+                }
+                if s.stops.is_some()
+                    || s.shortest.is_some()
+                    || s.longest.is_some()
+                    || s.lengths.is_some()
+                    || s.turn.is_some()
+                {
+                    diags.push(Diagnostic::at(
+                        line,
+                        TrackProblem::BadValue {
+                            field: "straight".into(),
+                            message: "a straight takes no stops, shortest, longest, turn or lengths".into(),
+                        },
+                    ));
+                }
+                last_straight_rows = Some(rows);
+                (s.id.clone().unwrap_or_else(|| format!("s{corners_seen}")), vec![rows; lanes as usize], true)
+            }
+            (None, Some(number)) => {
+                corners_seen += 1;
+                last_straight_rows = None;
+                if number != corners_seen {
+                    diags.push(Diagnostic::at(line, TrackProblem::BadValue { field: "corner".into(), message: format!("corner {number} comes where corner {corners_seen} is expected (corners are numbered in lap order from 1)") }));
+                }
+                let (Some(stops), Some(shortest), Some(longest)) = (s.stops, s.shortest, s.longest) else {
+                    diags.push(Diagnostic::at(
+                        line,
+                        TrackProblem::BadValue {
+                            field: "corner".into(),
+                            message: "a corner needs `stops`, `shortest` and `longest` (its yellow flag)".into(),
+                        },
+                    ));
+                    continue;
+                };
+                if !(1..=3).contains(&stops) {
+                    diags.push(Diagnostic::at(line, TrackProblem::CornerStops { corner: number, stops }));
+                }
+                if shortest == 0 || shortest > longest {
+                    diags.push(Diagnostic::at(
+                        line,
+                        TrackProblem::BadValue {
+                            field: "shortest".into(),
+                            message: format!(
+                                "corner {number}: shortest {shortest} must be at least 1 and at most longest {longest}"
+                            ),
+                        },
+                    ));
+                    continue;
+                }
+                let lengths = match (&s.lengths, s.turn.as_deref()) {
+                    (Some(l), _) if l.len() == lanes as usize && l.iter().all(|&n| n > 0) => l.clone(),
+                    (Some(l), _) => {
+                        diags.push(Diagnostic::at(line, TrackProblem::BadValue { field: "lengths".into(), message: format!("corner {number}: {} lengths given for {lanes} lanes (one positive length per lane, left lane first)", l.len()) }));
+                        continue;
+                    }
+                    (None, Some(turn @ ("left" | "right"))) => {
+                        default_lengths(lanes, shortest, longest, turn == "left")
+                    }
+                    (None, other) => {
+                        diags.push(Diagnostic::at(
+                            line,
+                            TrackProblem::BadValue {
+                                field: "turn".into(),
+                                message: format!(
+                                    "corner {number}: give `lengths` or `turn = \"left\"`/`\"right\"` (got {other:?})"
+                                ),
+                            },
+                        ));
+                        continue;
+                    }
+                };
+                let id = s.id.clone().unwrap_or_else(|| format!("c{number}"));
+                let (seg_idx, _) = b.add_corner(&id, stops, shortest, longest, line);
+                corner_segments.push(true);
+                progress += lay_out(&mut b, seg_idx, &lengths, false, progress, wall, line);
+                if seen_ids.insert(id.clone(), ()).is_some() {
+                    diags.push(Diagnostic::at(line, TrackProblem::DuplicateSegment(id)));
+                }
+                continue;
+            }
+            _ => {
+                diags.push(Diagnostic::at(
+                    line,
+                    TrackProblem::BadValue {
+                        field: "segment".into(),
+                        message: "each [[segment]] is either `straight = ROWS` or `corner = NUMBER`".into(),
+                    },
+                ));
+                continue;
+            }
+        };
+        if seen_ids.insert(id.clone(), ()).is_some() {
+            diags.push(Diagnostic::at(line, TrackProblem::DuplicateSegment(id.clone())));
+        }
+        let seg_idx = b.add_straight(&id);
+        corner_segments.push(false);
+        progress += lay_out(&mut b, seg_idx, &lengths, straight, progress, wall, line);
+    }
+    if b.is_empty() || !diags.is_empty() {
+        if b.is_empty() {
+            diags.push(Diagnostic::at(
+                0,
+                TrackProblem::BadValue { field: "segment".into(), message: "the track has no segment".into() },
+            ));
+        }
+        return None;
+    }
+    b.set_lap_length(progress);
+    derive_links(&mut b, lanes, &corner_segments);
+
+    let ids = b.ids();
+    let index: HashMap<&str, SpaceIdx> =
+        ids.iter().enumerate().map(|(i, id)| (id.as_str(), SpaceIdx(i as u16))).collect();
+    let resolve = |id: &str, line: u32, diags: &mut Vec<Diagnostic>| -> Option<SpaceIdx> {
+        let found = index.get(id.to_ascii_lowercase().as_str()).copied();
+        if found.is_none() {
+            diags.push(Diagnostic::at(line, TrackProblem::UnknownSpace(id.to_string())));
+        }
+        found
+    };
+
+    // Grid (default: 10 slots, one per row back from the line, alternating the outer lanes).
+    let (grid_spec, grid_line) = match &f.grid {
+        Some(g) => (g.get_ref().clone(), at(g.span())),
+        None => (GridFile::Slots(10), 0),
+    };
+    let grid: Vec<SpaceIdx> = match grid_spec {
+        GridFile::Spaces(ids) => ids.iter().filter_map(|id| resolve(id, grid_line, diags)).collect(),
+        GridFile::Slots(n) => {
+            let rows = last_straight_rows.unwrap_or(0) as usize;
+            let last = b.len();
+            // The last straight's spaces are the last ones added, lane by lane.
+            let mut slots = Vec::new();
+            if rows > 0 {
+                let lane_start = |lane: usize| last - (lanes as usize - lane) * rows;
+                for k in 0..n.min(rows) {
+                    let lane = if k % 2 == 0 { 0 } else { lanes as usize - 1 };
+                    slots.push(SpaceIdx((lane_start(lane) + rows - 1 - k) as u16));
+                }
+            }
+            if slots.len() < n {
+                diags.push(Diagnostic::at(grid_line, TrackProblem::GridTooSmall { have: slots.len(), need: n }));
+            }
+            slots
+        }
+    };
+    b.set_grid(grid);
+
+    // Pit lane.
+    let pit = f.pit.get_ref();
+    let pit_line = at(f.pit.span());
+    let entries: Vec<SpaceIdx> = pit.entry.ids().into_iter().filter_map(|id| resolve(id, pit_line, diags)).collect();
+    let exits: Vec<SpaceIdx> = pit.exit.ids().into_iter().filter_map(|id| resolve(id, pit_line, diags)).collect();
+    if pit.boxes > pit.length {
+        diags.push(Diagnostic::at(
+            pit_line,
+            TrackProblem::PitLane(format!("{} boxes do not fit in {} pit-lane spaces", pit.boxes, pit.length)),
+        ));
+    }
+    let first_box = pit.first_box.unwrap_or((pit.length.saturating_sub(pit.boxes)) / 2 + 1);
+    if first_box == 0 || first_box + pit.boxes > pit.length + 1 {
+        diags.push(Diagnostic::at(
+            pit_line,
+            TrackProblem::PitLane(format!(
+                "first_box {first_box} puts boxes beyond the {} pit-lane spaces",
+                pit.length
+            )),
+        ));
+    }
+    if !entries.is_empty() && !exits.is_empty() && pit.length > 0 {
+        let lap = b.lap_length();
+        let from = entries.iter().map(|s| b.draft(*s).progress).max().unwrap_or(0);
+        let to = exits.iter().map(|s| b.draft(*s).progress).min().unwrap_or(0);
+        let gap = (to + lap - from) % lap;
+        let step = (gap / (pit.length as u32 + 1)).max(1);
+        let mut lane_spaces = Vec::new();
+        for k in 1..=pit.length {
+            let boxed = k >= first_box && k < first_box + pit.boxes;
+            let s = b.add_space(SpaceDraft {
+                lane: 0,
+                kind: if boxed { SpaceKind::PitBox((k - first_box + 1) as u8) } else { SpaceKind::PitLane },
+                segment: None,
+                progress: (from + step * k as u32) % lap,
+                length: step,
+                wall: false,
+                line: pit_line,
+            });
+            lane_spaces.push(s);
+        }
+        for &e in &entries {
+            b.link(e, lane_spaces[0]);
+        }
+        for w in lane_spaces.windows(2) {
+            b.link(w[0], w[1]);
+        }
+        for &x in &exits {
+            b.link(lane_spaces[lane_spaces.len() - 1], x);
+        }
+        b.set_pit_lane(lane_spaces);
+    }
+
+    // Arrow overrides.
+    for l in &f.links {
+        let line = at(l.span());
+        let spec = l.get_ref();
+        match (&spec.add, &spec.remove) {
+            (Some([a, c]), None) => {
+                if let (Some(a), Some(c)) = (resolve(a, line, diags), resolve(c, line, diags)) {
+                    b.link(a, c);
+                }
+            }
+            (None, Some([a, c])) => {
+                if let (Some(x), Some(y)) = (resolve(a, line, diags), resolve(c, line, diags))
+                    && !b.unlink(x, y)
+                {
+                    diags.push(Diagnostic::at(
+                        line,
+                        TrackProblem::BadValue {
+                            field: "link.remove".into(),
+                            message: format!("there is no arrow {a} -> {c} to remove"),
+                        },
+                    ));
+                }
+            }
+            _ => diags.push(Diagnostic::at(
+                line,
+                TrackProblem::BadValue {
+                    field: "link".into(),
+                    message: "each [[link]] has exactly one of `add = [FROM, TO]` or `remove = [FROM, TO]`".into(),
+                },
+            )),
+        }
+    }
+    Some(b.finish())
+}
+
+/// Default per-lane lengths of a corner, left lane first: the inside lane gets the shortest
+/// path, the outside lane the longest, lanes between are interpolated.
+pub fn default_lengths(lanes: u8, shortest: u16, longest: u16, turns_left: bool) -> Vec<u16> {
+    let n = lanes as u32;
+    let mut v: Vec<u16> =
+        (0..n).map(|i| (shortest as u32 + ((longest - shortest) as u32 * i + (n - 1) / 2) / (n - 1)) as u16).collect();
+    if !turns_left {
+        v.reverse();
+    }
+    v
+}
+
+/// Where shipped tracks are looked up: `$STEWARD_TRACKS`, else `./tracks`, else the crate's
+/// own `tracks/` directory (so tests and `cargo run` work from anywhere).
+pub fn track_dirs() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(d) = std::env::var_os("STEWARD_TRACKS") {
+        dirs.push(PathBuf::from(d));
+    }
+    dirs.push(PathBuf::from("tracks"));
+    dirs.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("tracks"));
+    dirs
+}
+
+/// Loads a track by shipped name (`monaco`) or by path (`.toml`, or `.dat` for the importer).
+pub fn resolve(name_or_path: &str) -> Result<Track, TrackError> {
+    let path = Path::new(name_or_path);
+    if path.is_file() {
+        return match path.extension().and_then(|e| e.to_str()) {
+            Some("dat") => super::import::import_file(path).map(|i| i.track),
+            _ => from_file(path),
+        };
+    }
+    for dir in track_dirs() {
+        let candidate = dir.join(format!("{name_or_path}.toml"));
+        if candidate.is_file() {
+            return from_file(&candidate);
+        }
+    }
+    Err(TrackError::single(
+        Some(path.to_path_buf()),
+        0,
+        TrackProblem::Syntax(format!(
+            "no such file, and no shipped track named `{name_or_path}` (shipped: {})",
+            shipped_names().join(", ")
+        )),
+    ))
+}
+
+/// Names of the tracks found in the track directories.
+pub fn shipped_names() -> Vec<String> {
+    let mut names = Vec::new();
+    for dir in track_dirs() {
+        if let Ok(entries) = std::fs::read_dir(&dir) {
+            for e in entries.flatten() {
+                let p = e.path();
+                if p.extension().is_some_and(|x| x == "toml")
+                    && let Some(stem) = p.file_stem().and_then(|s| s.to_str())
+                    && !names.iter().any(|n| n == stem)
+                {
+                    names.push(stem.to_string());
+                }
+            }
+        }
+    }
+    names.sort();
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_lengths_put_shortest_inside() {
+        assert_eq!(default_lengths(3, 3, 7, true), vec![3, 5, 7]);
+        assert_eq!(default_lengths(3, 3, 7, false), vec![7, 5, 3]);
+        assert_eq!(default_lengths(2, 4, 9, false), vec![9, 4]);
+        assert_eq!(default_lengths(3, 8, 13, true), vec![8, 11, 13]);
+    }
+
+    #[test]
+    fn ranges_parse_and_reject() {
+        assert_eq!(parse_ranges("1-3, 19-20").unwrap(), vec![(1, 3), (19, 20)]);
+        assert_eq!(parse_ranges("7").unwrap(), vec![(7, 7)]);
+        assert!(parse_ranges("").unwrap().is_empty());
+        assert!(parse_ranges("0-3").is_err());
+        assert!(parse_ranges("5-2").is_err());
+        assert!(parse_ranges("x").is_err());
+    }
+
+    #[test]
+    fn weather_table_reports_gaps_and_overlaps() {
+        let t = weather_table("1-12", "13-16", "17-20").unwrap();
+        assert_eq!(t.weather(12), Weather::Sun);
+        assert_eq!(t.weather(13), Weather::Changeable);
+        assert_eq!(t.weather(20), Weather::Rain);
+        assert_eq!(weather_table("1-12", "13-15", "17-20").unwrap_err(), vec![TrackProblem::WeatherGap(16)]);
+        assert_eq!(weather_table("1-13", "13-16", "17-20").unwrap_err(), vec![TrackProblem::WeatherOverlap(13)]);
+    }
+}

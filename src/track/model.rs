@@ -1,0 +1,591 @@
+//! The validated track: a directed graph of spaces, as the rules see a Formula Dé board.
+//!
+//! A board is not a grid. Corners have fewer spaces on the inside lane than on the outside,
+//! straights are drawn with staggered lanes, and the arrows printed in and around corners are the
+//! only moves allowed there (7-1-4). So the model is a graph: every space knows its forward
+//! links (the only moves), its lateral neighbours (side by side, for collisions 14 and
+//! slipstream 18), its lane, its corner, and a *progress* value that orders cars along the lap
+//! (order of play 6-2, lapping 6-2-5, finishing 21).
+//!
+//! Architecture invariant: a `Track` is immutable once built and is only ever built by
+//! [`TrackBuilder::finish`], so every consumer (engine, renderer, checker) sees the same derived
+//! facts (ids, reverse links, lateral neighbours). Structural soundness (reachability, corner
+//! lengths, grid and pit sizes) is *not* guaranteed by construction: `track::check` reports it,
+//! and loaders refuse tracks that fail it.
+
+use std::collections::HashMap;
+use std::fmt;
+
+/// Progress units per board row. A straight row is 1000 units long; staggered lanes sit half a
+/// row (500) apart. Corner spaces divide the corner's depth evenly per lane.
+pub const ROW: u32 = 1000;
+
+/// Index of a space in [`Track::spaces`]. Stable for the lifetime of the track value; not meant
+/// for players (they use [`Space::id`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SpaceIdx(pub u16);
+
+impl SpaceIdx {
+    /// The index as a `usize`, for slicing.
+    pub fn get(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Index of a corner in [`Track::corners`] (lap order, 0-based; the corner *number* players see
+/// is [`Corner::number`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CornerIdx(pub u16);
+
+impl CornerIdx {
+    /// The index as a `usize`.
+    pub fn get(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// What a space is for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum SpaceKind {
+    /// A space of the racing track proper.
+    Racing,
+    /// A space of the pit lane that is not a pit box (19-1: the pit lane is a single lane).
+    PitLane,
+    /// A pit box, numbered from 1 in the order the pit lane is driven (4-0-1: one per car).
+    PitBox(u8),
+}
+
+impl SpaceKind {
+    /// True for pit-lane spaces and pit boxes.
+    pub fn in_pit_lane(self) -> bool {
+        !matches!(self, SpaceKind::Racing)
+    }
+}
+
+/// Weather drawn on the black die before qualifying and the race (3-1, 3-2).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Weather {
+    /// Soleil: dry track.
+    Sun,
+    /// Variable: dry at first, may change during the race (3-2-4).
+    Changeable,
+    /// Pluie: wet track.
+    Rain,
+}
+
+impl Weather {
+    /// The lower-case name used in files and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Weather::Sun => "sun",
+            Weather::Changeable => "changeable",
+            Weather::Rain => "rain",
+        }
+    }
+}
+
+/// A track's weather table: what each face of the black d20 means (3-0-1: "un barème
+/// météorologique de 1 à 20 est inscrit sur chaque circuit").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WeatherTable {
+    faces: [Weather; 20],
+}
+
+impl WeatherTable {
+    /// Builds the table from the weather of each face, 1 to 20.
+    pub fn new(faces: [Weather; 20]) -> Self {
+        WeatherTable { faces }
+    }
+
+    /// The weather for a black-die result. Panics if `roll` is not 1..=20, which no die produces.
+    pub fn weather(&self, roll: u8) -> Weather {
+        assert!((1..=20).contains(&roll), "black die result {roll} is not 1..=20");
+        self.faces[(roll - 1) as usize]
+    }
+
+    /// The faces (1-based, inclusive ranges) that give `w`, merged into runs.
+    pub fn ranges(&self, w: Weather) -> Vec<(u8, u8)> {
+        let mut out: Vec<(u8, u8)> = Vec::new();
+        for face in 1..=20u8 {
+            if self.weather(face) == w {
+                match out.last_mut() {
+                    Some((_, hi)) if *hi + 1 == face => *hi = face,
+                    _ => out.push((face, face)),
+                }
+            }
+        }
+        out
+    }
+}
+
+/// One space of the board.
+#[derive(Clone, Debug)]
+pub struct Space {
+    /// Readable, stable id usable in an email: `<segment>.<lane>.<n>` for racing spaces
+    /// (e.g. `c5.m.3`: corner 5, middle lane, 3rd space; `s0.l.2`: the straight after the finish
+    /// line, left lane, 2nd row), `pit.<n>` in the pit lane.
+    pub id: String,
+    /// Lane, 0 = leftmost in the direction of travel. Pit spaces have lane 0 of their own lane.
+    pub lane: u8,
+    /// Racing, pit lane, or pit box.
+    pub kind: SpaceKind,
+    /// The segment (straight or corner) this racing space belongs to; `None` in the pit lane.
+    pub segment: Option<u16>,
+    /// The corner whose limits (7-1-2) contain this space.
+    pub corner: Option<CornerIdx>,
+    /// On the outside lane of an oval, along its concrete wall (15-0-2).
+    pub wall: bool,
+    /// Position along the lap in [`ROW`] units from the finish line (centre of the space).
+    pub progress: u32,
+    /// Length of the space along the lap, in the same units (1000 on a straight).
+    pub length: u32,
+}
+
+impl Space {
+    /// True for the pit lane and pit boxes.
+    pub fn in_pit_lane(&self) -> bool {
+        self.kind.in_pit_lane()
+    }
+}
+
+/// A corner (virage): the stretch between its red-and-white kerbs (7-1-2).
+#[derive(Clone, Debug)]
+pub struct Corner {
+    /// The number players see, 1-based in lap order.
+    pub number: u16,
+    /// Required stops inside the corner limits (the yellow flag, 7-1-1): 1, 2 or 3.
+    pub stops: u8,
+    /// Shortest path through the corner in spaces (the flag's C).
+    pub shortest: u16,
+    /// Longest path through the corner in spaces (the flag's L).
+    pub longest: u16,
+    /// The corner's spaces, in progress order.
+    pub spaces: Vec<SpaceIdx>,
+}
+
+/// A stretch of racing track: a straight or a corner, in lap order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Segment {
+    /// The id used as the first part of its spaces' ids (`s0`, `c1`, `s1`, ...).
+    pub id: String,
+    /// The corner, for a corner segment.
+    pub corner: Option<CornerIdx>,
+}
+
+/// Compressed adjacency lists: one slice of targets per space.
+#[derive(Clone, Debug, Default)]
+struct Adjacency {
+    start: Vec<u32>,
+    targets: Vec<SpaceIdx>,
+}
+
+impl Adjacency {
+    fn from_lists(lists: Vec<Vec<SpaceIdx>>) -> Self {
+        let mut start = Vec::with_capacity(lists.len() + 1);
+        let mut targets = Vec::new();
+        start.push(0);
+        for mut l in lists {
+            l.sort_unstable();
+            l.dedup();
+            targets.extend(l);
+            start.push(targets.len() as u32);
+        }
+        Adjacency { start, targets }
+    }
+
+    fn get(&self, s: SpaceIdx) -> &[SpaceIdx] {
+        let i = s.get();
+        &self.targets[self.start[i] as usize..self.start[i + 1] as usize]
+    }
+}
+
+/// A validated-shape Formula Dé track (see the module docs for what "validated" covers).
+#[derive(Clone, Debug)]
+pub struct Track {
+    /// Short name (`monaco`), used to find shipped tracks.
+    pub name: String,
+    /// Human title (`Monaco`).
+    pub title: String,
+    /// Number of lanes of the racing track (2 to 4).
+    pub lanes: u8,
+    /// Length of one lap in progress units.
+    pub lap_length: u32,
+    /// All spaces; racing spaces first in lap order, then the pit lane.
+    pub spaces: Vec<Space>,
+    /// Corners in lap order.
+    pub corners: Vec<Corner>,
+    /// Segments in lap order, starting after the finish line.
+    pub segments: Vec<Segment>,
+    /// Start grid, pole position first (behind the finish line).
+    pub grid: Vec<SpaceIdx>,
+    /// The pit lane in driving order (single lane, 19-1).
+    pub pit_lane: Vec<SpaceIdx>,
+    /// Pit boxes, box 1 first (4-0-1: one per car).
+    pub pit_boxes: Vec<SpaceIdx>,
+    /// Weather table for the black die.
+    pub weather: WeatherTable,
+    /// Source line of each space (0 when unknown), for diagnostics.
+    pub space_lines: Vec<u32>,
+    /// Source line of each corner (0 when unknown).
+    pub corner_lines: Vec<u32>,
+    next: Adjacency,
+    prev: Adjacency,
+    beside: Adjacency,
+    by_id: HashMap<String, SpaceIdx>,
+}
+
+impl Track {
+    /// The space at `s`.
+    pub fn space(&self, s: SpaceIdx) -> &Space {
+        &self.spaces[s.get()]
+    }
+
+    /// Forward links: the only moves allowed from `s` (7-0-1: never backwards).
+    pub fn next(&self, s: SpaceIdx) -> &[SpaceIdx] {
+        self.next.get(s)
+    }
+
+    /// Reverse links: the spaces from which a car can move to `s`.
+    pub fn prev(&self, s: SpaceIdx) -> &[SpaceIdx] {
+        self.prev.get(s)
+    }
+
+    /// Lateral neighbours: racing spaces in an adjacent lane that touch `s` side by side.
+    pub fn beside(&self, s: SpaceIdx) -> &[SpaceIdx] {
+        self.beside.get(s)
+    }
+
+    /// Looks a space up by its readable id (case-insensitive).
+    pub fn find(&self, id: &str) -> Option<SpaceIdx> {
+        self.by_id.get(id).copied().or_else(|| self.by_id.get(&id.to_ascii_lowercase()).copied())
+    }
+
+    /// All space indices.
+    pub fn indices(&self) -> impl Iterator<Item = SpaceIdx> + '_ {
+        (0..self.spaces.len()).map(|i| SpaceIdx(i as u16))
+    }
+
+    /// Number of racing spaces (pit lane excluded).
+    pub fn racing_spaces(&self) -> usize {
+        self.spaces.iter().filter(|s| !s.in_pit_lane()).count()
+    }
+
+    /// True when moving from `a` to its forward link `b` crosses the finish line.
+    pub fn crosses_line(&self, a: SpaceIdx, b: SpaceIdx) -> bool {
+        self.space(b).progress < self.space(a).progress
+    }
+
+    /// Distance along the lap from `a` forward to `b`, in progress units (0..lap_length).
+    pub fn progress_gap(&self, a: SpaceIdx, b: SpaceIdx) -> u32 {
+        let (pa, pb) = (self.space(a).progress, self.space(b).progress);
+        (pb + self.lap_length - pa) % self.lap_length
+    }
+
+    /// The letter(s) naming `lane` on a track with `lanes` lanes: `l`/`r` on two lanes,
+    /// `l`/`m`/`r` on three, `a`.. beyond.
+    pub fn lane_name(lanes: u8, lane: u8) -> String {
+        match (lanes, lane) {
+            (2, 0) | (3, 0) => "l".into(),
+            (3, 1) => "m".into(),
+            (2, 1) | (3, 2) => "r".into(),
+            _ => ((b'a' + lane) as char).to_string(),
+        }
+    }
+
+    /// The corner containing `s`, if any.
+    pub fn corner_of(&self, s: SpaceIdx) -> Option<&Corner> {
+        self.space(s).corner.map(|c| &self.corners[c.get()])
+    }
+}
+
+impl fmt::Display for SpaceIdx {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// A space under construction: everything but its id and links, which
+/// [`TrackBuilder::finish`] derives.
+#[derive(Clone, Debug)]
+pub struct SpaceDraft {
+    /// Lane, 0 = leftmost.
+    pub lane: u8,
+    /// Racing, pit lane or pit box.
+    pub kind: SpaceKind,
+    /// Segment index for racing spaces.
+    pub segment: Option<u16>,
+    /// Progress of the space centre.
+    pub progress: u32,
+    /// Length along the lap.
+    pub length: u32,
+    /// Along an oval's concrete wall.
+    pub wall: bool,
+    /// Source line (0 if unknown).
+    pub line: u32,
+}
+
+/// Builds a [`Track`] from spaces and links. Both the TOML loader and the `.dat` importer use it,
+/// so ids, reverse links and lateral neighbours are derived one way only.
+#[derive(Clone, Debug)]
+pub struct TrackBuilder {
+    name: String,
+    title: String,
+    lanes: u8,
+    drafts: Vec<SpaceDraft>,
+    links: Vec<(SpaceIdx, SpaceIdx)>,
+    segments: Vec<Segment>,
+    corners: Vec<Corner>,
+    corner_lines: Vec<u32>,
+    grid: Vec<SpaceIdx>,
+    pit_lane: Vec<SpaceIdx>,
+    weather: WeatherTable,
+    lap_length: Option<u32>,
+    ids: HashMap<SpaceIdx, String>,
+}
+
+impl TrackBuilder {
+    /// A new, empty track.
+    pub fn new(name: &str, title: &str, lanes: u8, weather: WeatherTable) -> Self {
+        TrackBuilder {
+            name: name.into(),
+            title: title.into(),
+            lanes,
+            drafts: Vec::new(),
+            links: Vec::new(),
+            segments: Vec::new(),
+            corners: Vec::new(),
+            corner_lines: Vec::new(),
+            grid: Vec::new(),
+            pit_lane: Vec::new(),
+            weather,
+            lap_length: None,
+            ids: HashMap::new(),
+        }
+    }
+
+    /// Adds a straight segment; returns its index.
+    pub fn add_straight(&mut self, id: &str) -> u16 {
+        self.segments.push(Segment { id: id.into(), corner: None });
+        (self.segments.len() - 1) as u16
+    }
+
+    /// Adds a corner segment with its flag; returns the segment index and the corner index.
+    pub fn add_corner(&mut self, id: &str, stops: u8, shortest: u16, longest: u16, line: u32) -> (u16, CornerIdx) {
+        let c = CornerIdx(self.corners.len() as u16);
+        self.corners.push(Corner {
+            number: self.corners.len() as u16 + 1,
+            stops,
+            shortest,
+            longest,
+            spaces: Vec::new(),
+        });
+        self.corner_lines.push(line);
+        self.segments.push(Segment { id: id.into(), corner: Some(c) });
+        ((self.segments.len() - 1) as u16, c)
+    }
+
+    /// Adds a space; returns its index.
+    pub fn add_space(&mut self, d: SpaceDraft) -> SpaceIdx {
+        self.drafts.push(d);
+        SpaceIdx((self.drafts.len() - 1) as u16)
+    }
+
+    /// Number of spaces added so far.
+    pub fn len(&self) -> usize {
+        self.drafts.len()
+    }
+
+    /// True before any space is added.
+    pub fn is_empty(&self) -> bool {
+        self.drafts.is_empty()
+    }
+
+    /// The draft of a space added earlier.
+    pub fn draft(&self, s: SpaceIdx) -> &SpaceDraft {
+        &self.drafts[s.get()]
+    }
+
+    /// Adds a forward link (an allowed move) from `a` to `b`.
+    pub fn link(&mut self, a: SpaceIdx, b: SpaceIdx) {
+        self.links.push((a, b));
+    }
+
+    /// Removes a forward link, if present; returns whether it was there.
+    pub fn unlink(&mut self, a: SpaceIdx, b: SpaceIdx) -> bool {
+        let before = self.links.len();
+        self.links.retain(|&l| l != (a, b));
+        before != self.links.len()
+    }
+
+    /// True if `a` links forward to `b`.
+    pub fn has_link(&self, a: SpaceIdx, b: SpaceIdx) -> bool {
+        self.links.contains(&(a, b))
+    }
+
+    /// Sets the start grid, pole first.
+    pub fn set_grid(&mut self, grid: Vec<SpaceIdx>) {
+        self.grid = grid;
+    }
+
+    /// Sets the pit lane in driving order (boxes are the spaces of kind `PitBox`).
+    pub fn set_pit_lane(&mut self, pit: Vec<SpaceIdx>) {
+        self.pit_lane = pit;
+    }
+
+    /// Overrides the lap length (default: the end of the farthest racing space, rounded up to a
+    /// whole row).
+    pub fn set_lap_length(&mut self, len: u32) {
+        self.lap_length = Some(len);
+    }
+
+    /// Gives a space an explicit id instead of the derived one.
+    pub fn set_id(&mut self, s: SpaceIdx, id: &str) {
+        self.ids.insert(s, id.into());
+    }
+
+    /// The lap length the track will have.
+    pub fn lap_length(&self) -> u32 {
+        self.lap_length.unwrap_or_else(|| {
+            let end = self
+                .drafts
+                .iter()
+                .filter(|d| !d.kind.in_pit_lane())
+                .map(|d| d.progress + d.length / 2)
+                .max()
+                .unwrap_or(ROW);
+            end.div_ceil(ROW).max(1) * ROW
+        })
+    }
+
+    /// The ids the spaces will have: `<segment>.<lane>.<ordinal by progress>` for racing
+    /// spaces, `pit.<ordinal in driving order>` in the pit lane, unless set with [`Self::set_id`].
+    pub fn ids(&self) -> Vec<String> {
+        let n = self.drafts.len();
+        let mut ids = vec![String::new(); n];
+        let mut groups: HashMap<(u16, u8), Vec<usize>> = HashMap::new();
+        for (i, d) in self.drafts.iter().enumerate() {
+            if let Some(seg) = d.segment.filter(|_| !d.kind.in_pit_lane()) {
+                groups.entry((seg, d.lane)).or_default().push(i);
+            }
+        }
+        for ((seg, lane), mut members) in groups {
+            members.sort_by_key(|&i| (self.drafts[i].progress, i));
+            for (k, i) in members.into_iter().enumerate() {
+                ids[i] = format!("{}.{}.{}", self.segments[seg as usize].id, Track::lane_name(self.lanes, lane), k + 1);
+            }
+        }
+        for (k, s) in self.pit_lane.iter().enumerate() {
+            ids[s.get()] = format!("pit.{}", k + 1);
+        }
+        for (i, id) in ids.iter_mut().enumerate() {
+            if id.is_empty() {
+                *id = format!("x{i}");
+            }
+        }
+        for (s, id) in &self.ids {
+            ids[s.get()] = id.clone();
+        }
+        ids
+    }
+
+    /// Derives ids, reverse links and lateral neighbours, and returns the track.
+    pub fn finish(self) -> Track {
+        let n = self.drafts.len();
+        let lap_length = self.lap_length();
+        let ids = self.ids();
+        let mut corners = self.corners;
+        let spaces: Vec<Space> = self
+            .drafts
+            .iter()
+            .zip(ids)
+            .map(|(d, id)| Space {
+                id,
+                lane: d.lane,
+                kind: d.kind,
+                segment: d.segment,
+                corner: d.segment.and_then(|s| self.segments[s as usize].corner),
+                wall: d.wall,
+                progress: d.progress,
+                length: d.length,
+            })
+            .collect();
+        for (i, s) in spaces.iter().enumerate() {
+            if let Some(c) = s.corner {
+                corners[c.get()].spaces.push(SpaceIdx(i as u16));
+            }
+        }
+        for c in &mut corners {
+            c.spaces.sort_by_key(|s| (spaces[s.get()].progress, spaces[s.get()].lane));
+        }
+
+        let mut next = vec![Vec::new(); n];
+        let mut prev = vec![Vec::new(); n];
+        for &(a, b) in &self.links {
+            next[a.get()].push(b);
+            prev[b.get()].push(a);
+        }
+
+        // Lateral neighbours: racing spaces one lane over whose extents overlap along the lap.
+        let mut beside = vec![Vec::new(); n];
+        let mut by_lane: Vec<Vec<usize>> = vec![Vec::new(); self.lanes.max(1) as usize + 1];
+        for (i, s) in spaces.iter().enumerate() {
+            if !s.in_pit_lane() && (s.lane as usize) < by_lane.len() {
+                by_lane[s.lane as usize].push(i);
+            }
+        }
+        for (i, s) in spaces.iter().enumerate() {
+            if s.in_pit_lane() {
+                continue;
+            }
+            for lane in [s.lane.wrapping_sub(1), s.lane + 1] {
+                let Some(members) = by_lane.get(lane as usize) else { continue };
+                for &j in members {
+                    let o = &spaces[j];
+                    let d = circular_gap(s.progress, o.progress, lap_length);
+                    if 2 * d < s.length + o.length {
+                        beside[i].push(SpaceIdx(j as u16));
+                    }
+                }
+            }
+        }
+
+        let by_id = spaces.iter().enumerate().map(|(i, s)| (s.id.clone(), SpaceIdx(i as u16))).collect();
+        let pit_boxes = {
+            let mut boxes: Vec<(u8, SpaceIdx)> = spaces
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| match s.kind {
+                    SpaceKind::PitBox(k) => Some((k, SpaceIdx(i as u16))),
+                    _ => None,
+                })
+                .collect();
+            boxes.sort();
+            boxes.into_iter().map(|(_, s)| s).collect()
+        };
+        Track {
+            name: self.name,
+            title: self.title,
+            lanes: self.lanes,
+            lap_length,
+            space_lines: self.drafts.iter().map(|d| d.line).collect(),
+            spaces,
+            corners,
+            segments: self.segments,
+            grid: self.grid,
+            pit_lane: self.pit_lane,
+            pit_boxes,
+            weather: self.weather,
+            corner_lines: self.corner_lines,
+            next: Adjacency::from_lists(next),
+            prev: Adjacency::from_lists(prev),
+            beside: Adjacency::from_lists(beside),
+            by_id,
+        }
+    }
+}
+
+/// Shortest distance between two progress values on a circular lap.
+pub fn circular_gap(a: u32, b: u32, lap: u32) -> u32 {
+    let d = a.abs_diff(b) % lap.max(1);
+    d.min(lap - d)
+}
