@@ -225,6 +225,7 @@ fn build(f: &TrackFile, text: &str, diags: &mut Vec<Diagnostic>) -> Option<Track
     let mut seen_ids: HashMap<String, ()> = HashMap::new();
     let mut corner_segments = Vec::new();
     let mut last_straight_rows = None;
+    let before_segments = diags.len();
     for seg in &f.segments {
         let line = at(seg.span());
         let s: &SegmentFile = seg.get_ref();
@@ -337,13 +338,15 @@ fn build(f: &TrackFile, text: &str, diags: &mut Vec<Diagnostic>) -> Option<Track
         corner_segments.push(false);
         progress += lay_out(&mut b, seg_idx, &lengths, straight, progress, wall, line);
     }
-    if b.is_empty() || !diags.is_empty() {
-        if b.is_empty() {
-            diags.push(Diagnostic::at(
-                0,
-                TrackProblem::BadValue { field: "segment".into(), message: "the track has no segment".into() },
-            ));
-        }
+    let segment_problems = diags.len() > before_segments;
+    if b.is_empty() {
+        diags.push(Diagnostic::at(
+            0,
+            TrackProblem::BadValue { field: "segment".into(), message: "the track has no segment".into() },
+        ));
+        return None;
+    }
+    if segment_problems {
         return None;
     }
     b.set_lap_length(progress);

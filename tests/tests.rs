@@ -1,0 +1,5 @@
+//! The one integration-test binary (see docs/ARCHITECTURE.md): each module tests one area
+//! through the public library API or the `steward` command.
+
+mod support;
+mod tracks;
