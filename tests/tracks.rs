@@ -182,7 +182,7 @@ fn an_arrow_that_shortens_a_corner_is_caught() {
 
 #[test]
 fn lane_jumps_backward_arrows_and_dead_ends_are_caught() {
-    let lanes3 = SMALL.replace("lanes = 2", "lanes = 3").replace("\"s2.r.1\"", "\"s2.r.1\"");
+    let lanes3 = SMALL.replace("lanes = 2", "lanes = 3");
     let broken =
         format!("{lanes3}\n[[link]]\nadd = [\"s0.l.2\", \"s0.r.3\"]\n[[link]]\nadd = [\"s0.l.4\", \"s0.l.2\"]\n");
     let err = from_toml(&broken, None).unwrap_err();
