@@ -1,0 +1,205 @@
+//! What happened, and why: every change the engine makes is reported as an event that cites its
+//! article. Mails, logs and the renderer read events; they never re-derive rules.
+
+use crate::track::{CornerIdx, SpaceIdx, Track};
+
+use super::car::Part;
+use super::dice::Purpose;
+use super::rulebook::Die;
+use super::state::{CarId, Elimination};
+
+/// One thing that happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A new round of play begins with its leader (0-0-2).
+    RoundStarted {
+        /// Round number.
+        round: u32,
+        /// The car that opens it.
+        leader: CarId,
+    },
+    /// A car is to play (6-2, 6-2-5).
+    ToPlay {
+        /// The car.
+        car: CarId,
+    },
+    /// A gear is engaged (6-1).
+    Gear {
+        /// The car.
+        car: CarId,
+        /// Gear before (0: standing).
+        from: u8,
+        /// Gear engaged.
+        to: u8,
+    },
+    /// Wear points lost (5-0-1), with the article that takes them.
+    Wear {
+        /// The car.
+        car: CarId,
+        /// The part.
+        part: Part,
+        /// Points lost.
+        points: u8,
+        /// Article.
+        article: &'static str,
+    },
+    /// A die is rolled.
+    Rolled {
+        /// The car, if the roll is a car's.
+        car: Option<CarId>,
+        /// The die.
+        die: Die,
+        /// Why.
+        purpose: Purpose,
+        /// The face.
+        value: u8,
+    },
+    /// A car moves (6-2-1, 7).
+    Moved {
+        /// The car.
+        car: CarId,
+        /// From.
+        from: SpaceIdx,
+        /// To.
+        to: SpaceIdx,
+        /// Spaces moved.
+        spaces: u8,
+    },
+    /// Brake points used to stop short (11-0-3).
+    Braked {
+        /// The car.
+        car: CarId,
+        /// Spaces not moved thanks to the brakes.
+        spaces: u8,
+    },
+    /// A car is blocked (12-0-1).
+    Blocked {
+        /// The car.
+        car: CarId,
+        /// Spaces it could not move.
+        spaces: u8,
+    },
+    /// A corner left a stop short (10-0-1).
+    Overshoot {
+        /// The car.
+        car: CarId,
+        /// The corner.
+        corner: CornerIdx,
+        /// Spaces beyond its limit.
+        spaces: u8,
+    },
+    /// A stop counted in a corner (7-1-1), or not counted after an overshoot (10-2-3).
+    Stop {
+        /// The car.
+        car: CarId,
+        /// The corner.
+        corner: CornerIdx,
+        /// Stops counted there now.
+        stops: u8,
+        /// Stops required.
+        required: u8,
+    },
+    /// A spinout (10-4-1).
+    SpunOut {
+        /// The car.
+        car: CarId,
+    },
+    /// A dangerous-space sticker is put down (17-0-1).
+    Sticker {
+        /// The space.
+        space: SpaceIdx,
+        /// Article.
+        article: &'static str,
+    },
+    /// A car is eliminated (20).
+    Eliminated {
+        /// The car.
+        car: CarId,
+        /// Why.
+        reason: Elimination,
+    },
+    /// An eliminated car is taken off the board (12-1-2, 14-2).
+    Removed {
+        /// The car.
+        car: CarId,
+    },
+    /// A car crosses the finish line and starts a new lap.
+    Lap {
+        /// The car.
+        car: CarId,
+        /// The lap it starts (1-based).
+        lap: u16,
+    },
+    /// A car finishes (21).
+    Finished {
+        /// The car.
+        car: CarId,
+        /// Its place.
+        place: u8,
+    },
+    /// A spun-out car is turned round and will restart in 1st (10-4-1).
+    Restarts {
+        /// The car.
+        car: CarId,
+    },
+}
+
+impl Event {
+    /// The article of the competition rules (2004) the event applies.
+    pub fn article(&self) -> &'static str {
+        match self {
+            Event::RoundStarted { .. } => "0-0-2",
+            Event::ToPlay { .. } => "6-2-2",
+            Event::Gear { .. } => "6-1-1",
+            Event::Wear { article, .. } => article,
+            Event::Rolled { .. } => "6-2-1",
+            Event::Moved { .. } => "7-0-1",
+            Event::Braked { .. } => "11-0-3",
+            Event::Blocked { .. } => "12-0-1",
+            Event::Overshoot { .. } => "10-0-1",
+            Event::Stop { .. } => "7-1-1",
+            Event::SpunOut { .. } => "10-4-1",
+            Event::Sticker { article, .. } => article,
+            Event::Eliminated { reason, .. } => reason.article(),
+            Event::Removed { .. } => "20",
+            Event::Lap { .. } => "0-0-1",
+            Event::Finished { .. } => "21",
+            Event::Restarts { .. } => "10-4-1",
+        }
+    }
+
+    /// A one-line English description; `number` gives a car's painted number.
+    pub fn describe(&self, t: &Track, number: impl Fn(CarId) -> u8) -> String {
+        let id = |s: &SpaceIdx| t.space(*s).id.clone();
+        let corner = |c: &CornerIdx| t.corners[c.get()].number;
+        let text = match self {
+            Event::RoundStarted { round, leader } => format!("round {round} starts with car {}", number(*leader)),
+            Event::ToPlay { car } => format!("car {} to play", number(*car)),
+            Event::Gear { car, from, to } => format!("car {} shifts from gear {from} to {to}", number(*car)),
+            Event::Wear { car, part, points, .. } => format!("car {} loses {points} {} point(s)", number(*car), part.name()),
+            Event::Rolled { car, die, purpose, value } => match car {
+                Some(c) => format!("car {} rolls {} for {}: {value}", number(*c), die.name(), purpose.name()),
+                None => format!("{} rolled for {}: {value}", die.name(), purpose.name()),
+            },
+            Event::Moved { car, from, to, spaces } => {
+                format!("car {} moves {spaces} space(s) from {} to {}", number(*car), id(from), id(to))
+            }
+            Event::Braked { car, spaces } => format!("car {} brakes {spaces} space(s) short", number(*car)),
+            Event::Blocked { car, spaces } => format!("car {} is blocked {spaces} space(s) short", number(*car)),
+            Event::Overshoot { car, corner: c, spaces } => {
+                format!("car {} overshoots corner {} by {spaces} space(s)", number(*car), corner(c))
+            }
+            Event::Stop { car, corner: c, stops, required } => {
+                format!("car {} has {stops} of {required} stop(s) in corner {}", number(*car), corner(c))
+            }
+            Event::SpunOut { car } => format!("car {} spins out", number(*car)),
+            Event::Sticker { space, .. } => format!("dangerous-space sticker on {}", id(space)),
+            Event::Eliminated { car, reason } => format!("car {} is eliminated ({})", number(*car), reason.name()),
+            Event::Removed { car } => format!("car {} is taken off the track", number(*car)),
+            Event::Lap { car, lap } => format!("car {} starts lap {lap}", number(*car)),
+            Event::Finished { car, place } => format!("car {} finishes in place {place}", number(*car)),
+            Event::Restarts { car } => format!("car {} is turned round and restarts in 1st", number(*car)),
+        };
+        format!("{text} ({})", self.article())
+    }
+}

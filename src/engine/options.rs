@@ -1,0 +1,193 @@
+//! The choices a player has after a roll, each with its whole cost: where the car ends, the
+//! path, brake and tyre points, the overshoot, the blocking, the stops counted, the handling
+//! tests it triggers and whether it spins or eliminates the car (10, 11, 12).
+
+use crate::track::{CornerIdx, SpaceIdx, Track};
+
+use super::movement::{Reach, Reaches};
+use super::rulebook::{blocking_cost, overshoot_factor};
+use super::state::{CarState, Elimination};
+
+/// What an option does to the car beyond its wear.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Fate {
+    /// Nothing more.
+    Continues,
+    /// The last tyre point goes: spinout (10-4-1, 12-1-4).
+    SpinOut,
+    /// Elimination.
+    Eliminated(Elimination),
+}
+
+/// One labelled choice.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveOption {
+    /// Where the car ends.
+    pub end: SpaceIdx,
+    /// The spaces entered, in order.
+    pub path: Vec<SpaceIdx>,
+    /// Spaces moved.
+    pub spaces: u8,
+    /// Brake points used on purpose to stop short (11-0-3, 12-0-3).
+    pub brakes: u8,
+    /// Spaces short because the way is blocked (12-0-1).
+    pub blocked: u8,
+    /// Brake points the blocking costs (12-0-1 table).
+    pub blocking_brakes: u8,
+    /// Tyre points the blocking costs (12-0-1 table).
+    pub blocking_tyres: u8,
+    /// Corner overshot and spaces beyond it (10-0-1).
+    pub overshoot: Option<(CornerIdx, u8)>,
+    /// Tyre points the overshoot costs (spaces × factor, 10-0-2).
+    pub overshoot_tyres: u8,
+    /// A 2- or 3-stop corner left without enough stops (10-1).
+    pub missed: Option<CornerIdx>,
+    /// Dangerous spaces entered: one road-handling test each (17-0-2).
+    pub dangerous: Vec<SpaceIdx>,
+    /// Stops in the corner the car ends in (7-1-1).
+    pub stops: Option<(CornerIdx, u8)>,
+    /// Finish-line crossings.
+    pub crossings: u8,
+    /// What happens to the car.
+    pub fate: Fate,
+}
+
+impl MoveOption {
+    /// All brake points lost.
+    pub fn brake_points(&self) -> u8 {
+        self.brakes + self.blocking_brakes
+    }
+
+    /// All tyre points lost.
+    pub fn tyre_points(&self) -> u8 {
+        self.overshoot_tyres + self.blocking_tyres
+    }
+
+    /// A short label for option `i`: A..Z, then AA, AB...
+    pub fn label(i: usize) -> String {
+        let letters = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+        if i < 26 { (letters[i] as char).to_string() } else { format!("{}{}", letters[i / 26 - 1] as char, letters[i % 26] as char) }
+    }
+}
+
+/// Turns the reachable ends of a roll into the player's options.
+pub fn options(t: &Track, car: &CarState, roll: u8, wet: bool, reaches: &Reaches) -> Vec<MoveOption> {
+    let mut out: Vec<MoveOption> = Vec::new();
+    let brakes = car.wear.brakes;
+    // Stopping short on purpose: one brake point a space (11-0-3).
+    let lowest = roll.saturating_sub(brakes);
+    for k in lowest..=roll {
+        for r in reaches.by_len.get(k as usize).into_iter().flatten() {
+            out.push(build(car, wet, r, roll - k, 0));
+        }
+    }
+    // Blocked: the car goes as far as it can (12-0-1), to the space that would play first next
+    // round (12-1-3); voluntary brakes may be taken first (12-0-3).
+    if reaches.longest < roll {
+        let far = &reaches.by_len[reaches.longest as usize];
+        let best = far.iter().map(|r| t.progress_gap(car.space, r.end)).max();
+        let short = roll - reaches.longest;
+        for r in far.iter().filter(|r| Some(t.progress_gap(car.space, r.end)) == best) {
+            for b in 0..short.min(brakes + 1) {
+                out.push(build(car, wet, r, b, short - b));
+            }
+        }
+    }
+    // A player may always choose a move that eliminates his car only when every move does
+    // (docs/rulings.md).
+    if out.iter().any(|o| !matches!(o.fate, Fate::Eliminated(_))) {
+        out.retain(|o| !matches!(o.fate, Fate::Eliminated(_)));
+    }
+    prune(&mut out);
+    out.sort_by(|a, b| {
+        let ga = t.progress_gap(car.space, a.end) + a.crossings as u32 * t.lap_length;
+        let gb = t.progress_gap(car.space, b.end) + b.crossings as u32 * t.lap_length;
+        gb.cmp(&ga)
+            .then(a.brake_points().cmp(&b.brake_points()))
+            .then(a.tyre_points().cmp(&b.tyre_points()))
+            .then(a.dangerous.len().cmp(&b.dangerous.len()))
+            .then(a.end.cmp(&b.end))
+            .then(a.path.cmp(&b.path))
+    });
+    out
+}
+
+fn build(car: &CarState, wet: bool, r: &Reach, brakes: u8, blocked: u8) -> MoveOption {
+    let (mut blocking_brakes, mut blocking_tyres, mut fate) = (0, 0, Fate::Continues);
+    match blocking_cost(blocked) {
+        Some((b, ty)) => {
+            blocking_brakes = b;
+            blocking_tyres = ty;
+        }
+        None => fate = Fate::Eliminated(Elimination::Blocking),
+    }
+    let overshoot_tyres = r.overshoot.map_or(0, |(_, n)| {
+        (n as u16 * overshoot_factor(car.tyres, wet, car.tyre_lap) as u16).min(u8::MAX as u16) as u8
+    });
+    if fate == Fate::Continues && brakes + blocking_brakes > car.wear.brakes {
+        // Only a blocking can ask for more brakes than the car has (12-1-1).
+        fate = Fate::Eliminated(Elimination::Blocking);
+    }
+    if r.missed.is_some() {
+        fate = Fate::Eliminated(Elimination::Overshoot);
+    }
+    let tyres_lost = overshoot_tyres + blocking_tyres;
+    if fate == Fate::Continues && tyres_lost > 0 {
+        // 10-3, 10-4-1, 10-4-2, 12-1-1, 12-1-4: the last tyre point spins the car; more than
+        // the car has eliminates it (a spun car with no tyre left spins again on one point).
+        let have = car.wear.tyres.max(1);
+        if tyres_lost > have {
+            fate = Fate::Eliminated(if r.overshoot.is_some() && overshoot_tyres > 0 {
+                Elimination::Overshoot
+            } else {
+                Elimination::Blocking
+            });
+        } else if tyres_lost == have {
+            fate = Fate::SpinOut;
+        }
+    }
+    MoveOption {
+        end: r.end,
+        path: r.path.clone(),
+        spaces: r.spaces,
+        brakes,
+        blocked,
+        blocking_brakes,
+        blocking_tyres,
+        overshoot: r.overshoot,
+        overshoot_tyres,
+        missed: r.missed,
+        dangerous: r.dangerous.clone(),
+        stops: r.stops,
+        crossings: r.crossings,
+        fate,
+    }
+}
+
+/// Drops options that another option with the same end, tests and fate beats on every cost.
+fn prune(v: &mut Vec<MoveOption>) {
+    let same = |a: &MoveOption, b: &MoveOption| {
+        a.end == b.end
+            && a.dangerous == b.dangerous
+            && a.fate == b.fate
+            && a.stops == b.stops
+            && a.crossings == b.crossings
+            && a.missed == b.missed
+    };
+    let beats = |a: &MoveOption, b: &MoveOption| {
+        a.brake_points() <= b.brake_points()
+            && a.tyre_points() <= b.tyre_points()
+            && (a.brake_points(), a.tyre_points(), a.blocked) != (b.brake_points(), b.tyre_points(), b.blocked)
+    };
+    let keep: Vec<bool> = (0..v.len())
+        .map(|i| {
+            !v.iter().enumerate().any(|(j, o)| j != i && same(o, &v[i]) && (beats(o, &v[i]) || (j < i && equal_cost(o, &v[i]))))
+        })
+        .collect();
+    let mut it = keep.into_iter();
+    v.retain(|_| it.next().unwrap_or(true));
+}
+
+fn equal_cost(a: &MoveOption, b: &MoveOption) -> bool {
+    (a.brake_points(), a.tyre_points(), a.blocked) == (b.brake_points(), b.tyre_points(), b.blocked)
+}

@@ -1,0 +1,257 @@
+//! Every rule table the engine applies, in one place, each row citing its article.
+//!
+//! The 2004 French competition text (`shared/rules/001_*.txt`) is authoritative; a
+//! [`Rulebook`] value says which edition and options a game plays, so editions are values, not
+//! code paths scattered through the engine.
+
+/// Which edition of the competition rules a game plays.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Edition {
+    /// Masters 2004, French text: the default and authoritative edition.
+    Competition2004,
+    /// Masters 2002, English text: kept for leagues that still play it.
+    Competition2002,
+}
+
+/// The rules a game is played under.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rulebook {
+    /// The edition.
+    pub edition: Edition,
+    /// Laps in a race (0-0-1: a race is 3 laps; leagues may play 2 on long boards).
+    pub laps: u16,
+}
+
+impl Default for Rulebook {
+    fn default() -> Self {
+        Rulebook::competition_2004()
+    }
+}
+
+impl Rulebook {
+    /// The 2004 competition rules, 3 laps (0-0-1, 2-0-3).
+    pub fn competition_2004() -> Self {
+        Rulebook { edition: Edition::Competition2004, laps: 3 }
+    }
+
+    /// The 2002 competition rules (English text), 3 laps.
+    pub fn competition_2002() -> Self {
+        Rulebook { edition: Edition::Competition2002, laps: 3 }
+    }
+
+    /// The profile's name as written in game files (`competition-2004`).
+    pub fn profile_name(&self) -> &'static str {
+        match self.edition {
+            Edition::Competition2004 => "competition-2004",
+            Edition::Competition2002 => "competition-2002",
+        }
+    }
+
+    /// Parses a profile name; `None` for an unknown one.
+    pub fn from_profile(name: &str) -> Option<Self> {
+        match name {
+            "competition-2004" => Some(Rulebook::competition_2004()),
+            "competition-2002" => Some(Rulebook::competition_2002()),
+            _ => None,
+        }
+    }
+}
+
+/// A die of the game.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Die {
+    /// The die of a gear, 1 to 6.
+    Gear(u8),
+    /// The black d20 (0-0-5) for every event other than movement.
+    Black,
+}
+
+impl Die {
+    /// The faces of the real die (shared/rules/README.md: the gear dice are not uniform).
+    pub fn faces(self) -> &'static [u8] {
+        match self {
+            Die::Gear(1) => &GEAR_1,
+            Die::Gear(2) => &GEAR_2,
+            Die::Gear(3) => &GEAR_3,
+            Die::Gear(4) => &GEAR_4,
+            Die::Gear(5) => &GEAR_5,
+            Die::Gear(6) => &GEAR_6,
+            Die::Gear(g) => panic!("there is no gear {g}"),
+            Die::Black => &BLACK,
+        }
+    }
+
+    /// Smallest and largest result (6-2-1 table: 1st 1-2, 2nd 2-4, 3rd 4-8, 4th 7-12,
+    /// 5th 11-20, 6th 21-30).
+    pub fn range(self) -> (u8, u8) {
+        let f = self.faces();
+        (*f.iter().min().unwrap_or(&0), *f.iter().max().unwrap_or(&0))
+    }
+
+    /// Short name used in logs and mails (`d4`, `d30`, `black`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Die::Gear(1) => "gear1-d4",
+            Die::Gear(2) => "gear2-d6",
+            Die::Gear(3) => "gear3-d8",
+            Die::Gear(4) => "gear4-d12",
+            Die::Gear(5) => "gear5-d20",
+            Die::Gear(6) => "gear6-d30",
+            Die::Gear(_) => "gear?",
+            Die::Black => "black-d20",
+        }
+    }
+}
+
+const GEAR_1: [u8; 4] = [1, 1, 2, 2];
+const GEAR_2: [u8; 6] = [2, 3, 3, 4, 4, 4];
+const GEAR_3: [u8; 8] = [4, 5, 6, 6, 7, 7, 8, 8];
+const GEAR_4: [u8; 12] = [7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12];
+const GEAR_5: [u8; 20] = [11, 11, 12, 12, 13, 13, 14, 14, 15, 15, 16, 16, 17, 17, 18, 18, 19, 19, 20, 20];
+const GEAR_6: [u8; 30] = [
+    21, 21, 21, 22, 22, 22, 23, 23, 23, 24, 24, 24, 25, 25, 25, 26, 26, 26, 27, 27, 27, 28, 28, 28, 29, 29, 29, 30, 30,
+    30,
+];
+const BLACK: [u8; 20] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20];
+
+/// The highest gear.
+pub const TOP_GEAR: u8 = 6;
+
+/// Wear points a car is configured with (5-0-2: 20 on the car plus 2 at the pit).
+pub const CAR_POINTS: u8 = 20;
+/// Wear points waiting at the pit (4-0-2, 5-0-2).
+pub const PIT_POINTS: u8 = 2;
+
+/// Over-revving costs by gears skipped (13-1): (gas, brakes, engine).
+pub const OVER_REV: [(u8, u8, u8); 3] = [
+    (1, 0, 0), // 1 gear skipped, e.g. 6th to 4th
+    (1, 1, 0), // 2 gears, e.g. 5th to 2nd
+    (1, 1, 1), // 3 gears, e.g. 6th to 2nd
+];
+/// Most gears a downshift may skip (13-2: 6th to 1st is forbidden).
+pub const MAX_SKIP: u8 = 3;
+
+/// The blocking table (12-0-1): (brakes, tyres) lost for 1..=6 spaces short; 7 or more
+/// eliminates (12-1-1).
+pub const BLOCKING: [(u8, u8); 6] = [(1, 0), (2, 0), (3, 0), (3, 1), (3, 2), (3, 3)];
+/// Blocked this many spaces or more, the car is eliminated (12-1-1).
+pub const BLOCKING_ELIMINATES_AT: u8 = 7;
+
+/// Cost of being blocked `spaces` short (12-0-1), or `None` when it eliminates (12-1-1).
+pub fn blocking_cost(spaces: u8) -> Option<(u8, u8)> {
+    match spaces {
+        0 => Some((0, 0)),
+        s if s >= BLOCKING_ELIMINATES_AT => None,
+        s => Some(BLOCKING[(s - 1) as usize]),
+    }
+}
+
+/// Tyre type (8).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Tyres {
+    /// Pneus durs (8-1).
+    Hard,
+    /// Pneus tendres (8-2).
+    Soft,
+    /// Pneus pluie (8-3).
+    Rain,
+}
+
+impl Tyres {
+    /// Name used in files and mails.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tyres::Hard => "hard",
+            Tyres::Soft => "soft",
+            Tyres::Rain => "rain",
+        }
+    }
+
+    /// Parses `hard`, `soft`, `rain` (and the French `durs`, `tendres`, `pluie`).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "hard" | "durs" | "dur" => Some(Tyres::Hard),
+            "soft" | "tendres" | "tendre" => Some(Tyres::Soft),
+            "rain" | "pluie" | "pluies" | "wet" => Some(Tyres::Rain),
+            _ => None,
+        }
+    }
+}
+
+/// Overshoot factor: tyre points lost per space of overshoot (10-0-2, 8-5), given the tyre
+/// type, whether the track is wet, and which lap of this set of tyres it is (8-0-2: laps count
+/// per set of tyres, 1-based).
+pub fn overshoot_factor(tyres: Tyres, wet: bool, tyre_lap: u16) -> u8 {
+    let worn = tyre_lap >= 3;
+    match (tyres, wet) {
+        (Tyres::Hard, _) => 1,
+        (Tyres::Rain, true) => 1,
+        (Tyres::Soft, _) | (Tyres::Rain, false) => {
+            if worn {
+                3
+            } else {
+                2
+            }
+        }
+    }
+}
+
+/// Black-die results that damage a car's body in a collision test (14-1, 14-3): the highest
+/// failing face.
+pub fn collision_threshold(wet: bool, aggravated: bool) -> u8 {
+    match (wet, aggravated) {
+        (false, false) => 1,
+        (true, false) | (false, true) => 2,
+        (true, true) => 3,
+    }
+}
+
+/// Highest black-die face that costs an engine point in an engine test (16-0-2).
+pub fn engine_threshold(wet: bool) -> u8 {
+    if wet { 3 } else { 4 }
+}
+
+/// Highest black-die face that costs a road-handling point on a dangerous space (17-0-2).
+pub fn handling_threshold(wet: bool) -> u8 {
+    if wet { 5 } else { 4 }
+}
+
+/// Black-die face that stalls a car at the start (9-1) or at a restart after a spinout (10-4-6).
+pub const STALL_FACE: u8 = 1;
+/// Black-die face of a super start (9-2) or a lively restart (10-4-6).
+pub const SUPER_START_FACE: u8 = 20;
+/// Spaces a super start moves the car (9-2-1, 10-4-6).
+pub const SUPER_START_SPACES: u8 = 4;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dice_ranges_match_the_gear_table() {
+        let ranges: Vec<(u8, u8)> = (1..=6).map(|g| Die::Gear(g).range()).collect();
+        assert_eq!(ranges, vec![(1, 2), (2, 4), (4, 8), (7, 12), (11, 20), (21, 30)]);
+        assert_eq!(Die::Black.range(), (1, 20));
+        assert_eq!(Die::Gear(2).faces().iter().filter(|&&f| f == 4).count(), 3);
+    }
+
+    #[test]
+    fn blocking_table_matches_12_0_1() {
+        assert_eq!(blocking_cost(4), Some((3, 1)));
+        assert_eq!(blocking_cost(5), Some((3, 2)));
+        assert_eq!(blocking_cost(6), Some((3, 3)));
+        assert_eq!(blocking_cost(7), None);
+    }
+
+    #[test]
+    fn overshoot_factors_match_10_0_3() {
+        // 10-0-3: three spaces cost 3 hard, 6 soft (1st/2nd lap), 9 soft (3rd), 3 rain on wet,
+        // 6 rain on dry (1st/2nd), 9 rain on dry (3rd).
+        assert_eq!(3 * overshoot_factor(Tyres::Hard, false, 1), 3);
+        assert_eq!(3 * overshoot_factor(Tyres::Soft, false, 2), 6);
+        assert_eq!(3 * overshoot_factor(Tyres::Soft, false, 3), 9);
+        assert_eq!(3 * overshoot_factor(Tyres::Rain, true, 3), 3);
+        assert_eq!(3 * overshoot_factor(Tyres::Rain, false, 1), 6);
+        assert_eq!(3 * overshoot_factor(Tyres::Rain, false, 3), 9);
+    }
+}
