@@ -26,7 +26,7 @@ fn shipped() -> Vec<Track> {
 fn golden(name: &str, actual: &str) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/board");
     let path = dir.join(format!("{name}.txt"));
-    let stale = dir.join(format!("{name}.txt.actual"));
+    let stale = dir.join(format!("{name}.actual"));
     if std::env::var_os("STEWARD_BLESS").is_some_and(|v| v == "1") {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(&path, actual).unwrap();

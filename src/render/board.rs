@@ -150,7 +150,10 @@ impl<'a> Board<'a> {
 
     fn legend(&self, out: &mut Vec<String>) {
         let t = self.t;
+        let whole = self.lines.first().map(|l| l.bucket) == Some(0)
+            && self.lines.last().map(|l| l.bucket) == Some(layout::row_count(t) - 1);
         let title = match self.around {
+            Some(s) if whole => format!("{}: the whole lap, around {}", t.title, t.space(s).id),
             Some(s) => format!("{}: {} rows behind to {} ahead of {}", t.title, ROWS_BEHIND, ROWS_AHEAD, t.space(s).id),
             None => {
                 format!("{}: the whole lap, {} racing spaces, {} corners", t.title, t.racing_spaces(), t.corners.len())
@@ -197,7 +200,7 @@ impl<'a> Board<'a> {
             items.push("pit lane ids: pit.number".into());
         }
         if self.lines.iter().any(|l| (0..self.lanes()).any(|c| l.cells[c].is_none())) {
-            items.push(":  a long space goes on".into());
+            items.push(":  lane goes on, no new space here".into());
         }
         if !self.wall.is_empty() {
             items.push("#  wall".into());
