@@ -55,7 +55,8 @@ enum TrackCommand {
         /// Draw only the rows around this space id (e.g. `c5.m.3`).
         #[arg(long)]
         around: Option<String>,
-        /// A TOML file placing cars: `[[car]] number = 1, space = "s0.m.2"`.
+        /// A TOML file placing cars (`[[car]] number = 7, space = "c5.m.3"`) and optionally marking
+        /// dangerous spaces (`dangerous = ["s6.l.4"]`, before the first `[[car]]`).
         #[arg(long)]
         cars: Option<PathBuf>,
     },
@@ -156,15 +157,15 @@ fn run_track(cmd: TrackCommand) -> Result<ExitCode> {
         }
         TrackCommand::Show { track: name, around, cars } => {
             let t = track::load::resolve(&name)?;
-            let placed = match cars {
+            let marks = match cars {
                 Some(p) => crate::render::board::read_cars(&p, &t)?,
-                None => Vec::new(),
+                None => crate::render::board::BoardMarks::default(),
             };
             let window = match around {
                 Some(id) => Some(t.find(&id).with_context(|| format!("no space `{id}` on {}", t.name))?),
                 None => None,
             };
-            write!(out, "{}", crate::render::board::draw(&t, &placed, window))?;
+            write!(out, "{}", crate::render::board::draw(&t, &marks, window))?;
             Ok(ExitCode::SUCCESS)
         }
     }

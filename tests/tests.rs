@@ -1,5 +1,6 @@
 //! The one integration-test binary (see docs/ARCHITECTURE.md): each module tests one area
 //! through the public library API or the `steward` command.
 
+mod board;
 mod support;
 mod tracks;

@@ -1,8 +1,30 @@
-//! The ASCII board (placeholder; being written).
+//! The ASCII board shown in every reply email: plain ASCII, at most 80 columns, deterministic.
+//!
+//! The lap is drawn as a vertical ribbon, top to bottom from the finish line, one text line per
+//! board row (see [`layout`] for when a row takes more than one line). Columns are the lanes,
+//! left to right as the driver sees them, plus the pit lane beside the straight it runs along.
+//! Every space is one cell, drawn once, with its number in its lane just left of it, so that a
+//! player reads a space id off the board: the line's label (`c5`), the column's lane (`m`) and the
+//! number by the cell (`3[   ]`) make `c5.m.3`. A lane with fewer spaces than the row count (the
+//! inside of a corner) shows `:` on the lines its long spaces stretch over.
 
-use std::path::Path;
+mod cars;
+mod layout;
 
-use crate::track::{SpaceIdx, Track};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+pub use cars::{CarsFileError, parse_cars, read_cars};
+pub use layout::{ROWS_AHEAD, ROWS_BEHIND};
+
+use crate::track::{CornerIdx, ROW, SpaceIdx, SpaceKind, Track};
+use layout::{Extents, Line};
+
+/// Widest line the board may produce.
+pub const WIDTH: usize = 80;
+
+/// Width of the separator lines (corner limits, finish line) unless the table is wider.
+const RULE_W: usize = 60;
 
 /// A car to draw.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -13,12 +35,495 @@ pub struct PlacedCar {
     pub space: SpaceIdx,
 }
 
-/// Reads a cars file (placeholder).
-pub fn read_cars(_path: &Path, _t: &Track) -> anyhow::Result<Vec<PlacedCar>> {
-    Ok(Vec::new())
+/// What to draw on the board besides the track: cars and dangerous spaces.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BoardMarks {
+    /// Cars and where they stand.
+    pub cars: Vec<PlacedCar>,
+    /// Spaces to flag as dangerous (debris, oil: whatever the game state says).
+    pub dangerous: Vec<SpaceIdx>,
 }
 
-/// Draws the board (placeholder).
-pub fn draw(t: &Track, _cars: &[PlacedCar], _around: Option<SpaceIdx>) -> String {
-    format!("{}\n", t.title)
+/// Draws the whole lap, or with `around` only the rows from [`ROWS_BEHIND`] behind to
+/// [`ROWS_AHEAD`] ahead of that space.
+pub fn draw(t: &Track, marks: &BoardMarks, around: Option<SpaceIdx>) -> String {
+    let rows = layout::rows_to_draw(t, around);
+    let lines = layout::lines(t, &rows);
+    let board = Board::new(t, marks, around, &lines);
+    let mut out = Vec::new();
+    board.legend(&mut out);
+    board.table(&mut out);
+    let mut text = String::new();
+    for l in out {
+        let l = ascii(&l);
+        let l = truncate(&l, WIDTH);
+        let _ = writeln!(text, "{}", l.trim_end());
+    }
+    text
+}
+
+/// Everything the drawing needs, worked out once.
+struct Board<'a> {
+    t: &'a Track,
+    marks: &'a BoardMarks,
+    around: Option<SpaceIdx>,
+    lines: &'a [Line],
+    /// Column indices (lanes `0..lanes`, pit `lanes`) in drawing order.
+    order: Vec<usize>,
+    /// Width of the line labels.
+    label_w: usize,
+    /// Width of the numbers beside the cells.
+    num_w: usize,
+    /// Grid slot of a space (1 = pole).
+    grid: HashMap<SpaceIdx, usize>,
+    /// Cars by space, lowest number first.
+    cars: HashMap<SpaceIdx, Vec<u8>>,
+    extents: Extents,
+    /// Lanes along a wall, and whether the wall is on their left.
+    wall: HashMap<usize, bool>,
+}
+
+impl<'a> Board<'a> {
+    fn new(t: &'a Track, marks: &'a BoardMarks, around: Option<SpaceIdx>, lines: &'a [Line]) -> Self {
+        let lanes = t.lanes as usize;
+        let pit_drawn = lines.iter().any(|l| l.cells[lanes].is_some());
+        let mut order: Vec<usize> = (0..lanes).collect();
+        if pit_drawn {
+            if pit_on_left(t) {
+                order.insert(0, lanes);
+            } else {
+                order.push(lanes);
+            }
+        }
+        let label_w = lines.iter().map(|l| label(t, l).len()).max().unwrap_or(0).max(2);
+        let num_w = lines
+            .iter()
+            .flat_map(|l| l.cells.iter().flatten())
+            .map(|s| ordinal(t, *s).map_or(1, |o| o.len()))
+            .max()
+            .unwrap_or(1);
+        let grid = t.grid.iter().enumerate().map(|(i, s)| (*s, i + 1)).collect();
+        let mut cars: HashMap<SpaceIdx, Vec<u8>> = HashMap::new();
+        for c in &marks.cars {
+            cars.entry(c.space).or_default().push(c.number);
+        }
+        for v in cars.values_mut() {
+            v.sort_unstable();
+            v.dedup();
+        }
+        let mut wall = HashMap::new();
+        for s in t.indices() {
+            let sp = t.space(s);
+            if sp.wall && !sp.in_pit_lane() {
+                let lane = layout::column_of(t, s);
+                wall.insert(lane, lane == 0 && lanes > 1);
+            }
+        }
+        Board { t, marks, around, lines, order, label_w, num_w, grid, cars, extents: Extents::new(t), wall }
+    }
+
+    fn lanes(&self) -> usize {
+        self.t.lanes as usize
+    }
+
+    /// Width of one column block: wall slot, number, cell, wall slot.
+    fn block_w(&self) -> usize {
+        self.num_w + 7
+    }
+
+    /// The separator before the block at drawing position `i`.
+    fn sep(&self, i: usize) -> &'static str {
+        let pit = self.lanes();
+        if i == 0 {
+            " "
+        } else if self.order[i] == pit || self.order[i - 1] == pit {
+            "   "
+        } else {
+            " "
+        }
+    }
+
+    /// Width of the table part of a line (label and columns, no notes).
+    fn table_w(&self) -> usize {
+        self.label_w + (0..self.order.len()).map(|i| self.sep(i).len() + self.block_w()).sum::<usize>()
+    }
+
+    fn legend(&self, out: &mut Vec<String>) {
+        let t = self.t;
+        let whole = self.lines.first().map(|l| l.bucket) == Some(0)
+            && self.lines.last().map(|l| l.bucket) == Some(layout::row_count(t) - 1);
+        let title = match self.around {
+            Some(s) if whole => format!("{}: the whole lap, around {}", t.title, t.space(s).id),
+            Some(s) => format!("{}: {} rows behind to {} ahead of {}", t.title, ROWS_BEHIND, ROWS_AHEAD, t.space(s).id),
+            None => {
+                format!("{}: the whole lap, {} racing spaces, {} corners", t.title, t.racing_spaces(), t.corners.len())
+            }
+        };
+        out.push(title);
+        let names: Vec<String> = (0..t.lanes).map(|l| Track::lane_name(t.lanes, l)).collect();
+        out.push(format!(
+            "The lap runs down the page; lanes {} left to right as the driver sees them.",
+            names.join(" ")
+        ));
+        let example = self
+            .around
+            .filter(|s| !t.space(*s).in_pit_lane())
+            .or_else(|| self.lines.iter().flat_map(|l| l.cells[..self.lanes()].iter().flatten()).next().copied());
+        if let Some(s) = example
+            && let Some(seg) = t.space(s).segment
+            && let Some(n) = ordinal(t, s)
+        {
+            let lane = Track::lane_name(t.lanes, t.space(s).lane);
+            out.push(format!(
+                "Space id = label.lane.number: label {}, lane {}, {}[   ] is {}",
+                t.segments[seg as usize].id,
+                lane,
+                n,
+                t.space(s).id
+            ));
+        }
+        if let Some(note) = self.stagger_note() {
+            out.push(note);
+        }
+        let drawn = |pred: &dyn Fn(SpaceIdx) -> bool| {
+            self.lines.iter().flat_map(|l| l.cells.iter().flatten()).any(|s| pred(*s))
+        };
+        let mut items: Vec<String> =
+            vec!["[ 7 ] car 7".into(), "[!!!] dangerous".into(), "[ 7!] car 7 on a dangerous space".into()];
+        if drawn(&|s| self.grid.contains_key(&s)) {
+            items.push("[P1 ] grid slot 1".into());
+        }
+        if drawn(&|s| matches!(t.space(s).kind, SpaceKind::PitBox(_))) {
+            items.push("[B1 ] pit box 1".into());
+        }
+        if drawn(&|s| t.space(s).in_pit_lane()) {
+            items.push("pit lane ids: pit.number".into());
+        }
+        if self.lines.iter().any(|l| (0..self.lanes()).any(|c| l.cells[c].is_none())) {
+            items.push(":  lane goes on, no new space here".into());
+        }
+        if !self.wall.is_empty() {
+            items.push("#  wall".into());
+        }
+        let mut line = String::new();
+        for item in items {
+            if !line.is_empty() && line.len() + 3 + item.len() > WIDTH - 1 {
+                out.push(std::mem::take(&mut line));
+            }
+            if !line.is_empty() {
+                line.push_str("   ");
+            }
+            line.push_str(&item);
+        }
+        out.push(line);
+        out.push(String::new());
+    }
+
+    /// Straights drawn with staggered lanes put two spaces half a row apart on one line; say
+    /// which lanes sit behind, so that a diagonal move to the same line does not surprise.
+    fn stagger_note(&self) -> Option<String> {
+        let t = self.t;
+        let lanes = self.lanes();
+        let mut sum = vec![(0u64, 0u64); lanes];
+        for line in self.lines.iter().filter(|l| l.corners(t).is_empty()) {
+            for (lane, s) in line.cells[..lanes].iter().enumerate() {
+                if let Some(s) = s {
+                    let into = t.space(*s).progress.saturating_sub(line.bucket * ROW) as u64;
+                    sum[lane].0 += into;
+                    sum[lane].1 += 1;
+                }
+            }
+        }
+        let mean: Vec<Option<u64>> = sum.iter().map(|&(a, n)| (n > 0).then(|| a / n)).collect();
+        let front = mean.iter().flatten().max().copied()?;
+        let behind: Vec<String> = (0..lanes)
+            .filter(|&l| mean[l].is_some_and(|m| m + (ROW as u64) / 4 <= front))
+            .map(|l| Track::lane_name(t.lanes, l as u8))
+            .collect();
+        let level: Vec<String> = (0..lanes)
+            .filter(|&l| mean[l].is_some_and(|m| m + (ROW as u64) / 4 > front))
+            .map(|l| Track::lane_name(t.lanes, l as u8))
+            .collect();
+        if behind.is_empty() {
+            return None;
+        }
+        let (verb, them) = if behind.len() == 1 { ("sits", "lane") } else { ("sit", "lanes") };
+        Some(format!("On straights {them} {} {verb} half a row behind {}.", and_list(&behind), and_list(&level)))
+    }
+
+    fn table(&self, out: &mut Vec<String>) {
+        let t = self.t;
+        let lanes = self.lanes();
+        // Header: the lane letter over the middle of the cells, `pit` over the pit cells.
+        let mut header = " ".repeat(self.label_w);
+        for (i, &col) in self.order.iter().enumerate() {
+            header.push_str(self.sep(i));
+            let name = if col == lanes { "pit".to_string() } else { Track::lane_name(t.lanes, col as u8) };
+            let mid = 1 + self.num_w + 2;
+            let at = mid - (name.len() - 1) / 2;
+            let mut block = " ".repeat(self.block_w());
+            block.replace_range(at..at + name.len(), &name);
+            header.push_str(&block);
+        }
+        out.push(header);
+
+        let rows = layout::row_count(t);
+        let Some(first) = self.lines.first() else { return };
+        let last = &self.lines[self.lines.len() - 1];
+        if first.bucket == 0 {
+            out.push(self.rule('=', "FINISH LINE"));
+        }
+        let mut current: Vec<CornerIdx> = first.corners(t);
+        for &c in &current {
+            let text = if self.lines.iter().any(|l| l.cells.contains(&t.corners[c.get()].spaces.first().copied())) {
+                self.corner_text(c)
+            } else {
+                format!("{} (entered above)", self.corner_text(c))
+            };
+            out.push(self.rule('-', &text));
+        }
+        for (i, line) in self.lines.iter().enumerate() {
+            if i > 0 {
+                let prev = &self.lines[i - 1];
+                let now = if line.has_racing(lanes) { line.corners(t) } else { current.clone() };
+                for c in current.iter().filter(|c| !now.contains(c)) {
+                    out.push(self.rule('-', &format!("end of corner {}", t.corners[c.get()].number)));
+                }
+                if line.bucket < prev.bucket {
+                    out.push(self.rule('=', "FINISH LINE"));
+                }
+                for c in now.iter().filter(|c| !current.contains(c)) {
+                    out.push(self.rule('-', &self.corner_text(*c)));
+                }
+                current = now;
+            }
+            out.push(self.row(line));
+        }
+        for &c in &current {
+            let spaces = &t.corners[c.get()].spaces;
+            let text = if self.lines.iter().any(|l| l.cells.contains(&spaces.last().copied())) {
+                format!("end of corner {}", t.corners[c.get()].number)
+            } else {
+                format!("corner {} goes on below", t.corners[c.get()].number)
+            };
+            out.push(self.rule('-', &text));
+        }
+        if last.bucket == rows - 1 {
+            out.push(self.rule('=', "FINISH LINE"));
+        }
+    }
+
+    fn corner_text(&self, c: CornerIdx) -> String {
+        let k = &self.t.corners[c.get()];
+        let stops = if k.stops == 1 { "1 stop".to_string() } else { format!("{} stops", k.stops) };
+        format!("corner {}: {}, {} to {} spaces", k.number, stops, k.shortest, k.longest)
+    }
+
+    /// A separator line: `---- text ------` as wide as the table.
+    fn rule(&self, fill: char, text: &str) -> String {
+        let head: String = std::iter::repeat_n(fill, 4).collect();
+        let mut s = format!("{head} {text} ");
+        let want = self.table_w().max(RULE_W).max(s.len() + 4).min(WIDTH);
+        while s.len() < want {
+            s.push(fill);
+        }
+        s
+    }
+
+    fn row(&self, line: &Line) -> String {
+        let t = self.t;
+        let lanes = self.lanes();
+        let mut s = format!("{:<w$}", label(t, line), w = self.label_w);
+        let mut notes: Vec<String> = Vec::new();
+        for (i, &col) in self.order.iter().enumerate() {
+            s.push_str(self.sep(i));
+            let mut block = String::with_capacity(self.block_w());
+            let wall_left = self.wall.get(&col).copied();
+            let walled =
+                |sp: Option<SpaceIdx>| col < lanes && wall_left.is_some() && sp.is_none_or(|sp| t.space(sp).wall);
+            match line.cells[col] {
+                Some(sp) => {
+                    let w = walled(Some(sp));
+                    block.push(if w && wall_left == Some(true) { '#' } else { ' ' });
+                    let num = ordinal(t, sp).unwrap_or_else(|| {
+                        notes.push(format!("?={}", t.space(sp).id));
+                        "?".into()
+                    });
+                    let _ = write!(block, "{num:>w$}", w = self.num_w);
+                    block.push_str(&self.cell(sp));
+                    block.push(if w && wall_left == Some(false) { '#' } else { ' ' });
+                    if Some(sp) == self.around {
+                        notes.push(format!("<- {}", t.space(sp).id));
+                    }
+                    if let Some(cs) = self.cars.get(&sp) {
+                        for extra in cs.iter().skip(1) {
+                            notes.push(format!("also car {extra}"));
+                        }
+                    }
+                    if !t.space(sp).in_pit_lane() {
+                        if t.next(sp).iter().any(|n| t.space(*n).in_pit_lane()) {
+                            notes.push(format!("pit entry: {}", t.space(sp).id));
+                        }
+                        if t.prev(sp).iter().any(|n| t.space(*n).in_pit_lane()) {
+                            notes.push(format!("pit exit: {}", t.space(sp).id));
+                        }
+                    }
+                }
+                None => {
+                    let runs = self.extents.runs(col, line.rep);
+                    let w = runs && walled(None);
+                    block.push(if w && wall_left == Some(true) { '#' } else { ' ' });
+                    block.push_str(&" ".repeat(self.num_w));
+                    block.push_str(if runs { "  :  " } else { "     " });
+                    block.push(if w && wall_left == Some(false) { '#' } else { ' ' });
+                }
+            }
+            s.push_str(&block);
+        }
+        if !notes.is_empty() {
+            s.push_str("  ");
+            s.push_str(&notes.join("  "));
+        }
+        s
+    }
+
+    /// The five characters of a space's cell.
+    fn cell(&self, s: SpaceIdx) -> String {
+        let t = self.t;
+        let danger = self.marks.dangerous.contains(&s);
+        match self.cars.get(&s).and_then(|c| c.first()) {
+            Some(&n) if n < 100 => format!("[{n:>2}{}]", if danger { '!' } else { ' ' }),
+            Some(&n) if danger => format!("!{n}!"),
+            Some(&n) => format!("[{n}]"),
+            None if danger => "[!!!]".into(),
+            None => {
+                let tag = match (self.grid.get(&s), t.space(s).kind) {
+                    (Some(p), _) => format!("P{p}"),
+                    (None, SpaceKind::PitBox(b)) => format!("B{b}"),
+                    _ => String::new(),
+                };
+                format!("[{:<3}]", truncate(&tag, 3))
+            }
+        }
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// The label of a line: its segment's id.
+fn label(t: &Track, line: &Line) -> String {
+    line.segment.map(|g| ascii(&t.segments[g as usize].id)).unwrap_or_default()
+}
+
+/// The number a player reads beside a cell: the last part of the space's id, when the id is
+/// `<label>.<lane>.<n>` (or `pit.<n>` in the pit lane) as the board promises.
+fn ordinal(t: &Track, s: SpaceIdx) -> Option<String> {
+    let sp = t.space(s);
+    let prefix = match sp.segment {
+        Some(g) if !sp.in_pit_lane() => {
+            format!("{}.{}.", t.segments[g as usize].id, Track::lane_name(t.lanes, sp.lane))
+        }
+        _ if sp.in_pit_lane() => "pit.".to_string(),
+        _ => return None,
+    };
+    let rest = sp.id.strip_prefix(&prefix)?;
+    (!rest.is_empty() && rest.len() <= 3 && rest.bytes().all(|b| b.is_ascii_digit())).then(|| rest.to_string())
+}
+
+/// True when the pit lane runs on the left of the track: the racing spaces leading into it and
+/// out of it are in the left half of the lanes.
+fn pit_on_left(t: &Track) -> bool {
+    let (Some(first), Some(last)) = (t.pit_lane.first(), t.pit_lane.last()) else { return false };
+    let lanes: Vec<u8> = t
+        .prev(*first)
+        .iter()
+        .chain(t.next(*last))
+        .filter(|s| !t.space(**s).in_pit_lane())
+        .map(|s| t.space(*s).lane)
+        .collect();
+    !lanes.is_empty() && lanes.iter().all(|&l| 2 * (l as u32) + 1 < t.lanes as u32)
+}
+
+/// Replaces what is not printable ASCII: accented Latin letters by their base letter, anything
+/// else by `?`.
+fn ascii(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            ' '..='~' => c,
+            'à'..='å' | 'À'..='Å' => {
+                if c.is_uppercase() {
+                    'A'
+                } else {
+                    'a'
+                }
+            }
+            'ç' | 'Ç' => {
+                if c.is_uppercase() {
+                    'C'
+                } else {
+                    'c'
+                }
+            }
+            'è'..='ë' | 'È'..='Ë' => {
+                if c.is_uppercase() {
+                    'E'
+                } else {
+                    'e'
+                }
+            }
+            'ì'..='ï' | 'Ì'..='Ï' => {
+                if c.is_uppercase() {
+                    'I'
+                } else {
+                    'i'
+                }
+            }
+            'ñ' | 'Ñ' => {
+                if c.is_uppercase() {
+                    'N'
+                } else {
+                    'n'
+                }
+            }
+            'ò'..='ö' | 'ø' | 'Ò'..='Ö' | 'Ø' => {
+                if c.is_uppercase() {
+                    'O'
+                } else {
+                    'o'
+                }
+            }
+            'ù'..='ü' | 'Ù'..='Ü' => {
+                if c.is_uppercase() {
+                    'U'
+                } else {
+                    'u'
+                }
+            }
+            'ß' => 's',
+            _ => '?',
+        })
+        .collect()
+}
+
+/// The first `n` characters of an ASCII string.
+fn truncate(s: &str, n: usize) -> &str {
+    &s[..s.len().min(n)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ascii_replaces_what_mail_may_mangle() {
+        assert_eq!(ascii("Sainte Dévote, Nürburgring"), "Sainte Devote, Nurburgring");
+        assert_eq!(ascii("a\u{2192}b\tc"), "a?b?c");
+    }
 }
