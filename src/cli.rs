@@ -22,6 +22,30 @@ enum Command {
     /// Tracks: check, describe, import and draw them.
     #[command(subcommand)]
     Track(TrackCommand),
+    /// Play whole bot races and print a deterministic summary (same seed, same bytes).
+    Sim {
+        /// A shipped track's name or a file path.
+        #[arg(long, default_value = "monaco")]
+        track: String,
+        /// Cars per race.
+        #[arg(long, default_value_t = 10)]
+        cars: usize,
+        /// Laps per race.
+        #[arg(long, default_value_t = 3)]
+        laps: u16,
+        /// Number of races.
+        #[arg(long, default_value_t = 1)]
+        races: u32,
+        /// Seed of the simulation's dice.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Rule profile.
+        #[arg(long, default_value = "competition-2004")]
+        profile: String,
+        /// Print every event of race N (1-based) before the summary.
+        #[arg(long, value_name = "N")]
+        trace: Option<u32>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -78,6 +102,30 @@ pub fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Track(t) => run_track(t),
+        Command::Sim { track: name, cars, laps, races, seed, profile, trace } => {
+            let t = track::load::resolve(&name)?;
+            let rules = crate::engine::Rulebook::from_profile(&profile)
+                .with_context(|| format!("unknown profile `{profile}` (competition-2004, competition-2002)"))?;
+            anyhow::ensure!(
+                (1..=t.grid.len()).contains(&cars),
+                "--cars must be 1 to {} (the grid of {})",
+                t.grid.len(),
+                t.name
+            );
+            anyhow::ensure!(laps >= 1, "--laps must be at least 1");
+            let cfg = crate::sim::SimConfig { cars, laps, races, seed, trace: trace.map(|n| n.saturating_sub(1)) };
+            match crate::sim::run(&t, &rules, &cfg) {
+                Ok(text) => {
+                    print!("{text}");
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(e) => {
+                    print!("{}", e.context);
+                    eprintln!("steward: engine invariant broken: {e}");
+                    Ok(ExitCode::from(1))
+                }
+            }
+        }
     }
 }
 

@@ -5,5 +5,8 @@
 //! the command line and templates wrap around the engine. See `docs/ARCHITECTURE.md` for the map.
 
 pub mod cli;
+pub mod dice;
+pub mod engine;
 pub mod render;
+pub mod sim;
 pub mod track;

@@ -74,7 +74,12 @@ impl Dice for FixedDice {
         let v = match self.values.get(self.next) {
             Some(&v) if die.faces().contains(&v) => v,
             Some(&v) => {
-                self.problems.push(format!("roll {} ({}): {v} is not a face of {}", self.next + 1, purpose.name(), die.name()));
+                self.problems.push(format!(
+                    "roll {} ({}): {v} is not a face of {}",
+                    self.next + 1,
+                    purpose.name(),
+                    die.name()
+                ));
                 die.faces()[0]
             }
             None => {

@@ -176,7 +176,9 @@ impl Event {
             Event::RoundStarted { round, leader } => format!("round {round} starts with car {}", number(*leader)),
             Event::ToPlay { car } => format!("car {} to play", number(*car)),
             Event::Gear { car, from, to } => format!("car {} shifts from gear {from} to {to}", number(*car)),
-            Event::Wear { car, part, points, .. } => format!("car {} loses {points} {} point(s)", number(*car), part.name()),
+            Event::Wear { car, part, points, .. } => {
+                format!("car {} loses {points} {} point(s)", number(*car), part.name())
+            }
             Event::Rolled { car, die, purpose, value } => match car {
                 Some(c) => format!("car {} rolls {} for {}: {value}", number(*c), die.name(), purpose.name()),
                 None => format!("{} rolled for {}: {value}", die.name(), purpose.name()),

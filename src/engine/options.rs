@@ -66,7 +66,11 @@ impl MoveOption {
     /// A short label for option `i`: A..Z, then AA, AB...
     pub fn label(i: usize) -> String {
         let letters = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-        if i < 26 { (letters[i] as char).to_string() } else { format!("{}{}", letters[i / 26 - 1] as char, letters[i % 26] as char) }
+        if i < 26 {
+            (letters[i] as char).to_string()
+        } else {
+            format!("{}{}", letters[i / 26 - 1] as char, letters[i % 26] as char)
+        }
     }
 }
 
@@ -174,20 +178,21 @@ fn prune(v: &mut Vec<MoveOption>) {
             && a.crossings == b.crossings
             && a.missed == b.missed
     };
+    let cost = |o: &MoveOption| (o.brake_points(), o.tyre_points());
     let beats = |a: &MoveOption, b: &MoveOption| {
-        a.brake_points() <= b.brake_points()
-            && a.tyre_points() <= b.tyre_points()
-            && (a.brake_points(), a.tyre_points(), a.blocked) != (b.brake_points(), b.tyre_points(), b.blocked)
+        let (ab, at) = cost(a);
+        let (bb, bt) = cost(b);
+        ab <= bb && at <= bt && (ab, at) != (bb, bt)
     };
+    // Among options of equal cost, the first listed stays (plain braking comes before the same
+    // cost split as brakes and blocking, 12-0-3).
     let keep: Vec<bool> = (0..v.len())
         .map(|i| {
-            !v.iter().enumerate().any(|(j, o)| j != i && same(o, &v[i]) && (beats(o, &v[i]) || (j < i && equal_cost(o, &v[i]))))
+            !v.iter()
+                .enumerate()
+                .any(|(j, o)| j != i && same(o, &v[i]) && (beats(o, &v[i]) || (j < i && cost(o) == cost(&v[i]))))
         })
         .collect();
     let mut it = keep.into_iter();
     v.retain(|_| it.next().unwrap_or(true));
-}
-
-fn equal_cost(a: &MoveOption, b: &MoveOption) -> bool {
-    (a.brake_points(), a.tyre_points(), a.blocked) == (b.brake_points(), b.tyre_points(), b.blocked)
 }

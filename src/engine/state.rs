@@ -19,7 +19,7 @@ impl CarId {
 }
 
 /// Why a car left the race (20).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Elimination {
     /// Sortie de route: an overshoot it could not pay (10-3), or a missed 2-/3-stop corner (10-1).
     Overshoot,
@@ -169,6 +169,8 @@ pub struct RaceState {
     pub round_leader: Option<CarId>,
     /// Cars that have played in the current round.
     pub played: Vec<CarId>,
+    /// The car called to play (set by `order::advance`, cleared when its move is over).
+    pub to_play: Option<CarId>,
     /// Order key of the last mover's starting position: the round's sweep continues behind it
     /// (6-2-5).
     pub sweep: Option<OrderKey>,
@@ -211,6 +213,7 @@ impl RaceState {
             round: 1,
             round_leader: None,
             played: Vec::new(),
+            to_play: None,
             sweep: None,
             finish_order: Vec::new(),
         })

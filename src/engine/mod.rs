@@ -1,0 +1,35 @@
+//! The rules engine: a pure library. State + track + order + dice → new state + events.
+//!
+//! Architecture invariant: nothing under `engine` reads a clock, touches a file or the network,
+//! or draws randomness; dice are an input ([`dice::Dice`]). Same inputs, same outputs, byte for
+//! byte. Every rule applied cites its article of the 2004 competition rules.
+//!
+//! - [`rulebook`]: editions and every rule table, each row cited;
+//! - [`car`], [`state`]: the car sheet and the race state;
+//! - [`gearbox`]: gear changes and over-revving (6-1, 13);
+//! - [`movement`]: legal paths under the driving code (7, 10-2);
+//! - [`options`]: the priced choices after a roll (10, 11, 12);
+//! - [`play`]: one move, roll then resolve (6-3);
+//! - [`order`]: who plays next (6-2);
+//! - [`bot`]: a policy that plays a car sensibly;
+//! - [`events`]: what happened and why.
+
+pub mod bot;
+pub mod car;
+pub mod dice;
+pub mod events;
+pub mod gearbox;
+pub mod movement;
+pub mod options;
+pub mod order;
+pub mod play;
+pub mod rulebook;
+pub mod state;
+
+pub use car::{Part, Setup, Wear};
+pub use dice::{Dice, FixedDice, Purpose};
+pub use events::Event;
+pub use options::{Fate, MoveOption};
+pub use play::{IllegalOrder, Outcome, Rolled, Step, resolve, roll};
+pub use rulebook::{Die, Edition, Rulebook, Tyres};
+pub use state::{CarId, CarState, Elimination, RaceState, Status};

@@ -1,0 +1,111 @@
+//! Order of play (6-2): who moves next.
+//!
+//! A round of play starts with the race leader and sweeps backwards round the track, car by car,
+//! to the car just in front of the leader (6-2-2, 6-2-5; the track is a loop). The sweep
+//! continues behind the position the last mover *started* from, so a car that is passed keeps
+//! its turn, while a car lapped during the round is now ahead of the sweep and loses a move; if
+//! it re-passes the leader it is found again in front of the leader at the end of the round and
+//! plays twice (6-2-5, worked example). Cars side by side play higher gear first, then the one
+//! that arrived first (6-2-3); a spun car counts as in 1st (10-4-7), a stalled car plays after
+//! (9-1-3).
+
+use crate::track::Track;
+
+use super::events::Event;
+use super::state::{CarId, OrderKey, RaceState, Status};
+
+/// The order key of `car` where it stands now.
+pub fn key(state: &RaceState, t: &Track, car: CarId) -> OrderKey {
+    let c = state.car(car);
+    let gear = match c.status {
+        Status::SpunOut => 1,
+        Status::Stalled => 0,
+        _ => c.gear,
+    };
+    OrderKey { progress: t.space(c.space).progress, gear, early: u32::MAX - c.arrival }
+}
+
+/// Distance run in the race, for finding the leader: crossings of the line, then progress.
+pub fn race_distance(state: &RaceState, t: &Track, car: CarId) -> u64 {
+    let c = state.car(car);
+    c.crossings as u64 * t.lap_length as u64 + t.space(c.space).progress as u64
+}
+
+/// The race leader among the cars still playing (ties by order key).
+pub fn leader(state: &RaceState, t: &Track) -> Option<CarId> {
+    state.ids().filter(|&c| state.car(c).status.plays()).max_by_key(|&c| (race_distance(state, t, c), key(state, t, c)))
+}
+
+/// Finds the next car to play and returns the state with the round bookkeeping updated
+/// (a new round, eliminated cars taken off the track when their turn comes, spun cars turned
+/// round at the end of the round), the car, and the events. `None` when the race is over.
+pub fn advance(t: &Track, state: &RaceState) -> (RaceState, Option<CarId>, Vec<Event>) {
+    let mut s = state.clone();
+    let mut events = Vec::new();
+    loop {
+        let Some(lead) = leader(&s, t) else {
+            return (s, None, events);
+        };
+        let found = match s.sweep {
+            None => None,
+            Some(pointer) => {
+                // The first car behind the pointer, circularly; eliminated cars still on the
+                // board are met too (they are taken off at their turn, 12-1-2, 14-2).
+                let candidates: Vec<(OrderKey, CarId)> = s
+                    .ids()
+                    .filter(|&c| {
+                        s.car(c).status.plays() || matches!(s.car(c).status, Status::Eliminated { removed: false, .. })
+                    })
+                    .map(|c| (key(&s, t, c), c))
+                    .collect();
+                candidates
+                    .iter()
+                    .filter(|(k, _)| *k < pointer)
+                    .max()
+                    .or_else(|| candidates.iter().max())
+                    .map(|&(_, c)| c)
+            }
+        };
+        let ends_round = match found {
+            None => true,
+            // The sweep is back at the car that opened the round, or at a car that has played
+            // and leads now (it took the lead, or the opener has finished).
+            Some(c) => Some(c) == s.round_leader || (s.played.contains(&c) && c == lead),
+        };
+        if ends_round {
+            if s.round_leader.is_some() {
+                end_round(&mut s, &mut events);
+                s.round += 1;
+            }
+            s.round_leader = Some(lead);
+            s.played.clear();
+            s.sweep = None;
+            events.push(Event::RoundStarted { round: s.round, leader: lead });
+            events.push(Event::ToPlay { car: lead });
+            s.to_play = Some(lead);
+            return (s, Some(lead), events);
+        }
+        let c = found.expect("a car was found");
+        if let Status::Eliminated { reason, removed: false } = s.car(c).status {
+            s.sweep = Some(key(&s, t, c));
+            s.car_mut(c).status = Status::Eliminated { reason, removed: true };
+            events.push(Event::Removed { car: c });
+            continue;
+        }
+        events.push(Event::ToPlay { car: c });
+        s.to_play = Some(c);
+        return (s, Some(c), events);
+    }
+}
+
+/// End-of-round housekeeping: spun cars are turned round and will restart in 1st (10-4-1).
+fn end_round(s: &mut RaceState, events: &mut Vec<Event>) {
+    for c in 0..s.cars.len() {
+        let id = CarId(c as u8);
+        if s.cars[c].status == Status::SpunOut {
+            s.cars[c].status = Status::Racing;
+            s.cars[c].gear = 0;
+            events.push(Event::Restarts { car: id });
+        }
+    }
+}

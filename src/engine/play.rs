@@ -1,0 +1,322 @@
+//! One car's move, in the order of 6-3: the gear is announced and over-revving paid (steps 1-3),
+//! the die is rolled (4), the player picks one of the options (5, 9, 11), and the engine applies
+//! it: brakes, blocking, overshoot, stops, line crossings, handling tests (10), eliminations.
+//!
+//! Two calls, because a play-by-email player answers between them: [`roll`] returns the options,
+//! [`resolve`] applies the one chosen. Both are pure: they take a state and return a new one.
+
+use thiserror::Error;
+
+use crate::track::{SpaceIdx, Track};
+
+use super::car::Part;
+use super::dice::{Dice, Purpose};
+use super::events::Event;
+use super::gearbox::{self, GearError};
+use super::movement::{Board, Mover, reaches};
+use super::options::{Fate, MoveOption, options};
+use super::order::key;
+use super::rulebook::{Die, Edition, Rulebook, handling_threshold};
+use super::state::{CarId, Elimination, OrderKey, RaceState, Status};
+
+/// Why an order cannot be carried out. An illegal order changes nothing.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum IllegalOrder {
+    /// The car is out of the race or has finished.
+    #[error("car {0} is no longer racing")]
+    NotRacing(u8),
+    /// Another car is to play (6-2).
+    #[error("it is car {expected}'s turn to play, not car {got}'s (6-2)")]
+    NotYourTurn {
+        /// The car whose turn it is.
+        expected: u8,
+        /// The car ordered.
+        got: u8,
+    },
+    /// No car is to play (the race is over, or the next car has not been called yet).
+    #[error("no car is to play now")]
+    NobodyToPlay,
+    /// The gear cannot be engaged.
+    #[error("{0}")]
+    Gear(#[from] GearError),
+    /// The option does not exist.
+    #[error("there is no option {label}; choose one of {first} to {last}")]
+    NoSuchOption {
+        /// What was asked for.
+        label: String,
+        /// First label.
+        first: String,
+        /// Last label.
+        last: String,
+    },
+}
+
+/// A roll made and the options it offers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rolled {
+    /// The state after the gear change and any over-revving cost.
+    pub state: RaceState,
+    /// The car.
+    pub car: CarId,
+    /// Where it starts.
+    pub from: SpaceIdx,
+    /// Its order key before the move, where the round's sweep continues (6-2-5).
+    pub start_key: OrderKey,
+    /// The gear engaged.
+    pub gear: u8,
+    /// The die result.
+    pub roll: u8,
+    /// What the player may choose, farthest first.
+    pub options: Vec<MoveOption>,
+    /// Events so far (gear, over-revving, roll).
+    pub events: Vec<Event>,
+}
+
+/// The result of a step of the game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// The new state.
+    pub state: RaceState,
+    /// What happened, in order.
+    pub events: Vec<Event>,
+}
+
+/// What [`roll`] leads to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// The player must choose an option.
+    Choose(Box<Rolled>),
+    /// The move is over before any choice (the car was eliminated by over-revving).
+    Done(Outcome),
+}
+
+/// Announces `gear` for `car`, pays over-revving (13), rolls the gear die and lists the options.
+pub fn roll(
+    t: &Track,
+    state: &RaceState,
+    car: CarId,
+    gear: u8,
+    dice: &mut dyn Dice,
+    rules: &Rulebook,
+) -> Result<Step, IllegalOrder> {
+    let c = state.car(car);
+    if !c.status.plays() {
+        return Err(IllegalOrder::NotRacing(c.number));
+    }
+    match state.to_play {
+        Some(p) if p != car => {
+            return Err(IllegalOrder::NotYourTurn { expected: state.car(p).number, got: c.number });
+        }
+        None => return Err(IllegalOrder::NobodyToPlay),
+        _ => {}
+    }
+    let change = gearbox::change(c, gear)?;
+    let mut s = state.clone();
+    let mut events = Vec::new();
+    let start_key = key(state, t, car);
+    let from = c.space;
+    {
+        let c = s.car_mut(car);
+        c.gear = gear;
+        if c.status == Status::Grid {
+            c.status = Status::Racing;
+        }
+    }
+    events.push(Event::Gear { car, from: change.from, to: gear });
+    for (part, points) in [(Part::Gas, change.gas), (Part::Brakes, change.brakes), (Part::Engine, change.engine)] {
+        if points > 0 {
+            *s.car_mut(car).wear.get_mut(part) -= points;
+            events.push(Event::Wear { car, part, points, article: "13-1" });
+        }
+    }
+    if change.engine > 0 {
+        s.add_sticker(from);
+        events.push(Event::Sticker { space: from, article: "13-3" });
+        if s.car(car).wear.engine == 0 {
+            // 16-0-3-1 (2004): a broken engine in 4th or lower means no inertia, the car is
+            // removed at once. Every over-rev that costs an engine point ends in 2nd or 1st.
+            // The 2002 text plays inertia (16-0-3), which the full-rules engine adds.
+            let removed = rules.edition == Edition::Competition2004 || gear <= 4;
+            s.car_mut(car).status = Status::Eliminated { reason: Elimination::Engine, removed };
+            events.push(Event::Eliminated { car, reason: Elimination::Engine });
+            finish_turn(&mut s, car, start_key);
+            return Ok(Step::Done(Outcome { state: s, events }));
+        }
+    }
+    let value = dice.roll(Die::Gear(gear), Some(car), Purpose::Move);
+    events.push(Event::Rolled { car: Some(car), die: Die::Gear(gear), purpose: Purpose::Move, value });
+    let opts = move_options(t, &s, car, value);
+    Ok(Step::Choose(Box::new(Rolled { state: s, car, from, start_key, gear, roll: value, options: opts, events })))
+}
+
+/// The options of `car` for a gear-die result of `value` in state `s`.
+pub fn move_options(t: &Track, s: &RaceState, car: CarId, value: u8) -> Vec<MoveOption> {
+    let c = s.car(car);
+    let mut occupied = vec![false; t.spaces.len()];
+    for (i, other) in s.cars.iter().enumerate() {
+        if i != car.get() && other.status.on_board() {
+            occupied[other.space.get()] = true;
+        }
+    }
+    let board = Board { track: t, occupied: &occupied, dangerous: &s.dangerous, pit_open: false };
+    let mover = Mover { start: c.space, stops: c.stops, max: value, min: value.saturating_sub(c.wear.brakes) };
+    let r = reaches(&board, &mover);
+    options(t, c, value, s.wet, &r)
+}
+
+/// Applies option `choice` (an index into `rolled.options`) and returns the new state.
+pub fn resolve(
+    t: &Track,
+    rolled: &Rolled,
+    choice: usize,
+    dice: &mut dyn Dice,
+    _rules: &Rulebook,
+) -> Result<Outcome, IllegalOrder> {
+    let Some(opt) = rolled.options.get(choice) else {
+        return Err(IllegalOrder::NoSuchOption {
+            label: MoveOption::label(choice),
+            first: MoveOption::label(0),
+            last: MoveOption::label(rolled.options.len().saturating_sub(1)),
+        });
+    };
+    let car = rolled.car;
+    let mut s = rolled.state.clone();
+    let mut events = Vec::new();
+    let wear = |s: &mut RaceState, events: &mut Vec<Event>, part: Part, points: u8, article: &'static str| {
+        if points > 0 {
+            let w = s.car_mut(car).wear.get_mut(part);
+            *w = w.saturating_sub(points);
+            events.push(Event::Wear { car, part, points, article });
+        }
+    };
+
+    // Brakes and blocking (11, 12).
+    if opt.brakes > 0 {
+        events.push(Event::Braked { car, spaces: opt.brakes });
+        wear(&mut s, &mut events, Part::Brakes, opt.brakes, "11-0-3");
+    }
+    if opt.blocked > 0 {
+        events.push(Event::Blocked { car, spaces: opt.blocked });
+    }
+    let eliminated_now = matches!(opt.fate, Fate::Eliminated(_));
+    if !eliminated_now {
+        wear(&mut s, &mut events, Part::Brakes, opt.blocking_brakes, "12-0-1");
+        wear(&mut s, &mut events, Part::Tyres, opt.blocking_tyres, "12-0-1");
+    }
+
+    // The move itself.
+    events.push(Event::Moved { car, from: rolled.from, to: opt.end, spaces: opt.spaces });
+    let arrival = s.next_arrival;
+    s.next_arrival += 1;
+    {
+        let c = s.car_mut(car);
+        c.space = opt.end;
+        c.arrival = arrival;
+        c.moves += 1;
+        c.stops = opt.stops;
+    }
+    if let Some((corner, spaces)) = opt.overshoot {
+        events.push(Event::Overshoot { car, corner, spaces });
+        if !eliminated_now {
+            wear(&mut s, &mut events, Part::Tyres, opt.overshoot_tyres, "10-0-1");
+        }
+    }
+    if let Some((corner, stops)) = opt.stops {
+        events.push(Event::Stop { car, corner, stops, required: t.corners[corner.get()].stops });
+    }
+
+    match opt.fate {
+        Fate::Continues => {}
+        Fate::SpinOut => {
+            s.car_mut(car).status = Status::SpunOut;
+            events.push(Event::SpunOut { car });
+        }
+        Fate::Eliminated(reason) => {
+            eliminate(t, &mut s, &mut events, car, reason, opt.end);
+        }
+    }
+
+    // Line crossings, laps and the finish (0-0-1, 8-0-2, 21).
+    if s.car(car).status.plays() {
+        for _ in 0..opt.crossings {
+            let laps = s.laps;
+            let c = s.car_mut(car);
+            c.crossings += 1;
+            if c.crossings >= 2 {
+                c.tyre_lap += 1;
+            }
+            if c.crossings > laps {
+                let place = s.finish_order.len() as u8 + 1;
+                s.finish_order.push(car);
+                s.car_mut(car).status = Status::Finished { place };
+                events.push(Event::Finished { car, place });
+                break;
+            }
+            let lap = s.car(car).crossings;
+            events.push(Event::Lap { car, lap });
+        }
+    }
+
+    // Road-handling tests on the dangerous spaces entered (17-0-2), at the end of the move (6-3
+    // step 10). A car that has just finished keeps its place (docs/rulings.md).
+    for _ in &opt.dangerous {
+        if !s.car(car).status.plays() {
+            break;
+        }
+        let v = dice.roll(Die::Black, Some(car), Purpose::Handling);
+        events.push(Event::Rolled { car: Some(car), die: Die::Black, purpose: Purpose::Handling, value: v });
+        if v <= handling_threshold(s.wet) {
+            wear(&mut s, &mut events, Part::Handling, 1, "17-0-2");
+            if s.car(car).wear.handling == 0 {
+                // 17-0-3: removed at once, no sticker.
+                s.car_mut(car).status = Status::Eliminated { reason: Elimination::Handling, removed: true };
+                events.push(Event::Eliminated { car, reason: Elimination::Handling });
+            }
+        }
+    }
+    finish_turn(&mut s, car, rolled.start_key);
+    Ok(Outcome { state: s, events })
+}
+
+/// Takes `car` out of the race where it stands (20), with the consequences its reason carries.
+fn eliminate(t: &Track, s: &mut RaceState, events: &mut Vec<Event>, car: CarId, reason: Elimination, at: SpaceIdx) {
+    events.push(Event::Eliminated { car, reason });
+    match reason {
+        Elimination::Blocking => {
+            // 12-1-1, 12-1-2: a sticker under the car, which waits for its next turn to leave;
+            // the car just in front loses a body point and gets a sticker too.
+            s.car_mut(car).status = Status::Eliminated { reason, removed: false };
+            s.add_sticker(at);
+            events.push(Event::Sticker { space: at, article: "12-1-2" });
+            let lane = t.space(at).lane;
+            let mut ahead: Vec<CarId> = t.next(at).iter().filter_map(|&n| s.car_on(n)).filter(|&c| c != car).collect();
+            ahead.sort_by_key(|&c| (t.space(s.car(c).space).lane != lane, s.car(c).space));
+            if let Some(&front) = ahead.first() {
+                let fs = s.car(front).space;
+                let body = &mut s.car_mut(front).wear.body;
+                *body = body.saturating_sub(1);
+                events.push(Event::Wear { car: front, part: Part::Body, points: 1, article: "12-1-1" });
+                s.add_sticker(fs);
+                events.push(Event::Sticker { space: fs, article: "12-1-2" });
+                if s.car(front).wear.body == 0 && s.car(front).status.plays() {
+                    s.car_mut(front).status = Status::Eliminated { reason: Elimination::Body, removed: false };
+                    events.push(Event::Eliminated { car: front, reason: Elimination::Body });
+                }
+            }
+        }
+        // 10-3: an overshoot elimination leaves no sticker and the car goes at once.
+        _ => s.car_mut(car).status = Status::Eliminated { reason, removed: true },
+    }
+}
+
+fn finish_turn(s: &mut RaceState, car: CarId, start_key: OrderKey) {
+    s.sweep = Some(start_key);
+    s.played.push(car);
+    s.to_play = None;
+}
+
+/// Finds the option whose end space has id `space` (and, when several, the cheapest).
+pub fn option_to(t: &Track, rolled: &Rolled, space: &str) -> Option<usize> {
+    let target = t.find(space)?;
+    rolled.options.iter().position(|o| o.end == target)
+}

@@ -1,0 +1,272 @@
+//! Whole bot races: `steward sim`. Drives the pure engine with the bot policy and labelled dice,
+//! checks the engine's invariants after every move, and summarises deterministically.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use sha2::{Digest, Sha256};
+use thiserror::Error;
+
+use crate::dice::{LabelledDice, sim_key};
+use crate::engine::bot::Bot;
+use crate::engine::order::advance;
+use crate::engine::{CarId, Elimination, Fate, RaceState, Rulebook, Setup, Status, Step, Tyres, Wear, resolve, roll};
+use crate::track::Track;
+
+/// What to simulate.
+#[derive(Clone, Debug)]
+pub struct SimConfig {
+    /// Cars per race (1 to the grid size).
+    pub cars: usize,
+    /// Laps per race.
+    pub laps: u16,
+    /// Races.
+    pub races: u32,
+    /// Seed: race `i` uses dice keyed by (seed, track, i).
+    pub seed: u64,
+    /// Print every event of this race (0-based), for moderators checking the bot or the rules.
+    pub trace: Option<u32>,
+}
+
+/// One race's result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RaceResult {
+    /// Car numbers in finishing order.
+    pub finish: Vec<u8>,
+    /// Eliminated cars and why.
+    pub eliminated: Vec<(u8, Elimination)>,
+    /// Dice rolled.
+    pub rolls: u32,
+    /// Moves played.
+    pub moves: u32,
+    /// Rounds of play.
+    pub rounds: u32,
+}
+
+/// An engine invariant broken during a simulation: always a bug.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("race {race}, move {moves}: {what}")]
+pub struct Broken {
+    /// Race index.
+    pub race: u32,
+    /// Moves played when it broke.
+    pub moves: u32,
+    /// What broke.
+    pub what: String,
+    /// Output produced before it broke (the trace, if one was asked for).
+    pub context: String,
+}
+
+/// Moves after which a race is declared stuck (a bug): 10 cars × 3 laps need about 500.
+const MAX_MOVES: u32 = 20_000;
+
+/// The setups of an `n`-car field: a balanced sheet on hard tyres.
+pub fn field(n: usize) -> Vec<(u8, Setup)> {
+    (0..n).map(|i| (i as u8 + 1, Setup { wear: Wear::standard(), tyres: Tyres::Hard })).collect()
+}
+
+/// Plays race number `race` to the end.
+pub fn run_race(
+    t: &Track,
+    rules: &Rulebook,
+    cfg: &SimConfig,
+    race: u32,
+    bot: &mut Bot,
+    trace: &mut Option<String>,
+) -> Result<RaceResult, Broken> {
+    let broken = |moves: u32, what: String| Broken { race, moves, what, context: String::new() };
+    let mut state = RaceState::new(t, cfg.laps, &field(cfg.cars)).map_err(|e| broken(0, e))?;
+    let mut dice = LabelledDice::new(sim_key(cfg.seed, &format!("{}/{race}", t.name)), "0");
+    let mut moves = 0u32;
+    loop {
+        let (s, next, events) = advance(t, &state);
+        state = s;
+        log(trace, t, &state, &events);
+        let Some(car) = next else { break };
+        moves += 1;
+        if moves > MAX_MOVES {
+            return Err(broken(moves, "the race does not end".into()));
+        }
+        dice.set_turn(&moves.to_string());
+        let before = state.clone();
+        let gear = bot.gear(t, &state, car);
+        let step = roll(t, &state, car, gear, &mut dice, rules)
+            .map_err(|e| broken(moves, format!("bot order refused: {e}")))?;
+        state = match step {
+            Step::Done(o) => {
+                log(trace, t, &o.state, &o.events);
+                o.state
+            }
+            Step::Choose(r) => {
+                log(trace, t, &r.state, &r.events);
+                if r.options.is_empty() {
+                    return Err(broken(moves, "no option offered".into()));
+                }
+                let i = bot.option(t, r.state.car(car), &r.options);
+                let o = &r.options[i];
+                let c = r.state.car(car);
+                if o.fate == Fate::Continues
+                    && (o.brake_points() > c.wear.brakes || (o.tyre_points() > 0 && o.tyre_points() >= c.wear.tyres))
+                {
+                    return Err(broken(moves, format!("option costs more than car {} has", c.number)));
+                }
+                if let Some(out) = trace.as_mut() {
+                    let _ = writeln!(
+                        out,
+                        "    {} options, bot takes {}",
+                        r.options.len(),
+                        crate::engine::MoveOption::label(i)
+                    );
+                }
+                let o = resolve(t, &r, i, &mut dice, rules).map_err(|e| broken(moves, e.to_string()))?;
+                log(trace, t, &o.state, &o.events);
+                o.state
+            }
+        };
+        check(t, &before, &state).map_err(|w| broken(moves, w))?;
+    }
+    let mut eliminated: Vec<(u8, Elimination)> = state
+        .cars
+        .iter()
+        .filter_map(|c| match c.status {
+            Status::Eliminated { reason, .. } => Some((c.number, reason)),
+            _ => None,
+        })
+        .collect();
+    eliminated.sort();
+    Ok(RaceResult {
+        finish: state.finish_order.iter().map(|&c| state.car(c).number).collect(),
+        eliminated,
+        rolls: dice.log.len() as u32,
+        moves,
+        rounds: state.round,
+    })
+}
+
+fn log(trace: &mut Option<String>, t: &Track, s: &RaceState, events: &[crate::engine::Event]) {
+    if let Some(out) = trace.as_mut() {
+        for e in events {
+            let _ = writeln!(out, "  {}", e.describe(t, |c| s.car(c).number));
+        }
+    }
+}
+
+/// The invariants every move keeps (issue: no two cars on one space, laps never go back,
+/// finishers crossed the line after the required laps, eliminated cars have a reason).
+pub fn check(t: &Track, before: &RaceState, after: &RaceState) -> Result<(), String> {
+    let mut seen = vec![None; t.spaces.len()];
+    for (i, c) in after.cars.iter().enumerate() {
+        if c.status.on_board() {
+            if let Some(other) = seen[c.space.get()] {
+                return Err(format!("cars {other} and {} share space {}", c.number, t.space(c.space).id));
+            }
+            seen[c.space.get()] = Some(c.number);
+        }
+        let b = &before.cars[i];
+        if c.crossings < b.crossings {
+            return Err(format!("car {} lost a lap", c.number));
+        }
+        if let Status::Finished { .. } = c.status
+            && c.crossings <= after.laps
+        {
+            return Err(format!("car {} finished after {} crossings of {} laps", c.number, c.crossings, after.laps));
+        }
+        if c.status == Status::Racing && c.wear.tyres == 0 && b.wear.tyres > 0 {
+            return Err(format!("car {} used its last tyre point without spinning (10-4-1)", c.number));
+        }
+    }
+    Ok(())
+}
+
+/// Runs every race and returns the summary text, or the first broken invariant.
+pub fn run(t: &Track, rules: &Rulebook, cfg: &SimConfig) -> Result<String, Broken> {
+    let mut bot = Bot::new();
+    let mut results = Vec::new();
+    let mut out = String::new();
+    for race in 0..cfg.races {
+        let mut trace = (cfg.trace == Some(race)).then(String::new);
+        let result = run_race(t, rules, cfg, race, &mut bot, &mut trace);
+        if let Some(text) = trace {
+            let _ = writeln!(out, "trace of race {}:", race + 1);
+            out.push_str(&text);
+        }
+        match result {
+            Ok(r) => results.push(r),
+            Err(mut b) => {
+                b.context = out;
+                return Err(b);
+            }
+        }
+    }
+    out.push_str(&summary(t, cfg, &results));
+    Ok(out)
+}
+
+/// A deterministic plain-text summary, ending with a digest of every result.
+pub fn summary(t: &Track, cfg: &SimConfig, results: &[RaceResult]) -> String {
+    let mut out = String::new();
+    let _ =
+        writeln!(out, "{} races on {}, {} cars, {} laps, seed {}", results.len(), t.name, cfg.cars, cfg.laps, cfg.seed);
+    let mut digest = Sha256::new();
+    let mut by_reason: BTreeMap<&str, u32> = BTreeMap::new();
+    let mut wins: BTreeMap<u8, u32> = BTreeMap::new();
+    let (mut finishers, mut rolls, mut moves, mut rounds) = (0usize, 0u64, 0u64, 0u64);
+    for (i, r) in results.iter().enumerate() {
+        let line = format!(
+            "race {:>4}: finish {:?} out {:?} rolls {} rounds {}",
+            i + 1,
+            r.finish,
+            r.eliminated.iter().map(|(n, e)| format!("{n}:{}", e.name())).collect::<Vec<_>>(),
+            r.rolls,
+            r.rounds
+        );
+        digest.update(line.as_bytes());
+        if results.len() <= 20 {
+            let _ = writeln!(out, "{line}");
+        }
+        for (_, e) in &r.eliminated {
+            *by_reason.entry(e.name()).or_default() += 1;
+        }
+        if let Some(&w) = r.finish.first() {
+            *wins.entry(w).or_default() += 1;
+        }
+        finishers += r.finish.len();
+        rolls += r.rolls as u64;
+        moves += r.moves as u64;
+        rounds += r.rounds as u64;
+    }
+    let n = results.len().max(1) as f64;
+    let _ = writeln!(out, "finishers: {finishers} of {} cars", results.len() * cfg.cars);
+    let _ = writeln!(
+        out,
+        "eliminations: {}",
+        if by_reason.is_empty() {
+            "none".to_string()
+        } else {
+            by_reason.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")
+        }
+    );
+    let _ = writeln!(
+        out,
+        "wins by grid slot: {}",
+        wins.iter().map(|(k, v)| format!("#{k} {v}")).collect::<Vec<_>>().join(", ")
+    );
+    let _ = writeln!(
+        out,
+        "rolls {rolls} ({:.1} a race), moves {moves}, rounds {:.1} a race",
+        rolls as f64 / n,
+        rounds as f64 / n
+    );
+    let _ = writeln!(out, "digest {}", hex::encode(digest.finalize()));
+    out
+}
+
+/// The number of cars in a result that finished (used by tests).
+pub fn finished(r: &RaceResult) -> usize {
+    r.finish.len()
+}
+
+/// Car ids of a field, for callers that drive races themselves.
+pub fn car_ids(n: usize) -> Vec<CarId> {
+    (0..n).map(|i| CarId(i as u8)).collect()
+}
