@@ -22,6 +22,12 @@ enum Command {
     /// Tracks: check, describe, import and draw them.
     #[command(subcommand)]
     Track(TrackCommand),
+    /// Run rulebook cases (`tests/scenarios/*.toml`); exits 1 with a readable diff on any failure.
+    Scenario {
+        /// Case files or directories of them.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
     /// Play whole bot races and print a deterministic summary (same seed, same bytes).
     Sim {
         /// A shipped track's name or a file path.
@@ -102,6 +108,13 @@ pub fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Track(t) => run_track(t),
+        Command::Scenario { files } => {
+            let paths = crate::scenario::collect(&files);
+            let mut report = String::new();
+            let failed = crate::scenario::run_files(&paths, &mut report);
+            print!("{report}");
+            Ok(if failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+        }
         Command::Sim { track: name, cars, laps, races, seed, profile, trace } => {
             let t = track::load::resolve(&name)?;
             let rules = crate::engine::Rulebook::from_profile(&profile)

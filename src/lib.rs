@@ -8,5 +8,6 @@ pub mod cli;
 pub mod dice;
 pub mod engine;
 pub mod render;
+pub mod scenario;
 pub mod sim;
 pub mod track;

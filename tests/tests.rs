@@ -2,5 +2,6 @@
 //! through the public library API or the `steward` command.
 
 mod board;
+mod scenarios;
 mod support;
 mod tracks;

@@ -1,0 +1,704 @@
+//! Rulebook cases as data (`tests/scenarios/*.toml`), like the Diplomacy adjudicator test cases:
+//! each file sets up a position, fixes the dice, plays orders and states what the rulebook says
+//! must follow. `steward scenario FILE...` and `cargo test` run them; `docs/scenarios.md`
+//! documents the format for rules experts.
+//!
+//! A missing expectation is not checked; every mismatch of a case is reported, not only the
+//! first.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::engine::order::advance;
+use crate::engine::{
+    CarId, CarState, Fate, FixedDice, MoveOption, RaceState, Rulebook, Status, Step, Tyres, Wear, resolve, roll,
+};
+use crate::track::{self, Track};
+
+/// A whole case file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// The article the case is about (`12-2`).
+    pub article: String,
+    /// What the case shows, in a sentence.
+    pub title: String,
+    /// Skip the case, saying why (the rule is not implemented yet, say).
+    #[serde(default)]
+    pub ignore: Option<String>,
+    /// A shipped track name, or a track file path relative to the case file.
+    pub track: String,
+    /// Rule profile (default `competition-2004`).
+    #[serde(default)]
+    pub profile: Option<String>,
+    /// Wet track.
+    #[serde(default)]
+    pub wet: bool,
+    /// Laps of the race (default 3).
+    #[serde(default)]
+    pub laps: Option<u16>,
+    /// Dangerous spaces at the start.
+    #[serde(default)]
+    pub dangerous: Vec<String>,
+    /// The cars, in any order.
+    #[serde(rename = "car")]
+    pub cars: Vec<CarSpec>,
+    /// The car whose turn it is at the start (default: as the order of play says).
+    #[serde(default)]
+    pub to_play: Option<u8>,
+    /// Moves played in order.
+    #[serde(default, rename = "move")]
+    pub moves: Vec<MoveSpec>,
+    /// What must hold at the end.
+    #[serde(default)]
+    pub expect: Option<Expect>,
+}
+
+/// A car's position and sheet.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CarSpec {
+    /// Painted number.
+    pub number: u8,
+    /// Space id.
+    pub space: String,
+    /// Gear (0 = standing).
+    #[serde(default)]
+    pub gear: u8,
+    /// Wear points; missing parts take the standard sheet's values.
+    #[serde(default)]
+    pub wear: Option<WearSpec>,
+    /// Tyres (`hard`, `soft`, `rain`).
+    #[serde(default)]
+    pub tyres: Option<String>,
+    /// Lap of the set of tyres (default 1).
+    #[serde(default)]
+    pub tyre_lap: Option<u16>,
+    /// Finish-line crossings so far (default 1: on lap 1).
+    #[serde(default)]
+    pub crossings: Option<u16>,
+    /// Stops counted in the corner the car stands in.
+    #[serde(default)]
+    pub stops: Option<u8>,
+    /// `racing` (default), `spun`, `stalled`, `grid`.
+    #[serde(default)]
+    pub status: Option<String>,
+    /// Arrival order on its space (lower came first; default: file order).
+    #[serde(default)]
+    pub arrival: Option<u32>,
+}
+
+/// Wear points, each optional.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct WearSpec {
+    /// Tyres.
+    pub tyres: Option<u8>,
+    /// Brakes.
+    pub brakes: Option<u8>,
+    /// Gas.
+    pub gas: Option<u8>,
+    /// Body.
+    pub body: Option<u8>,
+    /// Engine.
+    pub engine: Option<u8>,
+    /// Handling.
+    pub handling: Option<u8>,
+}
+
+/// One move.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoveSpec {
+    /// The car that must be the one to play (checked against the order of play).
+    #[serde(default)]
+    pub car: Option<u8>,
+    /// Gear announced.
+    #[serde(default)]
+    pub gear: Option<u8>,
+    /// Die results in order: the gear die, then black dice.
+    #[serde(default)]
+    pub dice: Vec<u8>,
+    /// End space of the option chosen.
+    #[serde(default)]
+    pub choose: Option<String>,
+    /// Among options ending there, the one with this many voluntary brake points.
+    #[serde(default)]
+    pub brakes: Option<u8>,
+    /// Instead of playing, put the car there as if it had moved (for order-of-play cases).
+    #[serde(default)]
+    pub place: Option<String>,
+    /// What must hold after the roll (options) and after the move.
+    #[serde(default)]
+    pub expect: Option<Expect>,
+}
+
+/// Expectations; each is checked only when given.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// The order is refused with a message containing this text.
+    pub error: Option<String>,
+    /// Exactly these end spaces are offered.
+    pub options: Option<Vec<String>>,
+    /// These end spaces are among those offered.
+    pub options_include: Option<Vec<String>>,
+    /// These end spaces are not offered.
+    pub options_exclude: Option<Vec<String>>,
+    /// Options that must be offered with these costs.
+    #[serde(default, rename = "option")]
+    pub option: Vec<OptionSpec>,
+    /// Cars' states after the move.
+    #[serde(default, rename = "car")]
+    pub cars: Vec<CarExpect>,
+    /// Stickers on exactly these spaces.
+    pub dangerous: Option<Vec<String>>,
+    /// These articles are cited by the move's events.
+    pub articles: Option<Vec<String>>,
+    /// The order in which cars are called to play from here on (car numbers).
+    pub play_order: Option<Vec<u8>>,
+    /// Finishing order so far (car numbers).
+    pub finish: Option<Vec<u8>>,
+}
+
+/// An option that must be on offer.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OptionSpec {
+    /// End space.
+    pub end: String,
+    /// Voluntary brake points.
+    pub brakes: Option<u8>,
+    /// Spaces short because blocked.
+    pub blocked: Option<u8>,
+    /// All brake points lost.
+    pub brake_points: Option<u8>,
+    /// All tyre points lost.
+    pub tyre_points: Option<u8>,
+    /// Overshoot spaces.
+    pub overshoot: Option<u8>,
+    /// Stops counted in the end corner.
+    pub stops: Option<u8>,
+    /// `continues`, `spin`, `eliminated` or `eliminated:<reason>`.
+    pub fate: Option<String>,
+    /// Dangerous spaces entered.
+    pub dangerous: Option<Vec<String>>,
+    /// The exact path (space ids after the start).
+    pub path: Option<Vec<String>>,
+}
+
+/// A car's expected state.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CarExpect {
+    /// Which car.
+    pub number: u8,
+    /// Where it stands.
+    pub space: Option<String>,
+    /// Gear.
+    pub gear: Option<u8>,
+    /// Wear points (only those given are checked).
+    pub wear: Option<WearSpec>,
+    /// `racing`, `spun`, `stalled`, `finished`, `eliminated` or `eliminated:<reason>`.
+    pub status: Option<String>,
+    /// Stops in its corner.
+    pub stops: Option<u8>,
+    /// Line crossings.
+    pub crossings: Option<u16>,
+}
+
+/// The result of running one case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every expectation held.
+    Pass,
+    /// Skipped, with the reason.
+    Ignored(String),
+    /// What did not hold.
+    Fail(Vec<String>),
+}
+
+/// Loads and runs a case file.
+pub fn run_file(path: &Path) -> Verdict {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => return Verdict::Fail(vec![format!("cannot read: {e}")]),
+    };
+    let sc: Scenario = match toml::from_str(&text) {
+        Ok(s) => s,
+        Err(e) => return Verdict::Fail(vec![format!("not a valid case file: {}", e.message().trim())]),
+    };
+    if let Some(why) = &sc.ignore {
+        return Verdict::Ignored(why.clone());
+    }
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    run(&sc, &dir)
+}
+
+fn load_track(name: &str, dir: &Path) -> Result<Track, String> {
+    let local: PathBuf = dir.join(name);
+    let found = if local.is_file() { local.to_string_lossy().into_owned() } else { name.to_string() };
+    track::load::resolve(&found).map_err(|e| format!("track: {e}"))
+}
+
+/// Runs a parsed case; `dir` resolves relative track paths.
+pub fn run(sc: &Scenario, dir: &Path) -> Verdict {
+    let mut fails = Vec::new();
+    let t = match load_track(&sc.track, dir) {
+        Ok(t) => t,
+        Err(e) => return Verdict::Fail(vec![e]),
+    };
+    let rules = match sc.profile.as_deref() {
+        None => Rulebook::competition_2004(),
+        Some(p) => match Rulebook::from_profile(p) {
+            Some(r) => r,
+            None => return Verdict::Fail(vec![format!("unknown profile `{p}`")]),
+        },
+    };
+    let mut state = match setup(sc, &t) {
+        Ok(s) => s,
+        Err(e) => return Verdict::Fail(vec![e]),
+    };
+    for (i, m) in sc.moves.iter().enumerate() {
+        let at = format!("move {}", i + 1);
+        match play_move(&t, &rules, &state, m, &at, &mut fails) {
+            Some(next) => state = next,
+            None => break,
+        }
+    }
+    if let Some(e) = &sc.expect {
+        check_state(&t, &state, e, "end", &mut fails);
+    }
+    if fails.is_empty() { Verdict::Pass } else { Verdict::Fail(fails) }
+}
+
+fn setup(sc: &Scenario, t: &Track) -> Result<RaceState, String> {
+    let mut cars = Vec::new();
+    for (i, c) in sc.cars.iter().enumerate() {
+        let space =
+            t.find(&c.space).ok_or_else(|| format!("car {}: no space `{}` on {}", c.number, c.space, t.name))?;
+        let wear = apply_wear(Wear::standard(), c.wear.as_ref());
+        let tyres = match &c.tyres {
+            Some(s) => Tyres::parse(s).ok_or_else(|| format!("car {}: tyres `{s}` (hard, soft, rain)", c.number))?,
+            None => Tyres::Hard,
+        };
+        let status = match c.status.as_deref().unwrap_or("racing") {
+            "racing" => Status::Racing,
+            "spun" => Status::SpunOut,
+            "stalled" => Status::Stalled,
+            "grid" => Status::Grid,
+            other => return Err(format!("car {}: status `{other}` (racing, spun, stalled, grid)", c.number)),
+        };
+        let stops = match (t.space(space).corner, c.stops) {
+            (Some(k), Some(n)) => Some((k, n)),
+            (Some(k), None) => Some((k, 0)),
+            (None, Some(_)) => {
+                return Err(format!("car {}: `stops` given but {} is not in a corner", c.number, c.space));
+            }
+            (None, None) => None,
+        };
+        cars.push(CarState {
+            number: c.number,
+            space,
+            gear: c.gear,
+            wear,
+            pit_points: 0,
+            tyres,
+            tyre_lap: c.tyre_lap.unwrap_or(1),
+            crossings: c.crossings.unwrap_or(1),
+            stops,
+            status,
+            arrival: c.arrival.unwrap_or(i as u32),
+            moves: 0,
+        });
+    }
+    let mut state = RaceState {
+        next_arrival: cars.iter().map(|c| c.arrival + 1).max().unwrap_or(0),
+        cars,
+        dangerous: Vec::new(),
+        wet: sc.wet,
+        laps: sc.laps.unwrap_or(3),
+        round: 1,
+        round_leader: None,
+        played: Vec::new(),
+        to_play: None,
+        sweep: None,
+        finish_order: Vec::new(),
+    };
+    for d in &sc.dangerous {
+        let s = t.find(d).ok_or_else(|| format!("dangerous: no space `{d}`"))?;
+        state.add_sticker(s);
+    }
+    let mut seen = Vec::new();
+    for c in &state.cars {
+        if seen.contains(&c.space) {
+            return Err(format!("two cars on {}", t.space(c.space).id));
+        }
+        seen.push(c.space);
+    }
+    if let Some(n) = sc.to_play {
+        let id = car_id(&state, n).ok_or_else(|| format!("to_play: no car {n}"))?;
+        state.to_play = Some(id);
+        state.round_leader = Some(id);
+    }
+    Ok(state)
+}
+
+fn apply_wear(mut w: Wear, spec: Option<&WearSpec>) -> Wear {
+    if let Some(s) = spec {
+        let set = |v: &mut u8, x: Option<u8>| {
+            if let Some(x) = x {
+                *v = x;
+            }
+        };
+        set(&mut w.tyres, s.tyres);
+        set(&mut w.brakes, s.brakes);
+        set(&mut w.gas, s.gas);
+        set(&mut w.body, s.body);
+        set(&mut w.engine, s.engine);
+        set(&mut w.handling, s.handling);
+    }
+    w
+}
+
+fn car_id(state: &RaceState, number: u8) -> Option<CarId> {
+    state.ids().find(|&c| state.car(c).number == number)
+}
+
+fn play_move(
+    t: &Track,
+    rules: &Rulebook,
+    state: &RaceState,
+    m: &MoveSpec,
+    at: &str,
+    fails: &mut Vec<String>,
+) -> Option<RaceState> {
+    let mut state = state.clone();
+    if state.to_play.is_none() {
+        let (s, next, _) = advance(t, &state);
+        state = s;
+        if next.is_none() {
+            fails.push(format!("{at}: no car is left to play"));
+            return None;
+        }
+    }
+    let car = state.to_play.expect("a car is to play");
+    if let Some(n) = m.car
+        && state.car(car).number != n
+    {
+        fails.push(format!("{at}: car {} is to play, not car {n} (6-2)", state.car(car).number));
+        return None;
+    }
+    if let Some(place) = &m.place {
+        let Some(s) = t.find(place) else {
+            fails.push(format!("{at}: no space `{place}`"));
+            return None;
+        };
+        let key = crate::engine::order::key(&state, t, car);
+        let arrival = state.next_arrival;
+        state.next_arrival += 1;
+        let c = state.car_mut(car);
+        if t.space(s).progress < t.space(c.space).progress {
+            c.crossings += 1;
+        }
+        c.space = s;
+        c.arrival = arrival;
+        c.moves += 1;
+        if c.status == Status::Grid {
+            c.status = Status::Racing;
+        }
+        state.sweep = Some(key);
+        state.played.push(car);
+        state.to_play = None;
+        if let Some(e) = &m.expect {
+            check_state(t, &state, e, at, fails);
+        }
+        return Some(state);
+    }
+    let Some(gear) = m.gear else {
+        fails.push(format!("{at}: a move needs `gear` (or `place`)"));
+        return None;
+    };
+    let mut dice = FixedDice::new(m.dice.clone());
+    let expect = m.expect.clone().unwrap_or_default();
+    let step = match roll(t, &state, car, gear, &mut dice, rules) {
+        Ok(s) => s,
+        Err(e) => {
+            match &expect.error {
+                Some(want) if e.to_string().contains(want.as_str()) => {}
+                Some(want) => fails.push(format!("{at}: refused with `{e}`, expected a refusal saying `{want}`")),
+                None => fails.push(format!("{at}: order refused: {e}")),
+            }
+            return if expect.error.is_some() { Some(state) } else { None };
+        }
+    };
+    if let Some(want) = &expect.error {
+        fails.push(format!("{at}: the order was accepted; expected a refusal saying `{want}`"));
+    }
+    let outcome = match step {
+        Step::Done(o) => o,
+        Step::Choose(r) => {
+            check_options(t, &r.options, &expect, at, fails);
+            let Some(choose) = &m.choose else {
+                if m.expect.as_ref().is_some_and(|e| !e.cars.is_empty()) {
+                    fails.push(format!("{at}: `choose` is needed to check the state after the move"));
+                }
+                return None;
+            };
+            let Some(end) = t.find(choose) else {
+                fails.push(format!("{at}: no space `{choose}`"));
+                return None;
+            };
+            let pick = r.options.iter().position(|o| o.end == end && m.brakes.is_none_or(|b| o.brakes == b));
+            let Some(i) = pick else {
+                fails.push(format!(
+                    "{at}: {choose} is not offered{}; offered: {}",
+                    m.brakes.map(|b| format!(" with {b} brake(s)")).unwrap_or_default(),
+                    describe_options(t, &r.options)
+                ));
+                return None;
+            };
+            match resolve(t, &r, i, &mut dice, rules) {
+                Ok(o) => {
+                    let mut events = r.events.clone();
+                    events.extend(o.events);
+                    crate::engine::Outcome { state: o.state, events }
+                }
+                Err(e) => {
+                    fails.push(format!("{at}: {e}"));
+                    return None;
+                }
+            }
+        }
+    };
+    for p in &dice.problems {
+        fails.push(format!("{at}: dice: {p}"));
+    }
+    if !dice.remaining().is_empty() {
+        fails.push(format!("{at}: dice not used: {:?}", dice.remaining()));
+    }
+    if let Some(arts) = &expect.articles {
+        let cited: Vec<&str> = outcome.events.iter().map(|e| e.article()).collect();
+        for a in arts {
+            if !cited.contains(&a.as_str()) {
+                fails.push(format!("{at}: no event cites {a}; cited: {}", cited.join(", ")));
+            }
+        }
+    }
+    check_state(t, &outcome.state, &expect, at, fails);
+    Some(outcome.state)
+}
+
+fn describe_options(t: &Track, opts: &[MoveOption]) -> String {
+    opts.iter()
+        .enumerate()
+        .map(|(i, o)| {
+            format!(
+                "{}:{}(b{} t{}{})",
+                MoveOption::label(i),
+                t.space(o.end).id,
+                o.brake_points(),
+                o.tyre_points(),
+                match o.fate {
+                    Fate::Continues => String::new(),
+                    Fate::SpinOut => " spin".into(),
+                    Fate::Eliminated(r) => format!(" out:{}", r.name()),
+                }
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn check_options(t: &Track, opts: &[MoveOption], e: &Expect, at: &str, fails: &mut Vec<String>) {
+    let mut ends: Vec<String> = opts.iter().map(|o| t.space(o.end).id.clone()).collect();
+    ends.sort();
+    ends.dedup();
+    if let Some(want) = &e.options {
+        let mut want = want.clone();
+        want.sort();
+        want.dedup();
+        if want != ends {
+            let missing: Vec<&String> = want.iter().filter(|w| !ends.contains(w)).collect();
+            let extra: Vec<&String> = ends.iter().filter(|x| !want.contains(x)).collect();
+            fails.push(format!("{at}: options differ: missing {missing:?}, not expected {extra:?}"));
+        }
+    }
+    for w in e.options_include.iter().flatten() {
+        if !ends.contains(w) {
+            fails.push(format!("{at}: {w} is not offered; offered: {}", describe_options(t, opts)));
+        }
+    }
+    for w in e.options_exclude.iter().flatten() {
+        if ends.contains(w) {
+            fails.push(format!("{at}: {w} is offered but must not be"));
+        }
+    }
+    for spec in &e.option {
+        let found = opts.iter().any(|o| option_matches(t, o, spec));
+        if !found {
+            fails.push(format!("{at}: no option matches {spec:?}; offered: {}", describe_options(t, opts)));
+        }
+    }
+}
+
+fn option_matches(t: &Track, o: &MoveOption, s: &OptionSpec) -> bool {
+    let ids = |v: &[crate::track::SpaceIdx]| v.iter().map(|x| t.space(*x).id.clone()).collect::<Vec<_>>();
+    t.space(o.end).id == s.end
+        && s.brakes.is_none_or(|b| o.brakes == b)
+        && s.blocked.is_none_or(|b| o.blocked == b)
+        && s.brake_points.is_none_or(|b| o.brake_points() == b)
+        && s.tyre_points.is_none_or(|b| o.tyre_points() == b)
+        && s.overshoot.is_none_or(|b| o.overshoot.map_or(0, |(_, n)| n) == b)
+        && s.stops.is_none_or(|b| o.stops.map_or(0, |(_, n)| n) == b)
+        && s.fate.as_deref().is_none_or(|f| fate_matches(o.fate, f))
+        && s.dangerous.as_ref().is_none_or(|d| *d == ids(&o.dangerous))
+        && s.path.as_ref().is_none_or(|p| *p == ids(&o.path))
+}
+
+fn fate_matches(f: Fate, want: &str) -> bool {
+    match (f, want) {
+        (Fate::Continues, "continues") | (Fate::SpinOut, "spin") | (Fate::Eliminated(_), "eliminated") => true,
+        (Fate::Eliminated(r), w) => w.strip_prefix("eliminated:") == Some(r.name()),
+        _ => false,
+    }
+}
+
+fn status_matches(s: Status, want: &str) -> bool {
+    match (s, want) {
+        (Status::Racing, "racing")
+        | (Status::SpunOut, "spun")
+        | (Status::Stalled, "stalled")
+        | (Status::Grid, "grid")
+        | (Status::Finished { .. }, "finished")
+        | (Status::Eliminated { .. }, "eliminated") => true,
+        (Status::Eliminated { reason, .. }, w) => w.strip_prefix("eliminated:") == Some(reason.name()),
+        _ => false,
+    }
+}
+
+fn check_state(t: &Track, s: &RaceState, e: &Expect, at: &str, fails: &mut Vec<String>) {
+    for ce in &e.cars {
+        let Some(id) = car_id(s, ce.number) else {
+            fails.push(format!("{at}: no car {}", ce.number));
+            continue;
+        };
+        let c = s.car(id);
+        let who = format!("{at}: car {}", ce.number);
+        if let Some(sp) = &ce.space
+            && t.space(c.space).id != *sp
+        {
+            fails.push(format!("{who} is on {}, expected {sp}", t.space(c.space).id));
+        }
+        if let Some(g) = ce.gear
+            && c.gear != g
+        {
+            fails.push(format!("{who} is in gear {}, expected {g}", c.gear));
+        }
+        if let Some(w) = &ce.wear {
+            let expected = apply_wear(c.wear, Some(w));
+            if expected != c.wear {
+                fails.push(format!("{who} wear is {}, expected {}", c.wear, expected));
+            }
+        }
+        if let Some(st) = &ce.status
+            && !status_matches(c.status, st)
+        {
+            fails.push(format!("{who} status is {:?}, expected {st}", c.status));
+        }
+        if let Some(n) = ce.stops {
+            let have = c.stops.map_or(0, |(_, n)| n);
+            if have != n {
+                fails.push(format!("{who} has {have} stop(s), expected {n}"));
+            }
+        }
+        if let Some(n) = ce.crossings
+            && c.crossings != n
+        {
+            fails.push(format!("{who} crossed the line {} time(s), expected {n}", c.crossings));
+        }
+    }
+    if let Some(d) = &e.dangerous {
+        let mut have: Vec<String> = s.dangerous.iter().map(|x| t.space(*x).id.clone()).collect();
+        let mut want = d.clone();
+        have.sort();
+        want.sort();
+        if have != want {
+            fails.push(format!("{at}: stickers on {have:?}, expected {want:?}"));
+        }
+    }
+    if let Some(f) = &e.finish {
+        let have: Vec<u8> = s.finish_order.iter().map(|&c| s.car(c).number).collect();
+        if have != *f {
+            fails.push(format!("{at}: finish order {have:?}, expected {f:?}"));
+        }
+    }
+    if let Some(order) = &e.play_order {
+        // Cars called from here on, without moving anybody: each is marked as played in turn.
+        let mut st = s.clone();
+        let mut called = Vec::new();
+        for _ in 0..order.len() {
+            let (n, next, _) = advance(t, &st);
+            st = n;
+            let Some(c) = next else { break };
+            called.push(st.car(c).number);
+            let key = crate::engine::order::key(&st, t, c);
+            st.sweep = Some(key);
+            st.played.push(c);
+            st.to_play = None;
+        }
+        if called != *order {
+            fails.push(format!("{at}: play order {called:?}, expected {order:?}"));
+        }
+    }
+}
+
+/// Runs case files and writes a report; returns how many failed.
+pub fn run_files(paths: &[PathBuf], out: &mut String) -> usize {
+    let (mut passed, mut failed, mut skipped) = (0, 0, 0);
+    for p in paths {
+        match run_file(p) {
+            Verdict::Pass => {
+                passed += 1;
+                let _ = writeln!(out, "ok      {}", p.display());
+            }
+            Verdict::Ignored(why) => {
+                skipped += 1;
+                let _ = writeln!(out, "ignored {} ({why})", p.display());
+            }
+            Verdict::Fail(msgs) => {
+                failed += 1;
+                let _ = writeln!(out, "FAILED  {}", p.display());
+                for m in msgs {
+                    let _ = writeln!(out, "    {m}");
+                }
+            }
+        }
+    }
+    let _ = writeln!(out, "scenarios: {passed} passed, {failed} failed, {skipped} skipped");
+    failed
+}
+
+/// The case files named by `args`: files as given, directories expanded to their `*.toml`
+/// files (not recursing into `tracks/`), sorted.
+pub fn collect(args: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for a in args {
+        if a.is_dir() {
+            let mut v: Vec<PathBuf> = std::fs::read_dir(a)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+                .collect();
+            v.sort();
+            out.extend(v);
+        } else {
+            out.push(a.clone());
+        }
+    }
+    out
+}
