@@ -4,4 +4,5 @@
 mod board;
 mod scenarios;
 mod support;
+mod tidy;
 mod tracks;
