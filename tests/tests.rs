@@ -2,7 +2,9 @@
 //! through the public library API or the `steward` command.
 
 mod board;
+mod engine_props;
 mod scenarios;
+mod sim;
 mod support;
 mod tidy;
 mod tracks;

@@ -12,12 +12,14 @@
 //! - [`play`]: one move, roll then resolve (6-3);
 //! - [`order`]: who plays next (6-2);
 //! - [`bot`]: a policy that plays a car sensibly;
-//! - [`events`]: what happened and why.
+//! - [`events`]: what happened and why;
+//! - [`explain`]: why a destination is not on offer.
 
 pub mod bot;
 pub mod car;
 pub mod dice;
 pub mod events;
+pub mod explain;
 pub mod gearbox;
 pub mod movement;
 pub mod options;

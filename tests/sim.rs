@@ -1,0 +1,45 @@
+//! Whole bot races: deterministic, and no engine invariant breaks on any shipped track.
+
+use steward::engine::Rulebook;
+use steward::sim::{SimConfig, run};
+
+use crate::support::{stdout, steward};
+
+#[test]
+fn the_same_seed_gives_the_same_bytes() {
+    let a = steward(&["sim", "--track", "sprint", "--cars", "6", "--laps", "1", "--races", "3", "--seed", "9"]);
+    let b = steward(&["sim", "--track", "sprint", "--cars", "6", "--laps", "1", "--races", "3", "--seed", "9"]);
+    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    assert_eq!(a.stdout, b.stdout);
+    let c = steward(&["sim", "--track", "sprint", "--cars", "6", "--laps", "1", "--races", "3", "--seed", "10"]);
+    assert_ne!(a.stdout, c.stdout, "another seed, other dice");
+    let text = stdout(&a);
+    assert!(text.contains("3 races on sprint") && text.contains("digest "), "{text}");
+}
+
+#[test]
+fn bot_races_keep_every_invariant_on_every_shipped_track() {
+    let rules = Rulebook::competition_2004();
+    for name in steward::track::load::shipped_names() {
+        let t = steward::track::load::resolve(&name).unwrap();
+        let cfg = SimConfig { cars: 10, laps: 2, races: 10, seed: 3, trace: None };
+        let summary = run(&t, &rules, &cfg).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(summary.contains("10 races on"), "{summary}");
+    }
+}
+
+#[test]
+fn a_trace_shows_every_event_with_its_article() {
+    let out = steward(&["sim", "--track", "monaco", "--cars", "2", "--laps", "1", "--races", "1", "--trace", "1"]);
+    let text = stdout(&out);
+    assert!(text.contains("trace of race 1:"), "{text}");
+    assert!(text.contains("round 1 starts with car 1 (0-0-2)"), "{text}");
+    assert!(text.contains("rolls gear1-d4 for move"), "{text}");
+}
+
+#[test]
+fn bad_arguments_are_refused_clearly() {
+    let out = steward(&["sim", "--track", "monaco", "--cars", "11"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--cars must be 1 to 10"));
+}
