@@ -1,0 +1,147 @@
+//! Engine benchmarks: option enumeration on a quiet and on a packed position, one whole 10-car
+//! 3-lap bot race on Monaco, and the reference workload on the imported Monaco graph (every racing
+//! space, rolls 7-12 in 4th and 21-30 in 6th, empty and with 9 other cars).
+//!
+//! `cargo bench --bench engine`; the reference workload also prints µs per enumeration and the
+//! average number of options.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use steward::engine::bot::Bot;
+use steward::engine::play::move_options;
+use steward::engine::{CarId, CarState, RaceState, Rulebook, Status, Tyres, Wear};
+use steward::sim::{SimConfig, run_race};
+use steward::track::{SpaceIdx, Track};
+
+fn car(number: u8, space: SpaceIdx, gear: u8, arrival: u32) -> CarState {
+    CarState {
+        number,
+        space,
+        gear,
+        wear: Wear { tyres: 8, brakes: 6, gas: 3, body: 3, engine: 3, handling: 2 },
+        pit_points: 0,
+        tyres: Tyres::Hard,
+        tyre_lap: 1,
+        crossings: 1,
+        stops: None,
+        status: Status::Racing,
+        arrival,
+        moves: 0,
+    }
+}
+
+fn state(cars: Vec<CarState>) -> RaceState {
+    RaceState {
+        next_arrival: cars.len() as u32,
+        cars,
+        dangerous: Vec::new(),
+        wet: false,
+        laps: 3,
+        round: 1,
+        round_leader: None,
+        played: Vec::new(),
+        to_play: Some(CarId(0)),
+        sweep: None,
+        finish_order: Vec::new(),
+    }
+}
+
+/// Ten cars within 20 spaces in 6th gear: the mover at the back of the pack.
+fn packed(t: &Track) -> RaceState {
+    let ids = ["s6.m.2", "s6.l.4", "s6.r.5", "s6.m.7", "s6.l.9", "s6.r.10", "s6.m.12", "s6.l.14", "s6.r.16", "s6.m.19"];
+    state(ids.iter().enumerate().map(|(i, id)| car(i as u8 + 1, t.find(id).unwrap(), 6, i as u32)).collect())
+}
+
+fn enumeration(c: &mut Criterion) {
+    let t = steward::track::load::resolve("monaco").unwrap();
+    let quiet = state(vec![car(1, t.find("s6.m.2").unwrap(), 6, 0)]);
+    c.bench_function("enumerate/quiet-6th-roll-26", |b| b.iter(|| black_box(move_options(&t, &quiet, CarId(0), 26))));
+    let packed = packed(&t);
+    c.bench_function("enumerate/packed-10-cars-6th-roll-26", |b| {
+        b.iter(|| black_box(move_options(&t, &packed, CarId(0), 26)))
+    });
+}
+
+fn whole_race(c: &mut Criterion) {
+    let t = steward::track::load::resolve("monaco").unwrap();
+    let rules = Rulebook::competition_2004();
+    let cfg = SimConfig { cars: 10, laps: 3, races: 1, seed: 1, trace: None };
+    let mut bot = Bot::new();
+    // Warm the bot's per-track caches once, as a long-running daemon or simulation would.
+    let _ = run_race(&t, &rules, &cfg, 0, &mut bot, &mut None);
+    let mut race = 0u32;
+    c.bench_function("race/monaco-10-cars-3-laps", |b| {
+        b.iter(|| {
+            race = race.wrapping_add(1);
+            black_box(run_race(&t, &rules, &cfg, race % 64, &mut bot, &mut None).unwrap())
+        })
+    });
+}
+
+/// The comparison workload on the imported reference Monaco graph.
+fn reference(c: &mut Criterion) {
+    let path = format!("{}/../shared/reference-tracks/monaco.dat", env!("CARGO_MANIFEST_DIR"));
+    let Ok(imported) = steward::track::import::import_file(std::path::Path::new(&path)) else {
+        eprintln!("reference workload skipped: {path} not found or not importable");
+        return;
+    };
+    let t = imported.track;
+    let racing: Vec<SpaceIdx> = t.indices().filter(|&s| !t.space(s).in_pit_lane()).collect();
+    let rolls: Vec<(u8, u8)> = (7..=12).map(|r| (4, r)).chain((21..=30).map(|r| (6, r))).collect();
+    // Fixed pseudo-random placement of 9 other cars for each start space.
+    let mut seed = 0x2545F4914F6CDD1Du64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut workloads: Vec<(String, Vec<RaceState>)> = Vec::new();
+    let mut empty = Vec::new();
+    let mut crowded = Vec::new();
+    for &s in &racing {
+        empty.push(state(vec![car(1, s, 4, 0)]));
+        let mut cars = vec![car(1, s, 4, 0)];
+        while cars.len() < 10 {
+            let o = racing[(next() % racing.len() as u64) as usize];
+            if cars.iter().all(|c| c.space != o) {
+                cars.push(car(cars.len() as u8 + 1, o, 4, cars.len() as u32));
+            }
+        }
+        crowded.push(state(cars));
+    }
+    workloads.push(("empty".into(), empty));
+    workloads.push(("9-cars".into(), crowded));
+    for (name, states) in &workloads {
+        // One full pass, timed by hand, for the per-enumeration figure and the option count.
+        let start = Instant::now();
+        let (mut n, mut options) = (0u64, 0u64);
+        for st in states {
+            for &(gear, roll) in &rolls {
+                let mut s = st.clone();
+                s.cars[0].gear = gear;
+                options += move_options(&t, &s, CarId(0), roll).len() as u64;
+                n += 1;
+            }
+        }
+        let us = start.elapsed().as_secs_f64() * 1e6 / n as f64;
+        eprintln!(
+            "reference monaco.dat {name}: {n} enumerations, {us:.2} µs each, {:.1} options on average",
+            options as f64 / n as f64
+        );
+        c.bench_function(&format!("reference/monaco-dat-{name}-all-spaces"), |b| {
+            b.iter(|| {
+                for st in states {
+                    for &(_, roll) in &rolls {
+                        black_box(move_options(&t, st, CarId(0), roll));
+                    }
+                }
+            })
+        });
+    }
+}
+
+criterion_group!(benches, enumeration, whole_race, reference);
+criterion_main!(benches);
