@@ -97,8 +97,8 @@ fn import_text(text: &str, name: &str, file: Option<PathBuf>) -> Result<Imported
         format!("finish line: nodes {} (marked in the file), left to right", line_ids.join(", "))
     } else {
         format!(
-            "finish line: inferred at node 0 (the file marks none; node 0 lies on the line in every file that marks \
-             it): nodes {}, left to right",
+            "finish line: inferred at node 0 (the file marks none; node 0, the first node drawn, is on the marked \
+             line in 38 of the 39 reference files): nodes {}, left to right",
             line_ids.join(", ")
         )
     });
@@ -210,4 +210,172 @@ pub fn to_toml(imported: &Imported) -> Result<String, TrackError> {
             )
         })
         .map_err(|e| TrackError::single(None, 0, TrackProblem::Syntax(format!("cannot write the track as TOML: {e}"))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::track::model::SpaceKind;
+
+    /// A synthetic 3-lane track on a circle, `rows` rows long, in the `.dat` format: node
+    /// `3r` is the middle lane of row r, `3r+1` the left lane and `3r+2` the right lane, the
+    /// outer lanes half a row ahead of the middle one (as on the printed boards). Rows 10..=14
+    /// form a 1-stop corner and rows 30..=37 a 2-stop corner, laid out like straights, so a car
+    /// crossing one visits between k (one lane) and 2k (zigzagging) of its spaces.
+    fn synthetic(rows: u32, mark_line: bool, extra_arrows: &[(u32, u32)]) -> String {
+        let row_px = 20.0;
+        let base = rows as f64 * row_px / std::f64::consts::TAU;
+        let mut nodes = Vec::new();
+        let mut attrs = Vec::new();
+        let pos = |t: f64, radius: f64| {
+            let a = t / rows as f64 * std::f64::consts::TAU;
+            ((400.0 + radius * a.cos()).round() as i32, (400.0 + radius * a.sin()).round() as i32)
+        };
+        for r in 0..rows {
+            for lane in 0..3u32 {
+                let t = if lane == 0 { r as f64 } else { r as f64 + 0.5 };
+                // Increasing angle turns clockwise on screen: the left lane is the outer one.
+                let radius = base + [0.0, 17.0, -17.0][lane as usize];
+                let (x, y) = pos(t, radius);
+                let kind = match r {
+                    0 if mark_line => 5,
+                    10..=14 => 3,
+                    30..=37 => 2,
+                    _ => 1,
+                };
+                nodes.push(format!("{} {x} {y} {kind}", 3 * r + lane));
+                if matches!(r, 10..=14 | 30..=37) {
+                    let first = if r <= 14 { 10.0 } else { 30.0 };
+                    attrs.push(format!("{} {}", 3 * r + lane, t - first));
+                }
+            }
+        }
+        let n = 3 * rows;
+        let id = |r: u32, lane: u32| 3 * (r % rows) + lane;
+        let mut arrows = Vec::new();
+        for r in 0..rows {
+            arrows.push((id(r, 0), id(r, 1)));
+            arrows.push((id(r, 0), id(r, 2)));
+            arrows.push((id(r, 0), id(r + 1, 0)));
+            for lane in [1, 2] {
+                arrows.push((id(r, lane), id(r + 1, 0)));
+                arrows.push((id(r, lane), id(r + 1, lane)));
+            }
+        }
+        // Pit lane: 14 nodes outside the left lane from row rows-8 to row 5; boxes 3..=12.
+        for i in 0..14u32 {
+            let t = rows as f64 - 8.0 + (i as f64 + 1.0) * 13.0 / 15.0;
+            let (x, y) = pos(t, base + 45.0);
+            nodes.push(format!("{} {x} {y} 7", n + i));
+            if (2..12).contains(&i) {
+                attrs.push(format!("{} 1.0", n + i));
+            }
+            if i > 0 {
+                arrows.push((n + i - 1, n + i));
+            }
+        }
+        arrows.push((id(rows - 8, 1), n));
+        arrows.push((n + 13, id(5, 1)));
+        arrows.extend_from_slice(extra_arrows);
+        // Grid: rows behind the line, alternating outer lanes, written back to front.
+        let grid: Vec<String> = (0..10u32).rev().map(|k| format!("{} 270.0", id(rows - 1 - k, 1 + k % 2))).collect();
+        let arrows: Vec<String> = arrows.iter().map(|(a, b)| format!("{a} {b}")).collect();
+        format!(
+            "synthetic.png 0\r\n{}\r\n\r\n{}\r\n\r\n{}\r\n\r\n{}\r\n",
+            nodes.join("\r\n"),
+            arrows.join("\r\n"),
+            attrs.join("\r\n"),
+            grid.join("\r\n")
+        )
+    }
+
+    #[test]
+    fn synthetic_track_imports_with_the_expected_shape() {
+        let rows = 60;
+        let imp = import_str(&synthetic(rows, true, &[]), "ring").unwrap();
+        let t = &imp.track;
+        assert_eq!(t.lanes, 3);
+        assert_eq!(t.racing_spaces(), 3 * rows as usize);
+        let flags: Vec<(u8, u16, u16)> = t.corners.iter().map(|c| (c.stops, c.shortest, c.longest)).collect();
+        assert_eq!(flags, vec![(1, 5, 10), (2, 8, 16)]);
+        let segs: Vec<&str> = t.segments.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(segs, ["s0", "c1", "s1", "c2", "s2"]);
+        assert_eq!(t.pit_lane.len(), 14);
+        assert_eq!(t.pit_boxes.len(), 10);
+        assert!(matches!(t.space(t.pit_lane[2]).kind, SpaceKind::PitBox(1)));
+        // Node 0 is the middle lane of row 0; nodes 1 and 2 are the left and right lanes.
+        let line_of_node = |node: u32| node + 2;
+        let at_line = |l: u32| t.indices().find(|&s| t.space_lines[s.get()] == l).unwrap();
+        assert_eq!(t.space(at_line(line_of_node(1))).lane, 0);
+        assert_eq!(t.space(at_line(line_of_node(0))).lane, 1);
+        assert_eq!(t.space(at_line(line_of_node(2))).lane, 2);
+        assert_eq!(t.space(at_line(line_of_node(0))).id, "s0.m.1");
+        // Same-row outer spaces share progress; the middle lane sits half a row behind.
+        let p = |node: u32| t.space(at_line(line_of_node(node))).progress;
+        assert_eq!(p(3 * 5 + 1), p(3 * 5 + 2));
+        assert_eq!(p(3 * 5 + 1) - p(3 * 5), crate::track::ROW / 2);
+        // The pole is the left lane of the last row, though the file lists it last.
+        let pole = t.grid[0];
+        assert_eq!(t.space_lines[pole.get()], line_of_node(3 * (rows - 1) + 1));
+        assert!(check(t).is_empty());
+    }
+
+    #[test]
+    fn an_unmarked_line_is_inferred_at_node_0() {
+        let marked = import_str(&synthetic(60, true, &[]), "ring").unwrap().track;
+        let inferred = import_str(&synthetic(60, false, &[]), "ring").unwrap();
+        assert!(inferred.notes.iter().any(|n| n.contains("inferred at node 0")));
+        let ids = |t: &Track| t.spaces.iter().map(|s| s.id.clone()).collect::<Vec<_>>();
+        assert_eq!(ids(&marked), ids(&inferred.track));
+    }
+
+    #[test]
+    fn an_arrow_across_two_lanes_is_reported_at_its_line() {
+        // Left lane of row 20 to the right lane of row 20: across the middle lane.
+        let text = synthetic(60, true, &[(61, 62)]);
+        let err = import_str(&text, "ring").unwrap_err();
+        assert_eq!(err.diagnostics.len(), 1, "{err}");
+        let d = &err.diagnostics[0];
+        assert!(matches!(d.problem, TrackProblem::LaneJump { .. }), "{err}");
+        let line = text.split("\r\n").nth(d.line.unwrap() as usize - 1).unwrap();
+        assert_eq!(line, "61 62");
+    }
+
+    #[test]
+    fn a_missing_curve_distance_is_typed() {
+        let text = synthetic(60, true, &[]).replace("\r\n30 0\r\n", "\r\n");
+        let err = import_str(&text, "ring").unwrap_err();
+        assert_eq!(
+            err.diagnostics[0].problem,
+            TrackProblem::CurveDistance {
+                node: 30,
+                message: "it has no relative distance in the attribute list".into()
+            }
+        );
+        // Node 30 is defined on line 32 (node k on line k + 2).
+        assert_eq!(err.diagnostics[0].line, Some(32));
+    }
+
+    #[test]
+    fn round_trip_through_the_graph_form() {
+        let imp = import_str(&synthetic(60, true, &[]), "ring").unwrap();
+        let text = to_toml(&imp).unwrap();
+        let back = crate::track::load::from_toml(&text, None).unwrap();
+        let t = &imp.track;
+        assert_eq!(back.spaces.len(), t.spaces.len());
+        for s in t.indices() {
+            assert_eq!(back.space(s).id, t.space(s).id);
+            assert_eq!(back.next(s), t.next(s));
+        }
+        assert_eq!(back.grid, t.grid);
+        assert_eq!(back.pit_lane, t.pit_lane);
+        assert_eq!(back.lap_length, t.lap_length);
+    }
+
+    #[test]
+    fn titles_are_capitalised() {
+        assert_eq!(title_of("monaco"), "Monaco");
+        assert_eq!(title_of("hockenheimD"), "HockenheimD");
+        assert_eq!(title_of(""), "");
+    }
 }

@@ -155,3 +155,92 @@ pub fn build(f: &GraphFile, text: &str, diags: &mut Vec<Diagnostic>) -> Option<T
     }
     Some(b.finish())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::track::graph_file::GraphFile;
+    use crate::track::load::{from_file, from_toml};
+    use crate::track::problem::TrackProblem;
+
+    fn shipped_monaco() -> crate::track::Track {
+        from_file(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tracks/monaco.toml")).unwrap()
+    }
+
+    #[test]
+    fn a_segment_form_track_round_trips_through_the_graph_form() {
+        let t = shipped_monaco();
+        let text = GraphFile::from_track(&t).to_toml().unwrap();
+        let back = from_toml(&text, None).unwrap();
+        assert_eq!(back.lap_length, t.lap_length);
+        assert_eq!(back.spaces.len(), t.spaces.len());
+        for s in t.indices() {
+            let (a, b) = (t.space(s), back.space(s));
+            assert_eq!((&a.id, a.lane, a.kind, a.progress, a.length), (&b.id, b.lane, b.kind, b.progress, b.length));
+            assert_eq!(t.next(s), back.next(s));
+            assert_eq!(t.beside(s), back.beside(s));
+        }
+        assert_eq!(t.segments, back.segments);
+        assert_eq!(t.grid, back.grid);
+        assert_eq!(t.pit_lane, back.pit_lane);
+        assert_eq!(t.pit_boxes, back.pit_boxes);
+        for (a, b) in t.corners.iter().zip(&back.corners) {
+            assert_eq!((a.number, a.stops, a.shortest, a.longest), (b.number, b.stops, b.shortest, b.longest));
+            assert_eq!(a.spaces, b.spaces);
+        }
+    }
+
+    /// The graph form of the shipped Monaco with one edit applied to its text.
+    fn edited(from: &str, to: &str) -> String {
+        let text = GraphFile::from_track(&shipped_monaco()).to_toml().unwrap();
+        assert!(text.contains(from), "`{from}` not in the file");
+        text.replacen(from, to, 1)
+    }
+
+    fn line_containing(text: &str, needle: &str) -> u32 {
+        text.lines().position(|l| l.contains(needle)).unwrap() as u32 + 1
+    }
+
+    #[test]
+    fn unknown_arrow_targets_are_reported_at_their_space() {
+        let text = edited("next = [\"s0.l.2\"", "next = [\"s0.l.99\"");
+        let err = from_toml(&text, None).unwrap_err();
+        let d = err.diagnostics.iter().find(|d| d.problem == TrackProblem::UnknownSpace("s0.l.99".into())).unwrap();
+        // The space table starts a few lines above its `next` key.
+        let next_line = line_containing(&text, "s0.l.99");
+        assert!(d.line.unwrap() < next_line && d.line.unwrap() + 10 > next_line);
+    }
+
+    #[test]
+    fn duplicate_ids_and_box_numbers_are_reported() {
+        let text = edited("id = \"s0.l.2\"", "id = \"s0.l.1\"");
+        let err = from_toml(&text, None).unwrap_err();
+        assert!(
+            err.diagnostics.iter().any(|d| matches!(&d.problem, TrackProblem::BadValue { field, .. } if field == "id"))
+        );
+        let text = edited("box = 1\n", "");
+        let err = from_toml(&text, None).unwrap_err();
+        assert!(
+            err.diagnostics
+                .iter()
+                .any(|d| matches!(&d.problem, TrackProblem::BadValue { field, .. } if field == "box"))
+        );
+    }
+
+    #[test]
+    fn unknown_forms_and_kinds_are_rejected() {
+        let text = edited("format = \"graph\"", "format = \"drawing\"");
+        let err = from_toml(&text, None).unwrap_err();
+        assert_eq!(err.diagnostics[0].line, Some(1));
+        assert!(matches!(&err.diagnostics[0].problem, TrackProblem::BadValue { field, .. } if field == "format"));
+        let text = edited("kind = \"racing\"", "kind = \"grass\"");
+        let err = from_toml(&text, None).unwrap_err();
+        assert!(matches!(err.diagnostics[0].problem, TrackProblem::Syntax(_)));
+    }
+
+    #[test]
+    fn the_segment_form_may_say_so() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tracks/monaco.toml");
+        let text = std::fs::read_to_string(path).unwrap().replacen("name = ", "format = \"segments\"\nname = ", 1);
+        assert_eq!(from_toml(&text, None).unwrap().racing_spaces(), 497);
+    }
+}

@@ -2,9 +2,9 @@
 //!
 //! Rules (docs/import.md explains them with examples):
 //! - The finish line is the set of type-5 (or `F`-flagged) nodes; files that mark none have it
-//!   inferred at node 0 (the first node drawn, which lies on the line in every file that marks
-//!   it): the nodes just ahead of a cross-section through node 0, perpendicular to the direction
-//!   of travel there. Its width is the number of lanes.
+//!   inferred at node 0 (the first node drawn, which is on the marked line in 38 of the 39
+//!   reference files): the nodes just ahead of a cross-section through node 0, perpendicular to
+//!   the direction of travel there. Its width is the number of lanes.
 //! - Arrows into the line from behind it are the only ones that wrap; without them the racing
 //!   arrows must form a DAG (else the arrows loop without crossing the line).
 //! - Corners are the connected groups of curve nodes of one type; groups of one type lying side
