@@ -31,11 +31,33 @@ pub struct Imported {
     pub notes: Vec<String>,
 }
 
+/// An import whose track may still fail [`check`]: what `steward track import` shows, so that a
+/// moderator can write the track out and fix it.
+#[derive(Clone, Debug)]
+pub struct Inspection {
+    /// The track as inferred, and the notes.
+    pub imported: Imported,
+    /// What `check` finds wrong with it, arrow problems pointing at the arrow's line in the file.
+    pub problems: Vec<Diagnostic>,
+}
+
 /// The project's default weather table (the `.dat` files carry none usable for the black die).
 pub const DEFAULT_WEATHER: (&str, &str, &str) = ("1-12", "13-16", "17-20");
 
-/// Imports a `.dat` file. The track is named after the file stem.
+/// Imports a `.dat` file. The track is named after the file stem. Fails unless the track passes
+/// [`check`].
 pub fn import_file(path: &Path) -> Result<Imported, TrackError> {
+    checked(inspect_file(path)?, Some(path))
+}
+
+/// Imports `.dat` text; `name` names the track (its title is the name capitalised). Fails unless
+/// the track passes [`check`].
+pub fn import_str(text: &str, name: &str) -> Result<Imported, TrackError> {
+    checked(inspect_str(text, name)?, None)
+}
+
+/// Like [`import_file`], but returns the inferred track even when `check` finds problems.
+pub fn inspect_file(path: &Path) -> Result<Inspection, TrackError> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         TrackError::single(Some(path.to_path_buf()), 0, TrackProblem::Syntax(format!("cannot read the file: {e}")))
     })?;
@@ -43,12 +65,20 @@ pub fn import_file(path: &Path) -> Result<Imported, TrackError> {
     import_text(&text, name, Some(path.to_path_buf()))
 }
 
-/// Imports `.dat` text; `name` names the track (its title is the name capitalised).
-pub fn import_str(text: &str, name: &str) -> Result<Imported, TrackError> {
+/// Like [`import_str`], but returns the inferred track even when `check` finds problems.
+pub fn inspect_str(text: &str, name: &str) -> Result<Inspection, TrackError> {
     import_text(text, name, None)
 }
 
-fn import_text(text: &str, name: &str, file: Option<PathBuf>) -> Result<Imported, TrackError> {
+fn checked(i: Inspection, file: Option<&Path>) -> Result<Imported, TrackError> {
+    if i.problems.is_empty() {
+        Ok(i.imported)
+    } else {
+        Err(TrackError { file: file.map(Path::to_path_buf), diagnostics: i.problems })
+    }
+}
+
+fn import_text(text: &str, name: &str, file: Option<PathBuf>) -> Result<Inspection, TrackError> {
     let fail = |diagnostics: Vec<Diagnostic>| TrackError { file: file.clone(), diagnostics };
     let dat = dat::parse(text).map_err(fail)?;
     let mut notes = Vec::new();
@@ -139,13 +169,9 @@ fn import_text(text: &str, name: &str, file: Option<PathBuf>) -> Result<Imported
     }
     notes.push("walls: the format has none; no space is marked as along a wall".into());
 
-    let diags = check(&track);
-    if !diags.is_empty() {
-        let mut diags = arrow_lines(&track, &plan.node_of(), &dat, diags);
-        diags.sort_by_key(|d| d.line.unwrap_or(u32::MAX));
-        return Err(fail(diags));
-    }
-    Ok(Imported { track, notes })
+    let mut problems = arrow_lines(&track, &plan.node_of(), &dat, check(&track));
+    problems.sort_by_key(|d| d.line.unwrap_or(u32::MAX));
+    Ok(Inspection { imported: Imported { track, notes }, problems })
 }
 
 /// "Monaco" from "monaco".

@@ -170,7 +170,7 @@ pub fn plan(
     if !pit.is_empty() {
         let first = pit[0];
         let last = pit[pit.len() - 1];
-        let progress = |k: usize| spaces.iter().find(|(x, _)| *x == k).map(|(_, d)| d.progress);
+        let progress = |k: usize| g.racing[k].then_some(shape.progress[k]);
         let entries: Vec<u32> =
             dat.arrows.iter().filter(|a| a.1 == first && g.racing[a.0]).filter_map(|a| progress(a.0)).collect();
         let exits: Vec<u32> =
@@ -223,9 +223,10 @@ pub fn plan(
     let index: HashMap<usize, SpaceIdx> =
         spaces.iter().enumerate().map(|(i, (k, _))| (*k, SpaceIdx(i as u16))).collect();
     let mut links = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for &(a, b, _) in &dat.arrows {
         if let (Some(&x), Some(&y)) = (index.get(&a), index.get(&b))
-            && !links.contains(&(x, y))
+            && seen.insert((x, y))
         {
             links.push((x, y));
         }
