@@ -140,7 +140,8 @@ fn import_text(text: &str, name: &str, file: Option<PathBuf>) -> Result<Inspecti
     notes.extend(lanes.notes.iter().cloned());
     for (a, b) in long_arrows(&g, &shape) {
         notes.push(format!(
-            "odd arrow: {} -> {} jumps {} rows along a straight (kept as drawn)",
+            "long arrow: {} -> {} advances {} rows along a straight by the inferred progress (other straight \
+             arrows advance half a row or a row); kept as drawn",
             g.id(a),
             g.id(b),
             (shape.progress[b] - shape.progress[a]) as f64 / super::model::ROW as f64

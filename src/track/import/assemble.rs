@@ -253,14 +253,13 @@ pub fn plan(
     }
     grid_nodes.sort_by_key(|&(k, _)| lap - shape.progress[k] % lap);
     let grid: Vec<SpaceIdx> = grid_nodes.iter().map(|(k, _)| index[k]).collect();
-    if let Some(&(pole, _)) = grid_nodes.first() {
+    if !grid_nodes.is_empty() {
         let ids: Vec<String> = grid_nodes.iter().map(|&(k, _)| g.id(k).to_string()).collect();
         notes.push(format!(
-            "grid: {} slots, pole first by distance behind the line: nodes {}",
+            "grid: {} slots, pole first (nearest behind the line; the file's order and angles are not used): nodes {}",
             ids.len(),
             ids.join(", ")
         ));
-        let _ = pole;
     }
 
     Ok(Plan {
