@@ -203,16 +203,27 @@ fn run_track(cmd: TrackCommand) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         TrackCommand::Import { file, out: dest } => {
-            let imported = track::import::import_file(&file)?;
+            let inspection = track::import::inspect_file(&file)?;
+            let imported = &inspection.imported;
             for n in &imported.notes {
                 writeln!(out, "note: {n}")?;
             }
             let t = &imported.track;
             writeln!(out, "{}: {} racing spaces, {} corners", file.display(), t.racing_spaces(), t.corners.len())?;
             if let Some(dest) = dest {
-                let text = track::import::to_toml(&imported)?;
+                let text = track::import::to_toml(imported)?;
                 std::fs::write(&dest, text).with_context(|| format!("writing {}", dest.display()))?;
                 writeln!(out, "wrote {}", dest.display())?;
+            }
+            if !inspection.problems.is_empty() {
+                let error = track::TrackError { file: Some(file.clone()), diagnostics: inspection.problems.clone() };
+                writeln!(out, "{error}")?;
+                writeln!(
+                    out,
+                    "{} problem(s): the track does not pass `track check` until they are fixed",
+                    inspection.problems.len()
+                )?;
+                return Ok(ExitCode::from(1));
             }
             Ok(ExitCode::SUCCESS)
         }

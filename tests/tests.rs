@@ -3,6 +3,7 @@
 
 mod board;
 mod engine_props;
+mod import;
 mod scenarios;
 mod sim;
 mod support;

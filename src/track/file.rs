@@ -12,6 +12,9 @@ use toml::Spanned;
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct TrackFile {
+    /// The file form: `"segments"` (this form, the default) or `"graph"` (`graph_file.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
     /// Short name used on the command line (`monaco`).
     pub name: String,
     /// Human title; defaults to the name.

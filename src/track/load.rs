@@ -18,18 +18,43 @@ use std::path::{Path, PathBuf};
 
 use super::check::check;
 use super::file::{GridFile, SegmentFile, TrackFile};
+use super::graph_file::GraphFile;
 use super::model::{ROW, SpaceDraft, SpaceIdx, SpaceKind, Track, TrackBuilder, Weather, WeatherTable};
 use super::problem::{Diagnostic, TrackError, TrackProblem, line_of};
 
 /// Parses and builds a track from TOML text; `file` is only used in messages.
+///
+/// Two forms exist: the segment form (`file.rs`, the default, `format = "segments"`) and the
+/// graph form (`graph_file.rs`, `format = "graph"`), which lists every space and arrow.
 pub fn from_toml(text: &str, file: Option<&Path>) -> Result<Track, TrackError> {
     let file_buf = file.map(Path::to_path_buf);
-    let parsed: TrackFile = toml::from_str(text).map_err(|e| {
+    let syntax = |e: toml::de::Error| {
         let line = e.span().map(|s| line_of(text, s.start)).unwrap_or(0);
         TrackError::single(file_buf.clone(), line, TrackProblem::Syntax(e.message().trim().to_string()))
-    })?;
+    };
     let mut diags = Vec::new();
-    let track = build(&parsed, text, &mut diags);
+    let format = toml::from_str::<FormatProbe>(text).ok().and_then(|p| p.format);
+    let track = match format.as_ref().map(|f| f.get_ref().as_str()) {
+        None | Some("segments") => {
+            let parsed: TrackFile = toml::from_str(text).map_err(syntax)?;
+            build(&parsed, text, &mut diags)
+        }
+        Some("graph") => {
+            let parsed: GraphFile = toml::from_str(text).map_err(syntax)?;
+            super::load_graph::build(&parsed, text, &mut diags)
+        }
+        Some(other) => {
+            let line = format.as_ref().map(|f| line_of(text, f.span().start)).unwrap_or(0);
+            return Err(TrackError::single(
+                file_buf,
+                line,
+                TrackProblem::BadValue {
+                    field: "format".into(),
+                    message: format!("`{other}` is not a track file form; use \"segments\" (the default) or \"graph\""),
+                },
+            ));
+        }
+    };
     if let Some(track) = &track {
         diags.extend(check(track));
     }
@@ -38,6 +63,13 @@ pub fn from_toml(text: &str, file: Option<&Path>) -> Result<Track, TrackError> {
         Some(t) if diags.is_empty() => Ok(t),
         _ => Err(TrackError { file: file_buf, diagnostics: diags }),
     }
+}
+
+/// Just the `format` key of a track file, to choose the form before parsing it.
+#[derive(serde::Deserialize)]
+struct FormatProbe {
+    #[serde(default)]
+    format: Option<toml::Spanned<String>>,
 }
 
 /// Reads and builds a track file.

@@ -7,9 +7,11 @@
 
 pub mod check;
 pub mod file;
+pub mod graph_file;
 pub mod import;
 pub mod info;
 pub mod load;
+pub mod load_graph;
 pub mod model;
 pub mod problem;
 

@@ -73,6 +73,32 @@ pub enum TrackProblem {
     /// The pit lane cannot be entered from, or does not lead back to, the racing track.
     #[error("pit lane: {0}")]
     PitLane(String),
+    /// A `.dat` line that does not have the fields its part expects (see docs/import.md).
+    #[error("{part}: {message}")]
+    DatSyntax { part: &'static str, message: String },
+    /// A `.dat` arrow, attribute or grid line names a node the node list does not define.
+    #[error("{part}: node {node} is not defined in the node list")]
+    UnknownNode { part: &'static str, node: u32 },
+    /// Two `.dat` node lines with the same id.
+    #[error("node {0} is defined twice")]
+    DuplicateNode(u32),
+    /// A `.dat` node type the format does not define.
+    #[error(
+        "node {node} has type {kind}; known types are 1 straight, 2/3/6 curve (2, 1, 3 stops), 4 blocked, 5 finish line, 7 pit lane"
+    )]
+    UnknownNodeType { node: u32, kind: i64 },
+    /// The importer cannot tell where the finish line is.
+    #[error("finish line: {0}")]
+    FinishLine(String),
+    /// A curve node without a usable relative distance, or whose distance breaks the corner's order.
+    #[error("curve node {node}: {message}")]
+    CurveDistance { node: u32, message: String },
+    /// Arrows that go round in a loop without crossing the finish line: no lap order exists.
+    #[error("the arrows loop without crossing the finish line, through nodes {0}")]
+    ArrowLoop(String),
+    /// A racing node the importer cannot place in a lane.
+    #[error("lanes: {0}")]
+    LaneInference(String),
 }
 
 /// A problem and where it was found.
