@@ -150,6 +150,9 @@ pub struct Expect {
     /// Options that must be offered with these costs.
     #[serde(default, rename = "option")]
     pub option: Vec<OptionSpec>,
+    /// Paths the driving code must allow or refuse (checked after the roll, before the move).
+    #[serde(default, rename = "path")]
+    pub paths: Vec<PathSpec>,
     /// Cars' states after the move.
     #[serde(default, rename = "car")]
     pub cars: Vec<CarExpect>,
@@ -187,6 +190,20 @@ pub struct OptionSpec {
     pub dangerous: Option<Vec<String>>,
     /// The exact path (space ids after the start).
     pub path: Option<Vec<String>>,
+}
+
+/// A path the moving car may or may not drive (7, 10-2), whatever its roll.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PathSpec {
+    /// Spaces the path passes in order; the last is where it stops. Intermediate spaces are
+    /// waypoints (`A-C-D` in the rulebook): any legal path through them counts.
+    pub via: Vec<String>,
+    /// Whether the driving code allows such a path.
+    pub legal: bool,
+    /// With `legal = true`: a legal path of exactly this many spaces exists. With
+    /// `legal = false`: no legal path of this many spaces exists (default: of any length).
+    pub spaces: Option<u8>,
 }
 
 /// A car's expected state.
@@ -441,11 +458,16 @@ fn play_move(
         Step::Done(o) => o,
         Step::Choose(r) => {
             check_options(t, &r.options, &expect, at, fails);
+            check_paths(t, &r.state, r.car, &expect.paths, at, fails);
             let Some(choose) = &m.choose else {
-                if m.expect.as_ref().is_some_and(|e| !e.cars.is_empty()) {
+                // A look: the options are checked, nothing is played, and the next move starts
+                // from the same position with the same car to play.
+                if !expect.cars.is_empty() || expect.play_order.is_some() || expect.finish.is_some() {
                     fails.push(format!("{at}: `choose` is needed to check the state after the move"));
                 }
-                return None;
+                check_dice(&dice, at, fails);
+                check_articles(&r.events, &expect, at, fails);
+                return Some(state);
             };
             let Some(end) = t.find(choose) else {
                 fails.push(format!("{at}: no space `{choose}`"));
@@ -473,22 +495,76 @@ fn play_move(
             }
         }
     };
-    for p in &dice.problems {
-        fails.push(format!("{at}: dice: {p}"));
-    }
-    if !dice.remaining().is_empty() {
-        fails.push(format!("{at}: dice not used: {:?}", dice.remaining()));
-    }
-    if let Some(arts) = &expect.articles {
-        let cited: Vec<&str> = outcome.events.iter().map(|e| e.article()).collect();
+    check_dice(&dice, at, fails);
+    check_articles(&outcome.events, &expect, at, fails);
+    check_state(t, &outcome.state, &expect, at, fails);
+    Some(outcome.state)
+}
+
+fn check_articles(events: &[crate::engine::Event], e: &Expect, at: &str, fails: &mut Vec<String>) {
+    if let Some(arts) = &e.articles {
+        let cited: Vec<&str> = events.iter().map(|e| e.article()).collect();
         for a in arts {
             if !cited.contains(&a.as_str()) {
                 fails.push(format!("{at}: no event cites {a}; cited: {}", cited.join(", ")));
             }
         }
     }
-    check_state(t, &outcome.state, &expect, at, fails);
-    Some(outcome.state)
+}
+
+fn check_dice(dice: &FixedDice, at: &str, fails: &mut Vec<String>) {
+    for p in &dice.problems {
+        fails.push(format!("{at}: dice: {p}"));
+    }
+    if !dice.remaining().is_empty() {
+        fails.push(format!("{at}: dice not used: {:?}", dice.remaining()));
+    }
+}
+
+/// Longest path a path check looks for: the top of the 6th-gear die.
+const PATH_MAX: u8 = 30;
+
+fn check_paths(t: &Track, s: &RaceState, car: CarId, specs: &[PathSpec], at: &str, fails: &mut Vec<String>) {
+    for p in specs {
+        let mut via = Vec::new();
+        for id in &p.via {
+            match t.find(id) {
+                Some(x) => via.push(x),
+                None => {
+                    fails.push(format!("{at}: path: no space `{id}`"));
+                }
+            }
+        }
+        if via.len() != p.via.len() || via.is_empty() {
+            continue;
+        }
+        let found = crate::engine::play::paths_through(t, s, car, &via, PATH_MAX);
+        let ids = |r: &crate::engine::movement::Reach| {
+            r.path.iter().map(|x| t.space(*x).id.clone()).collect::<Vec<_>>().join(" ")
+        };
+        let lengths: Vec<u8> = found.iter().map(|r| r.spaces).collect();
+        let via_text = p.via.join("-");
+        match (p.legal, p.spaces) {
+            (true, None) if found.is_empty() => fails.push(format!("{at}: no legal path via {via_text}")),
+            (true, Some(n)) if !lengths.contains(&n) => {
+                fails.push(format!("{at}: no legal path of {n} spaces via {via_text}; legal lengths: {lengths:?}"))
+            }
+            (false, None) if !found.is_empty() => fails.push(format!(
+                "{at}: a path via {via_text} is legal but must not be: {} ({} spaces)",
+                ids(&found[0]),
+                found[0].spaces
+            )),
+            (false, Some(n)) => {
+                if let Some(r) = found.iter().find(|r| r.spaces == n) {
+                    fails.push(format!(
+                        "{at}: a path of {n} spaces via {via_text} is legal but must not be: {}",
+                        ids(r)
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 fn describe_options(t: &Track, opts: &[MoveOption]) -> String {
