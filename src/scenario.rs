@@ -567,8 +567,14 @@ fn check_paths(t: &Track, s: &RaceState, car: CarId, specs: &[PathSpec], at: &st
     }
 }
 
+/// Options listed in a failure report at most; the rest are counted.
+const DESCRIBED_OPTIONS: usize = 40;
+
 fn describe_options(t: &Track, opts: &[MoveOption]) -> String {
-    opts.iter()
+    let more = opts.len().saturating_sub(DESCRIBED_OPTIONS);
+    let listed = opts
+        .iter()
+        .take(DESCRIBED_OPTIONS)
         .enumerate()
         .map(|(i, o)| {
             format!(
@@ -585,7 +591,8 @@ fn describe_options(t: &Track, opts: &[MoveOption]) -> String {
             )
         })
         .collect::<Vec<_>>()
-        .join(" ")
+        .join(" ");
+    if more > 0 { format!("{listed} ... and {more} more") } else { listed }
 }
 
 fn check_options(t: &Track, opts: &[MoveOption], e: &Expect, at: &str, fails: &mut Vec<String>) {
