@@ -4,7 +4,10 @@
 //! documents the format for rules experts.
 //!
 //! A missing expectation is not checked; every mismatch of a case is reported, not only the
-//! first.
+//! first. A move without `choose` is a look: its roll and options are checked and nothing is
+//! played, so several rolls can be tried on one position. `[[move.expect.path]]` checks a path
+//! named by its spaces against the driving code (7, 10-2), as the rulebook's worked examples
+//! name theirs ("A-C-D").
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -121,7 +124,7 @@ pub struct MoveSpec {
     /// Die results in order: the gear die, then black dice.
     #[serde(default)]
     pub dice: Vec<u8>,
-    /// End space of the option chosen.
+    /// End space of the option chosen; without it the move is a look (nothing is played).
     #[serde(default)]
     pub choose: Option<String>,
     /// Among options ending there, the one with this many voluntary brake points.
@@ -622,9 +625,39 @@ fn check_options(t: &Track, opts: &[MoveOption], e: &Expect, at: &str, fails: &m
     for spec in &e.option {
         let found = opts.iter().any(|o| option_matches(t, o, spec));
         if !found {
-            fails.push(format!("{at}: no option matches {spec:?}; offered: {}", describe_options(t, opts)));
+            fails.push(format!(
+                "{at}: no option matches [{}]; offered: {}",
+                describe_spec(spec),
+                describe_options(t, opts)
+            ));
         }
     }
+}
+
+/// An option expectation in the words of the case file: `end s0.m.10, blocked 5, ...`.
+fn describe_spec(s: &OptionSpec) -> String {
+    let mut parts = vec![format!("end {}", s.end)];
+    let mut num = |name: &str, v: Option<u8>| {
+        if let Some(v) = v {
+            parts.push(format!("{name} {v}"));
+        }
+    };
+    num("brakes", s.brakes);
+    num("blocked", s.blocked);
+    num("brake_points", s.brake_points);
+    num("tyre_points", s.tyre_points);
+    num("overshoot", s.overshoot);
+    num("stops", s.stops);
+    if let Some(f) = &s.fate {
+        parts.push(format!("fate {f}"));
+    }
+    if let Some(d) = &s.dangerous {
+        parts.push(format!("dangerous [{}]", d.join(" ")));
+    }
+    if let Some(p) = &s.path {
+        parts.push(format!("path [{}]", p.join(" ")));
+    }
+    parts.join(", ")
 }
 
 fn option_matches(t: &Track, o: &MoveOption, s: &OptionSpec) -> bool {

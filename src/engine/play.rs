@@ -228,7 +228,11 @@ pub fn resolve(
     {
         let c = s.car_mut(car);
         c.space = opt.end;
-        c.arrival = arrival;
+        if opt.spaces > 0 {
+            // 6-2-3: "arrivée la première". A car that braked to stay where it was did not
+            // arrive anywhere: it keeps its place among the cars level with it.
+            c.arrival = arrival;
+        }
         c.moves += 1;
         c.stops = opt.stops;
     }
