@@ -4,7 +4,10 @@
 //! documents the format for rules experts.
 //!
 //! A missing expectation is not checked; every mismatch of a case is reported, not only the
-//! first.
+//! first. A move without `choose` is a look: its roll and options are checked and nothing is
+//! played, so several rolls can be tried on one position. `[[move.expect.path]]` checks a path
+//! named by its spaces against the driving code (7, 10-2), as the rulebook's worked examples
+//! name theirs ("A-C-D").
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -121,7 +124,7 @@ pub struct MoveSpec {
     /// Die results in order: the gear die, then black dice.
     #[serde(default)]
     pub dice: Vec<u8>,
-    /// End space of the option chosen.
+    /// End space of the option chosen; without it the move is a look (nothing is played).
     #[serde(default)]
     pub choose: Option<String>,
     /// Among options ending there, the one with this many voluntary brake points.
@@ -150,6 +153,9 @@ pub struct Expect {
     /// Options that must be offered with these costs.
     #[serde(default, rename = "option")]
     pub option: Vec<OptionSpec>,
+    /// Paths the driving code must allow or refuse (checked after the roll, before the move).
+    #[serde(default, rename = "path")]
+    pub paths: Vec<PathSpec>,
     /// Cars' states after the move.
     #[serde(default, rename = "car")]
     pub cars: Vec<CarExpect>,
@@ -187,6 +193,20 @@ pub struct OptionSpec {
     pub dangerous: Option<Vec<String>>,
     /// The exact path (space ids after the start).
     pub path: Option<Vec<String>>,
+}
+
+/// A path the moving car may or may not drive (7, 10-2), whatever its roll.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PathSpec {
+    /// Spaces the path passes in order; the last is where it stops. Intermediate spaces are
+    /// waypoints (`A-C-D` in the rulebook): any legal path through them counts.
+    pub via: Vec<String>,
+    /// Whether the driving code allows such a path.
+    pub legal: bool,
+    /// With `legal = true`: a legal path of exactly this many spaces exists. With
+    /// `legal = false`: no legal path of this many spaces exists (default: of any length).
+    pub spaces: Option<u8>,
 }
 
 /// A car's expected state.
@@ -441,11 +461,16 @@ fn play_move(
         Step::Done(o) => o,
         Step::Choose(r) => {
             check_options(t, &r.options, &expect, at, fails);
+            check_paths(t, &r.state, r.car, &expect.paths, at, fails);
             let Some(choose) = &m.choose else {
-                if m.expect.as_ref().is_some_and(|e| !e.cars.is_empty()) {
+                // A look: the options are checked, nothing is played, and the next move starts
+                // from the same position with the same car to play.
+                if !expect.cars.is_empty() || expect.play_order.is_some() || expect.finish.is_some() {
                     fails.push(format!("{at}: `choose` is needed to check the state after the move"));
                 }
-                return None;
+                check_dice(&dice, at, fails);
+                check_articles(&r.events, &expect, at, fails);
+                return Some(state);
             };
             let Some(end) = t.find(choose) else {
                 fails.push(format!("{at}: no space `{choose}`"));
@@ -473,26 +498,86 @@ fn play_move(
             }
         }
     };
-    for p in &dice.problems {
-        fails.push(format!("{at}: dice: {p}"));
-    }
-    if !dice.remaining().is_empty() {
-        fails.push(format!("{at}: dice not used: {:?}", dice.remaining()));
-    }
-    if let Some(arts) = &expect.articles {
-        let cited: Vec<&str> = outcome.events.iter().map(|e| e.article()).collect();
+    check_dice(&dice, at, fails);
+    check_articles(&outcome.events, &expect, at, fails);
+    check_state(t, &outcome.state, &expect, at, fails);
+    Some(outcome.state)
+}
+
+fn check_articles(events: &[crate::engine::Event], e: &Expect, at: &str, fails: &mut Vec<String>) {
+    if let Some(arts) = &e.articles {
+        let cited: Vec<&str> = events.iter().map(|e| e.article()).collect();
         for a in arts {
             if !cited.contains(&a.as_str()) {
                 fails.push(format!("{at}: no event cites {a}; cited: {}", cited.join(", ")));
             }
         }
     }
-    check_state(t, &outcome.state, &expect, at, fails);
-    Some(outcome.state)
 }
 
+fn check_dice(dice: &FixedDice, at: &str, fails: &mut Vec<String>) {
+    for p in &dice.problems {
+        fails.push(format!("{at}: dice: {p}"));
+    }
+    if !dice.remaining().is_empty() {
+        fails.push(format!("{at}: dice not used: {:?}", dice.remaining()));
+    }
+}
+
+/// Longest path a path check looks for: the top of the 6th-gear die.
+const PATH_MAX: u8 = 30;
+
+fn check_paths(t: &Track, s: &RaceState, car: CarId, specs: &[PathSpec], at: &str, fails: &mut Vec<String>) {
+    for p in specs {
+        let mut via = Vec::new();
+        for id in &p.via {
+            match t.find(id) {
+                Some(x) => via.push(x),
+                None => {
+                    fails.push(format!("{at}: path: no space `{id}`"));
+                }
+            }
+        }
+        if via.len() != p.via.len() || via.is_empty() {
+            continue;
+        }
+        let found = crate::engine::play::paths_through(t, s, car, &via, PATH_MAX);
+        let ids = |r: &crate::engine::movement::Reach| {
+            r.path.iter().map(|x| t.space(*x).id.clone()).collect::<Vec<_>>().join(" ")
+        };
+        let lengths: Vec<u8> = found.iter().map(|r| r.spaces).collect();
+        let via_text = p.via.join("-");
+        match (p.legal, p.spaces) {
+            (true, None) if found.is_empty() => fails.push(format!("{at}: no legal path via {via_text}")),
+            (true, Some(n)) if !lengths.contains(&n) => {
+                fails.push(format!("{at}: no legal path of {n} spaces via {via_text}; legal lengths: {lengths:?}"))
+            }
+            (false, None) if !found.is_empty() => fails.push(format!(
+                "{at}: a path via {via_text} is legal but must not be: {} ({} spaces)",
+                ids(&found[0]),
+                found[0].spaces
+            )),
+            (false, Some(n)) => {
+                if let Some(r) = found.iter().find(|r| r.spaces == n) {
+                    fails.push(format!(
+                        "{at}: a path of {n} spaces via {via_text} is legal but must not be: {}",
+                        ids(r)
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Options listed in a failure report at most; the rest are counted.
+const DESCRIBED_OPTIONS: usize = 40;
+
 fn describe_options(t: &Track, opts: &[MoveOption]) -> String {
-    opts.iter()
+    let more = opts.len().saturating_sub(DESCRIBED_OPTIONS);
+    let listed = opts
+        .iter()
+        .take(DESCRIBED_OPTIONS)
         .enumerate()
         .map(|(i, o)| {
             format!(
@@ -509,7 +594,8 @@ fn describe_options(t: &Track, opts: &[MoveOption]) -> String {
             )
         })
         .collect::<Vec<_>>()
-        .join(" ")
+        .join(" ");
+    if more > 0 { format!("{listed} ... and {more} more") } else { listed }
 }
 
 fn check_options(t: &Track, opts: &[MoveOption], e: &Expect, at: &str, fails: &mut Vec<String>) {
@@ -539,9 +625,39 @@ fn check_options(t: &Track, opts: &[MoveOption], e: &Expect, at: &str, fails: &m
     for spec in &e.option {
         let found = opts.iter().any(|o| option_matches(t, o, spec));
         if !found {
-            fails.push(format!("{at}: no option matches {spec:?}; offered: {}", describe_options(t, opts)));
+            fails.push(format!(
+                "{at}: no option matches [{}]; offered: {}",
+                describe_spec(spec),
+                describe_options(t, opts)
+            ));
         }
     }
+}
+
+/// An option expectation in the words of the case file: `end s0.m.10, blocked 5, ...`.
+fn describe_spec(s: &OptionSpec) -> String {
+    let mut parts = vec![format!("end {}", s.end)];
+    let mut num = |name: &str, v: Option<u8>| {
+        if let Some(v) = v {
+            parts.push(format!("{name} {v}"));
+        }
+    };
+    num("brakes", s.brakes);
+    num("blocked", s.blocked);
+    num("brake_points", s.brake_points);
+    num("tyre_points", s.tyre_points);
+    num("overshoot", s.overshoot);
+    num("stops", s.stops);
+    if let Some(f) = &s.fate {
+        parts.push(format!("fate {f}"));
+    }
+    if let Some(d) = &s.dangerous {
+        parts.push(format!("dangerous [{}]", d.join(" ")));
+    }
+    if let Some(p) = &s.path {
+        parts.push(format!("path [{}]", p.join(" ")));
+    }
+    parts.join(", ")
 }
 
 fn option_matches(t: &Track, o: &MoveOption, s: &OptionSpec) -> bool {

@@ -29,8 +29,11 @@ pub enum GearError {
     /// Not a gear.
     #[error("there is no gear {0}: gears are 1 to 6")]
     NoSuchGear(u8),
-    /// A standing car starts in 1st (6-2-1, 10-4-1).
-    #[error("the car is standing: it starts in 1st gear (6-2-1)")]
+    /// A standing car starts in 1st (6-2-1), and so does a car turned back after a spinout
+    /// (10-4-1).
+    #[error(
+        "the car is standing (at the start, or turned back after a spinout): it starts in 1st gear (6-2-1, 10-4-1)"
+    )]
     MustStartInFirst,
     /// Upshifts go one gear at a time (6-1-1).
     #[error("from gear {from} the highest gear is {}: you may not skip a gear going up (6-1-1)", from + 1)]

@@ -168,25 +168,7 @@ fn passable(b: &Board<'_>, s: SpaceIdx) -> bool {
 /// Finds every legal way to move between `m.min` and `m.max` spaces (see the module docs).
 pub fn reaches(b: &Board<'_>, m: &Mover) -> Reaches {
     let t = b.track;
-    let start = m.start;
-    let (corner, credit) = match m.stops {
-        Some((c, s)) if t.space(start).corner == Some(c) => (c.0, s),
-        _ => (t.space(start).corner.map_or(NONE16, |c| c.0), 0),
-    };
-    let straight_start = t.space(start).corner.is_none();
-    let root = Node {
-        pos: start.0,
-        k: 0,
-        anchor: if straight_start { start.0 } else { NONE16 },
-        anchor_k: 0,
-        corner,
-        credit,
-        over_k: NONE8,
-        over_corner: NONE16,
-        missed: NONE16,
-        crossings: 0,
-        mask: 0,
-    };
+    let root = reaches_root(b, m);
     let mut fields = Fields { cache: FxHashMap::default(), bits: Vec::new() };
     let mut nodes: Vec<(Node, u32)> = vec![(root, u32::MAX)];
     let mut seen: FxHashMap<Node, ()> = FxHashMap::default();
@@ -222,6 +204,75 @@ pub fn reaches(b: &Board<'_>, m: &Mover) -> Reaches {
         by_len[n.k as usize].push(reach_of(b, &nodes, i));
     }
     Reaches { by_len, longest }
+}
+
+/// The legal ways to drive through the spaces `via` in order and stop on the last one, at most
+/// `m.max` spaces long: one path for each length that has one, shortest first. This is how a path
+/// a player (or a rulebook example) names is checked against the driving code (7, 10-2): the same
+/// steps as [`reaches`], with the waypoints met so far added to the search state.
+pub fn through(b: &Board<'_>, m: &Mover, via: &[SpaceIdx]) -> Vec<Reach> {
+    let Some(&last) = via.last() else { return Vec::new() };
+    let t = b.track;
+    let root = reaches_root(b, m);
+    let mut fields = Fields { cache: FxHashMap::default(), bits: Vec::new() };
+    // (state, waypoints met, parent)
+    let mut nodes: Vec<(Node, usize, u32)> = vec![(root, 0, u32::MAX)];
+    let mut seen: FxHashMap<(Node, usize), ()> = FxHashMap::default();
+    seen.insert((root, 0), ());
+    let mut layer = 0..1usize;
+    let mut out = Vec::new();
+    for _ in 0..m.max {
+        let next_start = nodes.len();
+        for i in layer.clone() {
+            let (n, met, _) = nodes[i];
+            if met == via.len() {
+                continue; // the path has reached its last waypoint: it stops there
+            }
+            let pos = SpaceIdx(n.pos);
+            for &nxt in t.next(pos) {
+                if let Some(child) = step(b, &mut fields, &n, pos, nxt, m.max) {
+                    let met = if nxt == via[met] { met + 1 } else { met };
+                    if seen.insert((child, met), ()).is_none() {
+                        nodes.push((child, met, i as u32));
+                    }
+                }
+            }
+        }
+        if nodes.len() == next_start {
+            break;
+        }
+        let done = (next_start..nodes.len()).find(|&i| nodes[i].1 == via.len() && SpaceIdx(nodes[i].0.pos) == last);
+        if let Some(i) = done {
+            let chain: Vec<(Node, u32)> = nodes.iter().map(|&(n, _, p)| (n, p)).collect();
+            out.push(reach_of(b, &chain, i));
+        }
+        layer = next_start..nodes.len();
+    }
+    out
+}
+
+/// The search's first state: the car where it stands, with its corner stops.
+fn reaches_root(b: &Board<'_>, m: &Mover) -> Node {
+    let t = b.track;
+    let start = m.start;
+    let (corner, credit) = match m.stops {
+        Some((c, s)) if t.space(start).corner == Some(c) => (c.0, s),
+        _ => (t.space(start).corner.map_or(NONE16, |c| c.0), 0),
+    };
+    let straight_start = t.space(start).corner.is_none();
+    Node {
+        pos: start.0,
+        k: 0,
+        anchor: if straight_start { start.0 } else { NONE16 },
+        anchor_k: 0,
+        corner,
+        credit,
+        over_k: NONE8,
+        over_corner: NONE16,
+        missed: NONE16,
+        crossings: 0,
+        mask: 0,
+    }
 }
 
 /// The state after moving from `pos` (state `n`) to `nxt`, or `None` if the driving code forbids it.

@@ -2,6 +2,8 @@
 //! path, brake and tyre points, the overshoot, the blocking, the stops counted, the handling
 //! tests it triggers and whether it spins or eliminates the car (10, 11, 12).
 
+use rustc_hash::FxHashMap;
+
 use crate::track::{CornerIdx, SpaceIdx, Track};
 
 use super::movement::{Reach, Reaches};
@@ -63,14 +65,20 @@ impl MoveOption {
         self.overshoot_tyres + self.blocking_tyres
     }
 
-    /// A short label for option `i`: A..Z, then AA, AB...
+    /// A short label for option `i`: A..Z, then AA..ZZ, then AAA... (never runs out: a position
+    /// crowded with dangerous spaces can offer hundreds of options, 7-3-5).
     pub fn label(i: usize) -> String {
-        let letters = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-        if i < 26 {
-            (letters[i] as char).to_string()
-        } else {
-            format!("{}{}", letters[i / 26 - 1] as char, letters[i % 26] as char)
+        let mut out = Vec::new();
+        let mut i = i;
+        loop {
+            out.push(b'A' + (i % 26) as u8);
+            if i < 26 {
+                break;
+            }
+            i = i / 26 - 1;
         }
+        out.reverse();
+        String::from_utf8(out).unwrap_or_default()
     }
 }
 
@@ -168,16 +176,18 @@ fn build(car: &CarState, wet: bool, r: &Reach, brakes: u8, blocked: u8) -> MoveO
     }
 }
 
+/// What options must share to be compared: end, dangerous spaces entered, fate, stops, line
+/// crossings, corner missed.
+type Group<'a> = (SpaceIdx, &'a [SpaceIdx], Fate, Option<(CornerIdx, u8)>, u8, Option<CornerIdx>);
+
 /// Drops options that another option with the same end, tests and fate beats on every cost.
+/// Options are compared only within their group (same end, tests, fate...), so a position
+/// crowded with dangerous spaces, which may offer thousands of options, stays cheap.
 fn prune(v: &mut Vec<MoveOption>) {
-    let same = |a: &MoveOption, b: &MoveOption| {
-        a.end == b.end
-            && a.dangerous == b.dangerous
-            && a.fate == b.fate
-            && a.stops == b.stops
-            && a.crossings == b.crossings
-            && a.missed == b.missed
-    };
+    let mut groups: FxHashMap<Group<'_>, Vec<usize>> = FxHashMap::default();
+    for (i, o) in v.iter().enumerate() {
+        groups.entry((o.end, &o.dangerous, o.fate, o.stops, o.crossings, o.missed)).or_default().push(i);
+    }
     let cost = |o: &MoveOption| (o.brake_points(), o.tyre_points());
     let beats = |a: &MoveOption, b: &MoveOption| {
         let (ab, at) = cost(a);
@@ -186,13 +196,24 @@ fn prune(v: &mut Vec<MoveOption>) {
     };
     // Among options of equal cost, the first listed stays (plain braking comes before the same
     // cost split as brakes and blocking, 12-0-3).
-    let keep: Vec<bool> = (0..v.len())
-        .map(|i| {
-            !v.iter()
-                .enumerate()
-                .any(|(j, o)| j != i && same(o, &v[i]) && (beats(o, &v[i]) || (j < i && cost(o) == cost(&v[i]))))
-        })
-        .collect();
+    let mut keep = vec![true; v.len()];
+    for members in groups.values() {
+        for &i in members {
+            keep[i] =
+                !members.iter().any(|&j| j != i && (beats(&v[j], &v[i]) || (j < i && cost(&v[j]) == cost(&v[i]))));
+        }
+    }
     let mut it = keep.into_iter();
     v.retain(|_| it.next().unwrap_or(true));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MoveOption;
+
+    #[test]
+    fn labels_go_on_past_zz() {
+        let l: Vec<String> = [0, 25, 26, 27, 701, 702, 703].iter().map(|&i| MoveOption::label(i)).collect();
+        assert_eq!(l, ["A", "Z", "AA", "AB", "ZZ", "AAA", "AAB"]);
+    }
 }

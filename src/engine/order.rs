@@ -20,6 +20,9 @@ pub fn key(state: &RaceState, t: &Track, car: CarId) -> OrderKey {
     let gear = match c.status {
         Status::SpunOut => 1,
         Status::Stalled => 0,
+        // 10-4-7: turned back after a spinout, the car waits with its lever in 1st (its gear is
+        // 0 only so that it must restart in 1st).
+        Status::Racing if c.gear == 0 => 1,
         _ => c.gear,
     };
     OrderKey { progress: t.space(c.space).progress, gear, early: u32::MAX - c.arrival }

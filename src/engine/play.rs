@@ -13,7 +13,7 @@ use super::car::Part;
 use super::dice::{Dice, Purpose};
 use super::events::Event;
 use super::gearbox::{self, GearError};
-use super::movement::{Board, Mover, reaches};
+use super::movement::{Board, Mover, Reach, reaches, through};
 use super::options::{Fate, MoveOption, options};
 use super::order::key;
 use super::rulebook::{Die, Edition, Rulebook, handling_threshold};
@@ -152,16 +152,33 @@ pub fn roll(
 /// The options of `car` for a gear-die result of `value` in state `s`.
 pub fn move_options(t: &Track, s: &RaceState, car: CarId, value: u8) -> Vec<MoveOption> {
     let c = s.car(car);
+    let occupied = occupancy(t, s, car);
+    let board = Board { track: t, occupied: &occupied, dangerous: &s.dangerous, pit_open: false };
+    let mover = Mover { start: c.space, stops: c.stops, max: value, min: value.saturating_sub(c.wear.brakes) };
+    let r = reaches(&board, &mover);
+    options(t, c, value, s.wet, &r)
+}
+
+/// The spaces other cars stand on, as `car` sees the board (eliminated cars not yet removed
+/// included, 12-1-2, 14-2).
+fn occupancy(t: &Track, s: &RaceState, car: CarId) -> Vec<bool> {
     let mut occupied = vec![false; t.spaces.len()];
     for (i, other) in s.cars.iter().enumerate() {
         if i != car.get() && other.status.on_board() {
             occupied[other.space.get()] = true;
         }
     }
+    occupied
+}
+
+/// The legal ways for `car` to drive through `via` in order and stop on its last space, at most
+/// `max` spaces long, one per length (see [`movement::through`](super::movement::through)).
+pub fn paths_through(t: &Track, s: &RaceState, car: CarId, via: &[SpaceIdx], max: u8) -> Vec<Reach> {
+    let c = s.car(car);
+    let occupied = occupancy(t, s, car);
     let board = Board { track: t, occupied: &occupied, dangerous: &s.dangerous, pit_open: false };
-    let mover = Mover { start: c.space, stops: c.stops, max: value, min: value.saturating_sub(c.wear.brakes) };
-    let r = reaches(&board, &mover);
-    options(t, c, value, s.wet, &r)
+    let mover = Mover { start: c.space, stops: c.stops, max, min: 0 };
+    through(&board, &mover, via)
 }
 
 /// Applies option `choice` (an index into `rolled.options`) and returns the new state.
@@ -211,7 +228,11 @@ pub fn resolve(
     {
         let c = s.car_mut(car);
         c.space = opt.end;
-        c.arrival = arrival;
+        if opt.spaces > 0 {
+            // 6-2-3: "arrivée la première". A car that braked to stay where it was did not
+            // arrive anywhere: it keeps its place among the cars level with it.
+            c.arrival = arrival;
+        }
         c.moves += 1;
         c.stops = opt.stops;
     }
