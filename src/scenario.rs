@@ -191,6 +191,8 @@ pub struct OptionSpec {
     pub fate: Option<String>,
     /// Dangerous spaces entered.
     pub dangerous: Option<Vec<String>>,
+    /// How many dangerous spaces it enters (road-handling tests, 17-0-2).
+    pub tests: Option<u8>,
     /// The exact path (space ids after the start).
     pub path: Option<Vec<String>>,
 }
@@ -542,10 +544,10 @@ fn check_paths(t: &Track, s: &RaceState, car: CarId, specs: &[PathSpec], at: &st
             continue;
         }
         let found = crate::engine::play::paths_through(t, s, car, &via, PATH_MAX);
-        let ids = |r: &crate::engine::movement::Reach| {
-            r.path.iter().map(|x| t.space(*x).id.clone()).collect::<Vec<_>>().join(" ")
+        let ids = |w: &crate::engine::movement::Walk| {
+            w.path.iter().map(|x| t.space(*x).id.clone()).collect::<Vec<_>>().join(" ")
         };
-        let lengths: Vec<u8> = found.iter().map(|r| r.spaces).collect();
+        let lengths: Vec<u8> = found.iter().map(|w| w.reach.spaces).collect();
         let via_text = p.via.join("-");
         match (p.legal, p.spaces) {
             (true, None) if found.is_empty() => fails.push(format!("{at}: no legal path via {via_text}")),
@@ -555,10 +557,10 @@ fn check_paths(t: &Track, s: &RaceState, car: CarId, specs: &[PathSpec], at: &st
             (false, None) if !found.is_empty() => fails.push(format!(
                 "{at}: a path via {via_text} is legal but must not be: {} ({} spaces)",
                 ids(&found[0]),
-                found[0].spaces
+                found[0].reach.spaces
             )),
             (false, Some(n)) => {
-                if let Some(r) = found.iter().find(|r| r.spaces == n) {
+                if let Some(r) = found.iter().find(|r| r.reach.spaces == n) {
                     fails.push(format!(
                         "{at}: a path of {n} spaces via {via_text} is legal but must not be: {}",
                         ids(r)
@@ -671,6 +673,7 @@ fn option_matches(t: &Track, o: &MoveOption, s: &OptionSpec) -> bool {
         && s.stops.is_none_or(|b| o.stops.map_or(0, |(_, n)| n) == b)
         && s.fate.as_deref().is_none_or(|f| fate_matches(o.fate, f))
         && s.dangerous.as_ref().is_none_or(|d| *d == ids(&o.dangerous))
+        && s.tests.is_none_or(|n| o.dangerous.len() == n as usize)
         && s.path.as_ref().is_none_or(|p| *p == ids(&o.path))
 }
 

@@ -49,7 +49,7 @@ impl Bot {
         let r = Self::safe_reaches(t, key.0, key.1);
         let safe = (0..=r.longest)
             .rev()
-            .find(|&k| r.by_len[k as usize].iter().any(|x| x.overshoot.is_none() && x.missed.is_none()))
+            .find(|&k| r.at(k).iter().any(|x| x.overshoot.is_none() && x.missed.is_none()))
             .unwrap_or(0);
         self.runway.insert(key, safe);
         safe
@@ -68,7 +68,7 @@ impl Bot {
         }
         let r = Self::safe_reaches(t, key.0, key.1);
         let mut v = vec![UNSAFE; 31];
-        for (d, ends) in r.by_len.iter().enumerate().take(r.longest as usize + 1) {
+        for (d, ends) in (0..=r.longest).map(|k| (k as usize, r.at(k))) {
             for x in ends.iter().filter(|x| x.overshoot.is_none() && x.missed.is_none()) {
                 let after = self.runway_at(t, (x.end, x.stops));
                 if v[d] == UNSAFE || after > v[d] {

@@ -21,8 +21,6 @@
 //! Architecture invariant: pure — reads the track and an occupancy map, allocates its own
 //! scratch space, never touches a clock, a file or a random source.
 
-use rustc_hash::FxHashMap;
-
 use crate::track::{CornerIdx, SpaceIdx, Track};
 
 const NONE16: u16 = u16::MAX;
@@ -54,17 +52,15 @@ pub struct Mover {
     pub min: u8,
 }
 
-/// One way to end a move.
+/// One way to end a move. Its path is kept in the search's tree: [`Reaches::path`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reach {
     /// Where the car stops.
     pub end: SpaceIdx,
     /// Spaces moved.
     pub spaces: u8,
-    /// The spaces entered, in order (the start excluded).
-    pub path: Vec<SpaceIdx>,
-    /// Dangerous spaces entered (one road-handling test each, 17-0-2).
-    pub dangerous: Vec<SpaceIdx>,
+    /// Dangerous spaces entered: one road-handling test each (17-0-2).
+    pub tests: u8,
     /// Overshoot: the corner left a stop short and the spaces moved beyond it (10-0-1).
     pub overshoot: Option<(CornerIdx, u8)>,
     /// A corner left two or more stops short: elimination (10-1).
@@ -73,22 +69,85 @@ pub struct Reach {
     pub stops: Option<(CornerIdx, u8)>,
     /// Times the path crosses the finish line.
     pub crossings: u8,
+    /// The search state it ends in (for [`Reaches::path`]).
+    node: u32,
 }
 
 /// Every way to end a move, by length.
 #[derive(Clone, Debug, Default)]
 pub struct Reaches {
-    /// `by_len[k]`: the ways to end after exactly `k` spaces (filled for `k >= min` and for
-    /// `k == longest`, where a blocked car stops, 12-0-1).
-    pub by_len: Vec<Vec<Reach>>,
+    /// The ways to end, by increasing length (kept for lengths `>= min` and for the longest,
+    /// where a blocked car stops, 12-0-1).
+    all: Vec<Reach>,
+    /// `start[k]..start[k + 1]`: the ways of length `k` in `all`.
+    start: Vec<u32>,
     /// The longest path found (at most `max`); the car is blocked (12) when it is below the roll.
     pub longest: u8,
+    /// The search tree: each state's space and parent.
+    tree: Vec<(u16, u32)>,
+    /// The stickers on the board.
+    dangerous: Vec<SpaceIdx>,
 }
 
+impl Reaches {
+    /// The ways to end after exactly `k` spaces (empty below `min`, except the longest).
+    pub fn at(&self, k: u8) -> &[Reach] {
+        let k = k as usize;
+        match (self.start.get(k), self.start.get(k + 1)) {
+            (Some(&a), Some(&b)) => &self.all[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+
+    /// The spaces `r` enters, in order (its start excluded).
+    pub fn path(&self, r: &Reach) -> Vec<SpaceIdx> {
+        let mut path = vec![SpaceIdx(0); r.spaces as usize];
+        let mut j = r.node as usize;
+        for slot in path.iter_mut().rev() {
+            *slot = SpaceIdx(self.tree[j].0);
+            j = self.tree[j].1 as usize;
+        }
+        path
+    }
+
+    /// How many search states the search visited (a measure of its work).
+    pub fn states(&self) -> usize {
+        self.tree.len()
+    }
+
+    /// The dangerous spaces among `path`.
+    pub fn dangerous_on(&self, path: &[SpaceIdx]) -> Vec<SpaceIdx> {
+        path.iter().copied().filter(|s| self.dangerous.binary_search(s).is_ok()).collect()
+    }
+}
+
+impl Reach {
+    /// A deterministic order between reaches of one search (the order they were found in).
+    pub fn node_order(&self, other: &Reach) -> std::cmp::Ordering {
+        self.node.cmp(&other.node)
+    }
+
+    /// Where the search found it (a deterministic tie-break).
+    pub fn node_index(&self) -> u32 {
+        self.node
+    }
+}
+
+fn path_in(tree: &[(u16, u32)], node: u32) -> Vec<SpaceIdx> {
+    let mut path = Vec::new();
+    let mut j = node as usize;
+    while tree[j].1 != u32::MAX {
+        path.push(SpaceIdx(tree[j].0));
+        j = tree[j].1 as usize;
+    }
+    path.reverse();
+    path
+}
+
+/// A search state. Within one layer of the search every state has the same length `k`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 struct Node {
     pos: u16,
-    k: u8,
     anchor: u16,
     anchor_k: u8,
     corner: u16,
@@ -97,17 +156,63 @@ struct Node {
     over_corner: u16,
     missed: u16,
     crossings: u8,
+    k: u8,
+    /// Dangerous spaces entered in the current straight stretch: they are not obstacles for its
+    /// shortest-path rule (7-3-5).
     mask: u64,
+    /// Dangerous spaces entered so far.
+    tests: u8,
 }
+
+impl Node {
+    /// Same state but for the dangerous-space bookkeeping.
+    fn same_key(&self, o: &Node) -> bool {
+        self.pos == o.pos
+            && self.anchor == o.anchor
+            && self.anchor_k == o.anchor_k
+            && self.corner == o.corner
+            && self.credit == o.credit
+            && self.over_k == o.over_k
+            && self.over_corner == o.over_corner
+            && self.missed == o.missed
+            && self.crossings == o.crossings
+    }
+
+    /// `self` can do everything `other` can, with no more tests: fewer dangerous spaces entered
+    /// means more obstacles to go round, so every continuation legal for `other` is legal for
+    /// `self` (7-2-3).
+    fn dominates(&self, other: &Node) -> bool {
+        self.mask & !other.mask == 0 && self.tests <= other.tests
+    }
+}
+
+/// Ways a layer keeps through one state that differ only in dangerous spaces entered; beyond this
+/// the first ones found stay (docs/rulings.md).
+const MAX_VARIANTS: usize = 16;
 
 /// Distances along straights from an anchor, for a given set of entered dangerous spaces, and
 /// the bit each dangerous space met so far has in a state's mask.
 struct Fields {
-    cache: FxHashMap<(u16, u64), Vec<u8>>,
+    keys: Vec<(u16, u64)>,
+    arena: Vec<u8>,
     bits: Vec<SpaceIdx>,
+    width: usize,
+    last: usize,
+    queue: Vec<SpaceIdx>,
 }
 
 impl Fields {
+    fn new(t: &Track) -> Self {
+        Fields {
+            keys: Vec::new(),
+            arena: Vec::new(),
+            bits: Vec::new(),
+            width: t.spaces.len(),
+            last: usize::MAX,
+            queue: Vec::with_capacity(64),
+        }
+    }
+
     /// The mask bit of dangerous space `s` (the first 64 met get one; later ones stay
     /// obstacles, see docs/rulings.md).
     fn bit(&mut self, s: SpaceIdx) -> Option<u64> {
@@ -121,110 +226,175 @@ impl Fields {
             None
         }
     }
-}
 
-impl Fields {
+    /// Fewest arrows from `anchor` to `to` through straight spaces, avoiding cars and the
+    /// dangerous spaces not in `mask` (`u8::MAX` if unreachable within `limit`).
     fn dist(&mut self, b: &Board<'_>, anchor: u16, mask: u64, to: SpaceIdx, limit: u8) -> u8 {
+        let w = self.width;
+        if self.last != usize::MAX && self.keys[self.last] == (anchor, mask) {
+            return self.arena[self.last * w + to.get()];
+        }
+        if let Some(i) = self.keys.iter().rposition(|&k| k == (anchor, mask)) {
+            self.last = i;
+            return self.arena[i * w + to.get()];
+        }
         let t = b.track;
-        let bits = &self.bits;
-        let field = self.cache.entry((anchor, mask)).or_insert_with(|| {
-            let mut d = vec![NONE8; t.spaces.len()];
-            let mut queue = vec![SpaceIdx(anchor)];
-            d[anchor as usize] = 0;
-            let mut head = 0;
-            while head < queue.len() {
-                let u = queue[head];
-                head += 1;
-                let du = d[u.get()];
-                if du >= limit {
+        let base = self.arena.len();
+        self.arena.resize(base + w, NONE8);
+        self.keys.push((anchor, mask));
+        self.last = self.keys.len() - 1;
+        let d = &mut self.arena[base..base + w];
+        let queue = &mut self.queue;
+        queue.clear();
+        queue.push(SpaceIdx(anchor));
+        d[anchor as usize] = 0;
+        let mut head = 0;
+        while head < queue.len() {
+            let u = queue[head];
+            head += 1;
+            let du = d[u.get()];
+            if du >= limit {
+                continue;
+            }
+            for &v in t.next(u) {
+                let cv = t.compact(v);
+                if d[v.get()] != NONE8 || b.occupied[v.get()] || (cv.pit && !b.pit_open) {
                     continue;
                 }
-                for &v in t.next(u) {
-                    if d[v.get()] != NONE8 || b.occupied[v.get()] || !passable(b, v) {
+                if !b.dangerous.is_empty() && b.dangerous.binary_search(&v).is_ok() {
+                    let entered = self.bits.iter().position(|&x| x == v).is_some_and(|i| mask & (1 << i) != 0);
+                    if !entered {
                         continue;
                     }
-                    if b.dangerous.binary_search(&v).is_ok() {
-                        let entered = bits.iter().position(|&x| x == v).is_some_and(|i| mask & (1 << i) != 0);
-                        if !entered {
-                            continue;
-                        }
-                    }
-                    d[v.get()] = du + 1;
-                    if t.space(v).corner.is_none() {
-                        queue.push(v);
-                    }
+                }
+                d[v.get()] = du + 1;
+                if cv.corner == NONE16 {
+                    queue.push(v);
                 }
             }
-            d
-        });
-        field[to.get()]
+        }
+        d[to.get()]
     }
 }
 
-fn passable(b: &Board<'_>, s: SpaceIdx) -> bool {
-    b.pit_open || !b.track.space(s).in_pit_lane()
+/// One layer of the search: the states found at the next length, each kept once per space and
+/// dangerous-space variant that no other state of the layer dominates, in the order found. Layers
+/// are small (a handful of states on a straight, a few dozen in a corner), so a scan beats a hash.
+struct Layer<T> {
+    items: Vec<(Node, u32, T)>,
+}
+
+impl<T: Copy + PartialEq> Layer<T> {
+    fn new() -> Self {
+        Layer { items: Vec::with_capacity(64) }
+    }
+
+    fn clear(&mut self) {
+        self.items.clear();
+    }
+
+    /// Adds a state unless one already in the layer (with the same tag) dominates it; replaces
+    /// the state it dominates.
+    fn add(&mut self, n: Node, parent: u32, tag: T) {
+        let mut variants = 0;
+        for item in self.items.iter_mut() {
+            let (m, _, mtag) = *item;
+            if m.pos == n.pos && mtag == tag && m.same_key(&n) {
+                if m.dominates(&n) {
+                    return;
+                }
+                if n.dominates(&m) {
+                    *item = (n, parent, tag);
+                    return;
+                }
+                variants += 1;
+            }
+        }
+        if variants < MAX_VARIANTS {
+            self.items.push((n, parent, tag));
+        }
+    }
 }
 
 /// Finds every legal way to move between `m.min` and `m.max` spaces (see the module docs).
 pub fn reaches(b: &Board<'_>, m: &Mover) -> Reaches {
     let t = b.track;
     let root = reaches_root(b, m);
-    let mut fields = Fields { cache: FxHashMap::default(), bits: Vec::new() };
-    let mut nodes: Vec<(Node, u32)> = vec![(root, u32::MAX)];
-    let mut seen: FxHashMap<Node, ()> = FxHashMap::default();
-    seen.insert(root, ());
+    let mut fields = Fields::new(t);
+    let mut nodes: Vec<Node> = Vec::with_capacity(128);
+    let mut tree: Vec<(u16, u32)> = Vec::with_capacity(128);
+    nodes.push(root);
+    tree.push((root.pos, u32::MAX));
     let mut layer = 0..1usize;
     let mut longest = 0u8;
+    let mut next = Layer::<()>::new();
     for k in 0..m.max {
-        let next_start = nodes.len();
+        next.clear();
         for i in layer.clone() {
-            let n = nodes[i].0;
+            let n = nodes[i];
             let pos = SpaceIdx(n.pos);
             for &nxt in t.next(pos) {
                 if let Some(child) = step(b, &mut fields, &n, pos, nxt, m.max) {
-                    debug_assert_eq!(child.k, k + 1);
-                    if seen.insert(child, ()).is_none() {
-                        nodes.push((child, i as u32));
-                    }
+                    next.add(child, i as u32, ());
                 }
             }
         }
-        if nodes.len() == next_start {
+        if next.items.is_empty() {
             break;
+        }
+        let next_start = nodes.len();
+        for &(c, parent, ()) in &next.items {
+            nodes.push(c);
+            tree.push((c.pos, parent));
         }
         longest = k + 1;
         layer = next_start..nodes.len();
     }
 
-    let mut by_len: Vec<Vec<Reach>> = vec![Vec::new(); m.max as usize + 1];
-    for (i, &(n, _)) in nodes.iter().enumerate() {
+    // Nodes are in layers, so by increasing length already.
+    let mut all = Vec::with_capacity(nodes.len());
+    let mut start = vec![0u32; m.max as usize + 2];
+    for (i, n) in nodes.iter().enumerate() {
         if n.k < m.min && n.k != longest {
             continue;
         }
-        by_len[n.k as usize].push(reach_of(b, &nodes, i));
+        all.push(reach_of(t, n, i as u32));
+        start[n.k as usize + 1] = all.len() as u32;
     }
-    Reaches { by_len, longest }
+    for k in 1..start.len() {
+        start[k] = start[k].max(start[k - 1]);
+    }
+    Reaches { all, start, longest, tree, dangerous: b.dangerous.to_vec() }
+}
+
+/// A path named by waypoints, checked against the driving code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Walk {
+    /// Where it ends and what it costs.
+    pub reach: Reach,
+    /// The spaces entered, in order.
+    pub path: Vec<SpaceIdx>,
 }
 
 /// The legal ways to drive through the spaces `via` in order and stop on the last one, at most
 /// `m.max` spaces long: one path for each length that has one, shortest first. This is how a path
 /// a player (or a rulebook example) names is checked against the driving code (7, 10-2): the same
 /// steps as [`reaches`], with the waypoints met so far added to the search state.
-pub fn through(b: &Board<'_>, m: &Mover, via: &[SpaceIdx]) -> Vec<Reach> {
+pub fn through(b: &Board<'_>, m: &Mover, via: &[SpaceIdx]) -> Vec<Walk> {
     let Some(&last) = via.last() else { return Vec::new() };
     let t = b.track;
     let root = reaches_root(b, m);
-    let mut fields = Fields { cache: FxHashMap::default(), bits: Vec::new() };
-    // (state, waypoints met, parent)
-    let mut nodes: Vec<(Node, usize, u32)> = vec![(root, 0, u32::MAX)];
-    let mut seen: FxHashMap<(Node, usize), ()> = FxHashMap::default();
-    seen.insert((root, 0), ());
+    let mut fields = Fields::new(t);
+    // (state, waypoints met)
+    let mut nodes: Vec<(Node, usize)> = vec![(root, 0)];
+    let mut tree: Vec<(u16, u32)> = vec![(root.pos, u32::MAX)];
     let mut layer = 0..1usize;
     let mut out = Vec::new();
+    let mut next = Layer::<usize>::new();
     for _ in 0..m.max {
-        let next_start = nodes.len();
+        next.clear();
         for i in layer.clone() {
-            let (n, met, _) = nodes[i];
+            let (n, met) = nodes[i];
             if met == via.len() {
                 continue; // the path has reached its last waypoint: it stops there
             }
@@ -232,19 +402,21 @@ pub fn through(b: &Board<'_>, m: &Mover, via: &[SpaceIdx]) -> Vec<Reach> {
             for &nxt in t.next(pos) {
                 if let Some(child) = step(b, &mut fields, &n, pos, nxt, m.max) {
                     let met = if nxt == via[met] { met + 1 } else { met };
-                    if seen.insert((child, met), ()).is_none() {
-                        nodes.push((child, met, i as u32));
-                    }
+                    next.add(child, i as u32, met);
                 }
             }
         }
-        if nodes.len() == next_start {
+        if next.items.is_empty() {
             break;
+        }
+        let next_start = nodes.len();
+        for &(c, parent, met) in &next.items {
+            nodes.push((c, met));
+            tree.push((c.pos, parent));
         }
         let done = (next_start..nodes.len()).find(|&i| nodes[i].1 == via.len() && SpaceIdx(nodes[i].0.pos) == last);
         if let Some(i) = done {
-            let chain: Vec<(Node, u32)> = nodes.iter().map(|&(n, _, p)| (n, p)).collect();
-            out.push(reach_of(b, &chain, i));
+            out.push(Walk { reach: reach_of(t, &nodes[i].0, i as u32), path: path_in(&tree, i as u32) });
         }
         layer = next_start..nodes.len();
     }
@@ -262,7 +434,6 @@ fn reaches_root(b: &Board<'_>, m: &Mover) -> Node {
     let straight_start = t.space(start).corner.is_none();
     Node {
         pos: start.0,
-        k: 0,
         anchor: if straight_start { start.0 } else { NONE16 },
         anchor_k: 0,
         corner,
@@ -271,18 +442,21 @@ fn reaches_root(b: &Board<'_>, m: &Mover) -> Node {
         over_corner: NONE16,
         missed: NONE16,
         crossings: 0,
+        k: 0,
         mask: 0,
+        tests: 0,
     }
 }
 
 /// The state after moving from `pos` (state `n`) to `nxt`, or `None` if the driving code forbids it.
+#[inline]
 fn step(b: &Board<'_>, fields: &mut Fields, n: &Node, pos: SpaceIdx, nxt: SpaceIdx, max: u8) -> Option<Node> {
     let t = b.track;
-    if b.occupied[nxt.get()] || !passable(b, nxt) {
+    let there = t.compact(nxt);
+    if b.occupied[nxt.get()] || (there.pit && !b.pit_open) {
         return None;
     }
-    let here = t.space(pos);
-    let there = t.space(nxt);
+    let here = t.compact(pos);
     // 10-2-1: after the first space of an overshoot, the car keeps its lane.
     if n.over_k != NONE8 && there.lane != here.lane {
         return None;
@@ -290,14 +464,14 @@ fn step(b: &Board<'_>, fields: &mut Fields, n: &Node, pos: SpaceIdx, nxt: SpaceI
     let mut c = *n;
     c.pos = nxt.0;
     c.k = n.k + 1;
-    if t.crosses_line(pos, nxt) {
-        c.crossings += 1;
+    if there.progress < here.progress {
+        c.crossings += 1; // the arrow crosses the finish line
     }
-    if b.dangerous.binary_search(&nxt).is_ok() {
+    if !b.dangerous.is_empty() && b.dangerous.binary_search(&nxt).is_ok() {
         c.mask |= fields.bit(nxt).unwrap_or(0);
+        c.tests += 1;
     }
-    let next_corner = there.corner.map_or(NONE16, |x| x.0);
-    if next_corner != n.corner {
+    if there.corner != n.corner {
         if n.corner != NONE16 {
             // Leaving a corner (7-1-1, 10).
             let need = t.corners[n.corner as usize].stops;
@@ -310,20 +484,21 @@ fn step(b: &Board<'_>, fields: &mut Fields, n: &Node, pos: SpaceIdx, nxt: SpaceI
                 c.over_corner = n.corner;
             }
         }
-        c.corner = next_corner;
+        c.corner = there.corner;
         c.credit = 0; // no stop is made in the middle of a move
     }
     // The straight driving code (7-2-3): every prefix of a straight stretch is a shortest path
     // from its anchor, and so is the step that ends it in a corner (7-3-4-2).
-    if here.corner.is_none() {
+    if here.corner == NONE16 {
         if fields.dist(b, n.anchor, c.mask, nxt, max) != c.k - n.anchor_k {
             return None;
         }
-        if there.corner.is_some() {
+        if there.corner != NONE16 {
             c.anchor = NONE16;
             c.anchor_k = 0;
+            c.mask = 0; // the straight stretch is over
         }
-    } else if there.corner.is_none() {
+    } else if there.corner == NONE16 {
         // A straight stretch begins at the corner's last space (7-3-3-1).
         c.anchor = pos.0;
         c.anchor_k = n.k;
@@ -331,17 +506,7 @@ fn step(b: &Board<'_>, fields: &mut Fields, n: &Node, pos: SpaceIdx, nxt: SpaceI
     Some(c)
 }
 
-fn reach_of(b: &Board<'_>, nodes: &[(Node, u32)], i: usize) -> Reach {
-    let t = b.track;
-    let n = nodes[i].0;
-    let mut path = Vec::with_capacity(n.k as usize);
-    let mut j = i;
-    while nodes[j].1 != u32::MAX {
-        path.push(SpaceIdx(nodes[j].0.pos));
-        j = nodes[j].1 as usize;
-    }
-    path.reverse();
-    let dangerous = path.iter().copied().filter(|s| b.dangerous.binary_search(s).is_ok()).collect();
+fn reach_of(t: &Track, n: &Node, node: u32) -> Reach {
     let end = SpaceIdx(n.pos);
     let stops = t.space(end).corner.map(|c| {
         let need = t.corners[c.get()].stops;
@@ -354,11 +519,11 @@ fn reach_of(b: &Board<'_>, nodes: &[(Node, u32)], i: usize) -> Reach {
     Reach {
         end,
         spaces: n.k,
-        path,
-        dangerous,
+        tests: n.tests,
         overshoot: (n.over_k != NONE8).then(|| (CornerIdx(n.over_corner), n.k + 1 - n.over_k)),
         missed: (n.missed != NONE16).then_some(CornerIdx(n.missed)),
         stops,
         crossings: n.crossings,
+        node,
     }
 }

@@ -2,8 +2,6 @@
 //! path, brake and tyre points, the overshoot, the blocking, the stops counted, the handling
 //! tests it triggers and whether it spins or eliminates the car (10, 11, 12).
 
-use rustc_hash::FxHashMap;
-
 use crate::track::{CornerIdx, SpaceIdx, Track};
 
 use super::movement::{Reach, Reaches};
@@ -84,45 +82,58 @@ impl MoveOption {
 
 /// Turns the reachable ends of a roll into the player's options.
 pub fn options(t: &Track, car: &CarState, roll: u8, wet: bool, reaches: &Reaches) -> Vec<MoveOption> {
-    let mut out: Vec<MoveOption> = Vec::new();
+    // Options are priced first and given their paths last, once the dominated ones are gone.
+    let mut out: Vec<(MoveOption, &Reach)> = Vec::new();
     let brakes = car.wear.brakes;
     // Stopping short on purpose: one brake point a space (11-0-3).
     let lowest = roll.saturating_sub(brakes);
     for k in lowest..=roll {
-        for r in reaches.by_len.get(k as usize).into_iter().flatten() {
-            out.push(build(car, wet, r, roll - k, 0));
+        for r in reaches.at(k) {
+            out.push((build(car, wet, r, roll - k, 0), r));
         }
     }
     // Blocked: the car goes as far as it can (12-0-1), to the space that would play first next
     // round (12-1-3); voluntary brakes may be taken first (12-0-3).
     if reaches.longest < roll {
-        let far = &reaches.by_len[reaches.longest as usize];
+        let far = reaches.at(reaches.longest);
         let best = far.iter().map(|r| t.progress_gap(car.space, r.end)).max();
         let short = roll - reaches.longest;
         for r in far.iter().filter(|r| Some(t.progress_gap(car.space, r.end)) == best) {
             for b in 0..short.min(brakes + 1) {
-                out.push(build(car, wet, r, b, short - b));
+                out.push((build(car, wet, r, b, short - b), r));
             }
         }
     }
     // A player may always choose a move that eliminates his car only when every move does
     // (docs/rulings.md).
-    if out.iter().any(|o| !matches!(o.fate, Fate::Eliminated(_))) {
-        out.retain(|o| !matches!(o.fate, Fate::Eliminated(_)));
+    if out.iter().any(|(o, _)| !matches!(o.fate, Fate::Eliminated(_))) {
+        out.retain(|(o, _)| !matches!(o.fate, Fate::Eliminated(_)));
     }
     prune(&mut out);
-    out.sort_by(|a, b| {
-        let ga = t.progress_gap(car.space, a.end) + a.crossings as u32 * t.lap_length;
-        let gb = t.progress_gap(car.space, b.end) + b.crossings as u32 * t.lap_length;
-        gb.cmp(&ga)
-            .then(a.brake_points().cmp(&b.brake_points()))
-            .then(a.tyre_points().cmp(&b.tyre_points()))
-            .then(a.dangerous.len().cmp(&b.dangerous.len()))
-            .then(a.end.cmp(&b.end))
-            .then(a.path.cmp(&b.path))
-    });
-    out
+    // Farthest first, then cheapest, fewest tests; ties in the order the search found them.
+    let mut keyed: Vec<(OrderKey, (MoveOption, &Reach))> = out
+        .into_iter()
+        .map(|(o, r)| {
+            let gap = t.progress_gap(car.space, o.end) + o.crossings as u32 * t.lap_length;
+            (
+                (std::cmp::Reverse(gap), o.brake_points(), o.tyre_points(), r.tests, o.end, o.blocked, r.node_index()),
+                (o, r),
+            )
+        })
+        .collect();
+    keyed.sort_unstable_by_key(|k| k.0);
+    let out = keyed.into_iter().map(|(_, x)| x);
+    out.map(|(mut o, r)| {
+        o.path = reaches.path(r);
+        o.dangerous = reaches.dangerous_on(&o.path);
+        o
+    })
+    .collect()
 }
+
+/// How options are listed: farthest, cheapest in brakes then tyres, fewest tests, then space,
+/// blocking and the order found.
+type OrderKey = (std::cmp::Reverse<u32>, u8, u8, u8, SpaceIdx, u8, u32);
 
 fn build(car: &CarState, wet: bool, r: &Reach, brakes: u8, blocked: u8) -> MoveOption {
     let (mut blocking_brakes, mut blocking_tyres, mut fate) = (0, 0, Fate::Continues);
@@ -160,7 +171,7 @@ fn build(car: &CarState, wet: bool, r: &Reach, brakes: u8, blocked: u8) -> MoveO
     }
     MoveOption {
         end: r.end,
-        path: r.path.clone(),
+        path: Vec::new(),
         spaces: r.spaces,
         brakes,
         blocked,
@@ -169,42 +180,50 @@ fn build(car: &CarState, wet: bool, r: &Reach, brakes: u8, blocked: u8) -> MoveO
         overshoot: r.overshoot,
         overshoot_tyres,
         missed: r.missed,
-        dangerous: r.dangerous.clone(),
+        dangerous: Vec::new(),
         stops: r.stops,
         crossings: r.crossings,
         fate,
     }
 }
 
-/// What options must share to be compared: end, dangerous spaces entered, fate, stops, line
-/// crossings, corner missed.
-type Group<'a> = (SpaceIdx, &'a [SpaceIdx], Fate, Option<(CornerIdx, u8)>, u8, Option<CornerIdx>);
-
-/// Drops options that another option with the same end, tests and fate beats on every cost.
-/// Options are compared only within their group (same end, tests, fate...), so a position
-/// crowded with dangerous spaces, which may offer thousands of options, stays cheap.
-fn prune(v: &mut Vec<MoveOption>) {
-    let mut groups: FxHashMap<Group<'_>, Vec<usize>> = FxHashMap::default();
-    for (i, o) in v.iter().enumerate() {
-        groups.entry((o.end, &o.dangerous, o.fate, o.stops, o.crossings, o.missed)).or_default().push(i);
-    }
-    let cost = |o: &MoveOption| (o.brake_points(), o.tyre_points());
-    let beats = |a: &MoveOption, b: &MoveOption| {
-        let (ab, at) = cost(a);
-        let (bb, bt) = cost(b);
-        ab <= bb && at <= bt && (ab, at) != (bb, bt)
-    };
-    // Among options of equal cost, the first listed stays (plain braking comes before the same
-    // cost split as brakes and blocking, 12-0-3).
+/// Drops options that another option of the same group (same end, fate, stops...) beats: no
+/// more brake points, tyre points or road-handling tests, and fewer of one. Every dangerous
+/// space is the same test (17-0-2), so of two ways to the same end at the same cost only the one
+/// with fewer tests is offered (docs/rulings.md). Equal ones: the first listed stays (plain
+/// braking comes before the same cost split as brakes and blocking, 12-0-3).
+fn prune(v: &mut Vec<(MoveOption, &Reach)>) {
+    let group = |(o, _): &(MoveOption, &Reach)| (o.end, fate_rank(o.fate), o.stops, o.crossings, o.missed);
+    let cost = |(o, r): &(MoveOption, &Reach)| (o.brake_points(), o.tyre_points(), r.tests);
+    let beats = |a: (u8, u8, u8), b: (u8, u8, u8)| a.0 <= b.0 && a.1 <= b.1 && a.2 <= b.2 && a != b;
+    let mut order: Vec<usize> = (0..v.len()).collect();
+    order.sort_by_key(|&i| (group(&v[i]), i));
     let mut keep = vec![true; v.len()];
-    for members in groups.values() {
-        for &i in members {
-            keep[i] =
-                !members.iter().any(|&j| j != i && (beats(&v[j], &v[i]) || (j < i && cost(&v[j]) == cost(&v[i]))));
+    let mut g = 0;
+    while g < order.len() {
+        let mut h = g + 1;
+        while h < order.len() && group(&v[order[h]]) == group(&v[order[g]]) {
+            h += 1;
         }
+        let members = &order[g..h];
+        for &i in members {
+            keep[i] = !members
+                .iter()
+                .any(|&j| j != i && (beats(cost(&v[j]), cost(&v[i])) || (j < i && cost(&v[j]) == cost(&v[i]))));
+        }
+        g = h;
     }
     let mut it = keep.into_iter();
     v.retain(|_| it.next().unwrap_or(true));
+}
+
+/// A total order on fates, for grouping.
+fn fate_rank(f: Fate) -> (u8, u8) {
+    match f {
+        Fate::Continues => (0, 0),
+        Fate::SpinOut => (1, 0),
+        Fate::Eliminated(r) => (2, r as u8),
+    }
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use super::car::Part;
 use super::dice::{Dice, Purpose};
 use super::events::Event;
 use super::gearbox::{self, GearError};
-use super::movement::{Board, Mover, Reach, reaches, through};
+use super::movement::{Board, Mover, Walk, reaches, through};
 use super::options::{Fate, MoveOption, options};
 use super::order::key;
 use super::rulebook::{Die, Edition, Rulebook, handling_threshold};
@@ -173,7 +173,7 @@ fn occupancy(t: &Track, s: &RaceState, car: CarId) -> Vec<bool> {
 
 /// The legal ways for `car` to drive through `via` in order and stop on its last space, at most
 /// `max` spaces long, one per length (see [`movement::through`](super::movement::through)).
-pub fn paths_through(t: &Track, s: &RaceState, car: CarId, via: &[SpaceIdx], max: u8) -> Vec<Reach> {
+pub fn paths_through(t: &Track, s: &RaceState, car: CarId, via: &[SpaceIdx], max: u8) -> Vec<Walk> {
     let c = s.car(car);
     let occupied = occupancy(t, s, car);
     let board = Board { track: t, occupied: &occupied, dangerous: &s.dangerous, pit_open: false };

@@ -172,6 +172,20 @@ pub struct Segment {
     pub corner: Option<CornerIdx>,
 }
 
+/// The facts of a space a path search reads at every step, packed into 8 bytes so that the
+/// search stays in cache (see `Track::compact`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Compact {
+    /// Corner index, `u16::MAX` outside corners.
+    pub corner: u16,
+    /// Lane.
+    pub lane: u8,
+    /// In the pit lane (or a pit box).
+    pub pit: bool,
+    /// Progress along the lap.
+    pub progress: u32,
+}
+
 /// Compressed adjacency lists: one slice of targets per space.
 #[derive(Clone, Debug, Default)]
 struct Adjacency {
@@ -229,6 +243,7 @@ pub struct Track {
     /// Source line of each corner (0 when unknown).
     pub corner_lines: Vec<u32>,
     next: Adjacency,
+    compact: Vec<Compact>,
     prev: Adjacency,
     beside: Adjacency,
     by_id: HashMap<String, SpaceIdx>,
@@ -243,6 +258,11 @@ impl Track {
     /// Forward links: the only moves allowed from `s` (7-0-1: never backwards).
     pub fn next(&self, s: SpaceIdx) -> &[SpaceIdx] {
         self.next.get(s)
+    }
+
+    /// The facts of `s` a path search reads at every step, packed small.
+    pub fn compact(&self, s: SpaceIdx) -> Compact {
+        self.compact[s.get()]
     }
 
     /// Reverse links: the spaces from which a car can move to `s`.
@@ -549,6 +569,15 @@ impl TrackBuilder {
             }
         }
 
+        let compact = spaces
+            .iter()
+            .map(|s| Compact {
+                corner: s.corner.map_or(u16::MAX, |c| c.0),
+                lane: s.lane,
+                pit: s.in_pit_lane(),
+                progress: s.progress,
+            })
+            .collect();
         let by_id = spaces.iter().enumerate().map(|(i, s)| (s.id.clone(), SpaceIdx(i as u16))).collect();
         let pit_boxes = {
             let mut boxes: Vec<(u8, SpaceIdx)> = spaces
@@ -576,6 +605,7 @@ impl TrackBuilder {
             pit_boxes,
             weather: self.weather,
             corner_lines: self.corner_lines,
+            compact,
             next: Adjacency::from_lists(next),
             prev: Adjacency::from_lists(prev),
             beside: Adjacency::from_lists(beside),
