@@ -85,7 +85,8 @@ pub struct CarSpec {
     /// Stops counted in the corner the car stands in.
     #[serde(default)]
     pub stops: Option<u8>,
-    /// `racing` (default), `spun`, `stalled`, `grid`.
+    /// `racing` (default), `spun`, `stalled`, `restarting` (turned round after a spinout, rolls
+    /// the black die first, 10-4-6), `grid` (before the start, rolls the black die first, 9-0-1).
     #[serde(default)]
     pub status: Option<String>,
     /// Arrival order on its space (lower came first; default: file order).
@@ -311,7 +312,10 @@ fn setup(sc: &Scenario, t: &Track) -> Result<RaceState, String> {
             "spun" => Status::SpunOut,
             "stalled" => Status::Stalled,
             "grid" => Status::Grid,
-            other => return Err(format!("car {}: status `{other}` (racing, spun, stalled, grid)", c.number)),
+            "restarting" => Status::Restarting,
+            other => {
+                return Err(format!("car {}: status `{other}` (racing, spun, stalled, restarting, grid)", c.number));
+            }
         };
         let stops = match (t.space(space).corner, c.stops) {
             (Some(k), Some(n)) => Some((k, n)),
@@ -691,6 +695,7 @@ fn status_matches(s: Status, want: &str) -> bool {
         | (Status::SpunOut, "spun")
         | (Status::Stalled, "stalled")
         | (Status::Grid, "grid")
+        | (Status::Restarting, "restarting")
         | (Status::Finished { .. }, "finished")
         | (Status::Eliminated { .. }, "eliminated") => true,
         (Status::Eliminated { reason, .. }, w) => w.strip_prefix("eliminated:") == Some(reason.name()),

@@ -142,6 +142,18 @@ pub enum Event {
         /// The car.
         car: CarId,
     },
+    /// A 1 on the black die at the start or at a restart: the engine stalls, the car waits for
+    /// the next round (9-1-1, 10-4-6).
+    Stalled {
+        /// The car.
+        car: CarId,
+    },
+    /// A 20 on the black die at the start or at a restart: the car moves 4 spaces at once and may
+    /// play 1st or 2nd next (9-2-1, 10-4-6).
+    SuperStart {
+        /// The car.
+        car: CarId,
+    },
 }
 
 impl Event {
@@ -165,6 +177,8 @@ impl Event {
             Event::Lap { .. } => "0-0-1",
             Event::Finished { .. } => "21",
             Event::Restarts { .. } => "10-4-1",
+            Event::Stalled { .. } => "9-1-1",
+            Event::SuperStart { .. } => "9-2-1",
         }
     }
 
@@ -201,6 +215,8 @@ impl Event {
             Event::Lap { car, lap } => format!("car {} starts lap {lap}", number(*car)),
             Event::Finished { car, place } => format!("car {} finishes in place {place}", number(*car)),
             Event::Restarts { car } => format!("car {} is turned round and restarts in 1st", number(*car)),
+            Event::Stalled { car } => format!("car {} stalls and waits for the next round", number(*car)),
+            Event::SuperStart { car } => format!("car {} makes a super start: 4 spaces at once", number(*car)),
         };
         format!("{text} ({})", self.article())
     }

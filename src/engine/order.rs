@@ -18,7 +18,7 @@ use super::state::{CarId, OrderKey, RaceState, Status};
 pub fn key(state: &RaceState, t: &Track, car: CarId) -> OrderKey {
     let c = state.car(car);
     let gear = match c.status {
-        Status::SpunOut => 1,
+        Status::SpunOut | Status::Restarting => 1,
         Status::Stalled => 0,
         // 10-4-7: turned back after a spinout, the car waits with its lever in 1st (its gear is
         // 0 only so that it must restart in 1st).
@@ -101,12 +101,13 @@ pub fn advance(t: &Track, state: &RaceState) -> (RaceState, Option<CarId>, Vec<E
     }
 }
 
-/// End-of-round housekeeping: spun cars are turned round and will restart in 1st (10-4-1).
+/// End-of-round housekeeping: spun cars are turned round and will restart in 1st after the
+/// black-die roll of 10-4-6 (10-4-1).
 fn end_round(s: &mut RaceState, events: &mut Vec<Event>) {
     for c in 0..s.cars.len() {
         let id = CarId(c as u8);
         if s.cars[c].status == Status::SpunOut {
-            s.cars[c].status = Status::Racing;
+            s.cars[c].status = Status::Restarting;
             s.cars[c].gear = 0;
             events.push(Event::Restarts { car: id });
         }

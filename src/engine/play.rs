@@ -16,7 +16,7 @@ use super::gearbox::{self, GearError};
 use super::movement::{Board, Mover, Walk, reaches, through};
 use super::options::{Fate, MoveOption, options};
 use super::order::key;
-use super::rulebook::{Die, Edition, Rulebook, handling_threshold};
+use super::rulebook::{Die, Edition, Rulebook, STALL_FACE, SUPER_START_FACE, SUPER_START_SPACES, handling_threshold};
 use super::state::{CarId, Elimination, OrderKey, RaceState, Status};
 
 /// Why an order cannot be carried out. An illegal order changes nothing.
@@ -118,7 +118,7 @@ pub fn roll(
     {
         let c = s.car_mut(car);
         c.gear = gear;
-        if c.status == Status::Grid {
+        if matches!(c.status, Status::Grid | Status::Restarting | Status::Stalled) {
             c.status = Status::Racing;
         }
     }
@@ -141,6 +141,36 @@ pub fn roll(
             events.push(Event::Eliminated { car, reason: Elimination::Engine });
             finish_turn(&mut s, car, start_key);
             return Ok(Step::Done(Outcome { state: s, events }));
+        }
+    }
+    // A standing start on the grid (9-0-1) or after a spinout (10-4-6) begins with the black die:
+    // 1 stalls the car for the round, 20 moves it 4 spaces at once, anything else starts it in
+    // 1st as ordered. A car that stalled starts normally next time, without the black die (9-1-1).
+    if matches!(state.car(car).status, Status::Grid | Status::Restarting) {
+        let v = dice.roll(Die::Black, Some(car), Purpose::Start);
+        events.push(Event::Rolled { car: Some(car), die: Die::Black, purpose: Purpose::Start, value: v });
+        if v == STALL_FACE {
+            let c = s.car_mut(car);
+            c.status = Status::Stalled;
+            c.gear = 0;
+            events.push(Event::Stalled { car });
+            finish_turn(&mut s, car, start_key);
+            return Ok(Step::Done(Outcome { state: s, events }));
+        }
+        if v == SUPER_START_FACE {
+            // The car stays in 1st: next round it may play 1st or 2nd (9-2-1, 10-4-6).
+            events.push(Event::SuperStart { car });
+            let opts = move_options(t, &s, car, SUPER_START_SPACES);
+            return Ok(Step::Choose(Box::new(Rolled {
+                state: s,
+                car,
+                from,
+                start_key,
+                gear,
+                roll: SUPER_START_SPACES,
+                options: opts,
+                events,
+            })));
         }
     }
     let value = dice.roll(Die::Gear(gear), Some(car), Purpose::Move);

@@ -68,6 +68,8 @@ pub enum Status {
     SpunOut,
     /// Stalled at the start (9-1) or at a restart (10-4-6): waits for the next round.
     Stalled,
+    /// Turned round after a spinout (10-4-1): rolls the black die before its next move (10-4-6).
+    Restarting,
     /// Out of the race; `removed` once its car has left the track (20).
     Eliminated {
         /// Why.
@@ -85,7 +87,7 @@ pub enum Status {
 impl Status {
     /// True while the car still takes turns.
     pub fn plays(self) -> bool {
-        matches!(self, Status::Grid | Status::Racing | Status::SpunOut | Status::Stalled)
+        matches!(self, Status::Grid | Status::Racing | Status::SpunOut | Status::Stalled | Status::Restarting)
     }
 
     /// True while the car stands on the board (racing, or eliminated but not yet removed).
