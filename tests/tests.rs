@@ -2,6 +2,7 @@
 //! through the public library API or the `steward` command.
 
 mod board;
+mod bot;
 mod scenarios;
 mod support;
 mod tracks;
