@@ -25,13 +25,20 @@
 //! inside, and keeps brake points to absorb a high face. An overshoot is dearer than braking,
 //! so tyres are the last resort.
 //!
+//! With other cars in the race the plan also charges for ending a move short of brake points
+//! ([`RESERVE`]): a blocking is paid in brakes, and a car without them is eliminated (12-0-1,
+//! 12-1-1). Without that reserve, cars that had spent their brakes on corners went out in
+//! traffic.
+//!
 //! **The gear (each move).** The plan gives the best gear on an empty track; cars ahead only
 //! take moves away, so the bot never goes higher. When no car stands where that gear's moves
 //! could end and no corner is in reach, that is the gear. Otherwise the bot weighs, for each
 //! gear up to it, every face of the die against the moves of that length with the car's *real*
 //! wear: an overshoot costing more tyre points than the car has eliminates it, one taking the
 //! last point spins it (10-4-1), and tyre points grow dearer as the set wears. Near other cars
-//! it searches the moves again around them (7-0-1, 7-2-3): lengths beyond the longest are
+//! the moves are the empty-track moves whose spaces the cars leave reachable; when that finds
+//! the car blocked, or the car has a brake point or none (a blocking would eliminate it), the
+//! bot searches the moves again around the cars (7-0-1, 7-2-3). Lengths beyond the longest are
 //! blocked and pay the 12-0-1 table, or eliminate (12-1-1).
 //!
 //! **The option (after the roll).** Among the engine's options the bot takes the one with the
@@ -40,8 +47,8 @@
 //! plus the plan's cost from where it leaves the car, with its gear and points.
 //!
 //! **Cost.** The tables take some tens of milliseconds per track on first use (a bot keeps
-//! them; keep one bot per track). A decision is then a few hundred table look-ups, plus one
-//! move search when another car is in the way.
+//! them: keep one bot per track). A decision is then a few hundred table look-ups, plus, when
+//! another car blocks the way, one move search.
 //!
 //! Pure and deterministic: no clock, no I/O, no randomness; ties go to the lower gear and to
 //! the first option in the engine's (deterministic) order.
@@ -68,6 +75,9 @@ const BRAKE: f32 = 0.3;
 const SPIN: f32 = 3.0;
 /// Moves a lost road-handling point costs while more than one is left.
 const HANDLING: f32 = 10.0;
+/// With other cars on the track, what ending a move with 0, 1, 2... brake points costs: a
+/// blocking is paid in brake points and eliminates a car that cannot pay (12-0-1, 12-1-1).
+const RESERVE: [f32; NB] = [4.0, 1.5, 0.5, 0.0, 0.0, 0.0];
 /// In the plan, an overshoot this long is an elimination (it would eat a set of tyres).
 const OVER_OUT: u8 = 5;
 
@@ -92,6 +102,11 @@ const NONE16: u16 = u16::MAX;
 #[derive(Clone, Debug, Default)]
 pub struct Bot {
     model: Option<Model>,
+    /// Buffers reused from one decision to the next.
+    scratch: Scratch,
+    occupied: Vec<bool>,
+    reached: Vec<u32>,
+    local: Vec<Vec<End>>,
 }
 
 /// One way to end a move on the empty track.
@@ -130,7 +145,7 @@ struct Model {
     faces: Vec<Vec<(u8, f32)>>,
     /// Plans by race length: expected cost `[(r - 1) * positions + p] * CELLS + cell` with `r`
     /// the line crossings still needed.
-    plans: FxHashMap<u16, Plan>,
+    plans: FxHashMap<(u16, bool), Plan>,
 }
 
 impl std::fmt::Debug for Model {
@@ -241,7 +256,8 @@ impl Model {
     }
 
     fn build_moves(&mut self, t: &Track) {
-        let mut search = Search::new(t, &[]);
+        let mut scratch = Scratch::default();
+        let mut search = Search::new(t, &[], &mut scratch);
         let mut by_len: Vec<Vec<End>> = vec![Vec::new(); KS];
         self.index = Vec::with_capacity(self.space_of.len() * KS + 1);
         self.index.push(0);
@@ -304,19 +320,23 @@ impl Model {
         }
     }
 
-    /// The plan for a race of `laps` laps (solved on first use).
-    fn plan(&mut self, laps: u16) -> &Plan {
-        if !self.plans.contains_key(&laps) {
-            let plan = self.solve(laps);
-            self.plans.insert(laps, plan);
+    /// The plan for a race of `laps` laps, with or without other cars (solved on first use).
+    fn plan(&mut self, laps: u16, traffic: bool) -> &Plan {
+        if !self.plans.contains_key(&(laps, traffic)) {
+            let plan = self.solve(laps, traffic);
+            self.plans.insert((laps, traffic), plan);
         }
-        &self.plans[&laps]
+        &self.plans[&(laps, traffic)]
     }
 
-    fn solve(&self, laps: u16) -> Plan {
+    fn solve(&self, laps: u16, traffic: bool) -> Plan {
         let positions = self.space_of.len();
         let rs = laps as usize + 1;
-        let mut plan = Plan { cost: vec![ELIM; rs * positions * CELLS], gear: vec![ELIM; rs * positions * CELLS] };
+        let mut plan = Plan {
+            cost: vec![ELIM; rs * positions * CELLS],
+            gear: vec![ELIM; rs * positions * CELLS],
+            reserve: if traffic { RESERVE } else { [0.0; NB] },
+        };
         // The gears whose faces, less the brakes, can make a move of each length.
         let gears: Vec<(usize, usize)> = (0..KS)
             .map(|k| {
@@ -385,7 +405,7 @@ impl Model {
                             } else {
                                 best[k * CELLS + cell(g, a, b - j)]
                             };
-                            m = m.min(v + BRAKE * j as f32);
+                            m = m.min(v + BRAKE * j as f32 + plan.reserve[b - j]);
                         }
                         total += prob * if m.is_finite() { m } else { ELIM };
                     }
@@ -420,6 +440,9 @@ struct Plan {
     cost: Vec<f32>,
     /// ... engaging that gear now, its change already paid.
     gear: Vec<f32>,
+    /// What ending a move with each number of brake points costs: with other cars on the
+    /// track, [`RESERVE`].
+    reserve: [f32; NB],
 }
 
 /// The index of (gear, gas, brakes) in a plan row.
@@ -441,14 +464,24 @@ fn changes(from: u8) -> impl Iterator<Item = (u8, (u8, u8, u8))> {
     })
 }
 
-/// The bot's own move search on the empty track: the driving code of `movement` (7, 10-2)
-/// without cars, stickers or paths, so that every position's moves are cheap to list.
+/// The bot's own move search: the driving code of `movement` (7, 10-2) without stickers or
+/// paths, so that every position's moves are cheap to list.
 struct Search<'a> {
     t: &'a Track,
     /// Spaces holding another car (7-0-1); empty for the plan's empty track.
     occupied: &'a [bool],
-    /// Shortest distances along straights from each anchor (7-2-3).
+    scratch: &'a mut Scratch,
+}
+
+/// Buffers a search reuses.
+#[derive(Clone, Debug, Default)]
+struct Scratch {
+    /// Shortest distances along straights from each anchor met (7-2-3).
     fields: FxHashMap<u16, Vec<u8>>,
+    /// Field buffers to reuse.
+    spare: Vec<Vec<u8>>,
+    layer: Vec<St>,
+    next: Vec<St>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -466,8 +499,11 @@ struct St {
 }
 
 impl<'a> Search<'a> {
-    fn new(t: &'a Track, occupied: &'a [bool]) -> Self {
-        Search { t, occupied, fields: FxHashMap::default() }
+    /// A search around the cars on `occupied` (fields from an earlier search are dropped).
+    fn new(t: &'a Track, occupied: &'a [bool], scratch: &'a mut Scratch) -> Self {
+        let Scratch { fields, spare, .. } = scratch;
+        spare.extend(fields.drain().map(|(_, v)| v));
+        Search { t, occupied, scratch }
     }
 
     fn blocked(&self, s: SpaceIdx) -> bool {
@@ -477,8 +513,11 @@ impl<'a> Search<'a> {
     fn dist(&mut self, anchor: u16, to: SpaceIdx) -> u8 {
         let t = self.t;
         let occupied = self.occupied;
-        let field = self.fields.entry(anchor).or_insert_with(|| {
-            let mut d = vec![NONE8; t.spaces.len()];
+        let Scratch { fields, spare, .. } = &mut *self.scratch;
+        let field = fields.entry(anchor).or_insert_with(|| {
+            let mut d = spare.pop().unwrap_or_default();
+            d.clear();
+            d.resize(t.spaces.len(), NONE8);
             let mut queue = vec![SpaceIdx(anchor)];
             d[anchor as usize] = 0;
             let mut head = 0;
@@ -531,8 +570,10 @@ impl<'a> Search<'a> {
             crossings: 0,
         };
         visit(&root);
-        let mut layer = vec![root];
-        let mut next = Vec::new();
+        let mut layer = std::mem::take(&mut self.scratch.layer);
+        let mut next = std::mem::take(&mut self.scratch.next);
+        layer.clear();
+        layer.push(root);
         for _ in 0..depth {
             next.clear();
             for n in &layer {
@@ -553,6 +594,8 @@ impl<'a> Search<'a> {
             next.iter().for_each(&mut visit);
             std::mem::swap(&mut layer, &mut next);
         }
+        self.scratch.layer = layer;
+        self.scratch.next = next;
     }
 
     /// `movement::step` without stickers, with the pit lane closed.
@@ -623,6 +666,11 @@ impl Driver<'_> {
         self.plan.cost[self.at(self.r - cross as usize, node, g, gas, brakes)]
     }
 
+    /// What ending this move with `brakes` brake points costs (see [`Plan::reserve`]).
+    fn reserve(&self, brakes: u8) -> f32 {
+        self.plan.reserve[(brakes as usize).min(NB - 1)]
+    }
+
     fn at(&self, r: usize, node: u32, g: u8, gas: u8, brakes: u8) -> usize {
         let positions = self.model.space_of.len();
         ((r - 1) * positions + node as usize) * CELLS
@@ -681,9 +729,10 @@ impl Bot {
         let m = self.model(t);
         let p = m.position(t, c.space, c.stops)?;
         let laps = state.laps;
-        m.plan(laps);
+        let traffic = traffic(state, car);
+        m.plan(laps, traffic);
         let m = self.model.as_ref()?;
-        let d = Driver { model: m, plan: &m.plans[&laps], r: remaining(state.laps, c), car: c, wet: state.wet };
+        let d = Driver { model: m, plan: &m.plans[&(laps, traffic)], r: remaining(laps, c), car: c, wet: state.wet };
         Some(d.after(p, 0, gear, c.wear.gas, c.wear.brakes))
     }
 
@@ -697,9 +746,11 @@ impl Bot {
         }
         let m = self.model(t);
         let Some(p) = m.position(t, c.space, c.stops) else { return fallback };
-        m.plan(state.laps);
-        let m = self.model.as_ref().expect("built");
-        let d = Driver { model: m, plan: &m.plans[&state.laps], r: remaining(state.laps, c), car: c, wet: state.wet };
+        let key = (state.laps, traffic(state, car));
+        m.plan(key.0, key.1);
+        let Bot { model, scratch, occupied, reached, local } = self;
+        let m = model.as_ref().expect("built");
+        let d = Driver { model: m, plan: &m.plans[&key], r: remaining(state.laps, c), car: c, wet: state.wet };
 
         // The plan's gear for the empty track. Cars ahead only take moves away (and a scarce
         // set of tyres only makes overshooting dearer), so the gear the bot engages is never
@@ -721,7 +772,8 @@ impl Bot {
         // stands where the empty-track moves end, those are the real moves; otherwise the bot
         // searches again around the cars (7-0-1, 7-2-3), and beyond the longest move the car is
         // blocked (12-0-1).
-        let mut occupied = vec![false; t.spaces.len()];
+        occupied.clear();
+        occupied.resize(t.spaces.len(), false);
         for (i, o) in state.cars.iter().enumerate() {
             if i != car.get() && o.status.on_board() {
                 occupied[o.space.get()] = true;
@@ -732,17 +784,52 @@ impl Bot {
         if !near && depth <= m.calm[p as usize] as usize {
             return top; // nothing in the way, no corner to overshoot: the plan's gear
         }
-        let mut local: Vec<Vec<End>> = Vec::new();
         let mut longest = REACH;
         if near {
-            local = vec![Vec::new(); depth + 1];
-            Search::new(t, &occupied).run(c.space, c.stops, depth, |st| local[st.k as usize].push(m.end_of(t, st)));
-            for v in &mut local {
-                v.sort_unstable();
-                v.dedup();
+            local.resize_with(KS, Vec::new);
+            local.iter_mut().for_each(Vec::clear);
+            // First the empty-track moves the cars leave: an end whose space holds no car and
+            // follows a space reached one length shorter (bit k of `reached`: reached in k).
+            reached.clear();
+            reached.resize(t.spaces.len(), 0);
+            reached[c.space.get()] = 1;
+            local[0].extend_from_slice(m.moves(p, 0));
+            longest = 0;
+            for (k, here) in local.iter_mut().enumerate().take(depth + 1).skip(1) {
+                for e in m.moves(p, k) {
+                    let x = m.space_of[e.node as usize];
+                    if occupied[x.get()] {
+                        continue;
+                    }
+                    if reached[x.get()] & (1 << k) != 0
+                        || t.prev(x).iter().any(|y| reached[y.get()] & (1 << (k - 1)) != 0)
+                    {
+                        reached[x.get()] |= 1 << k;
+                        here.push(*e);
+                    }
+                }
+                if here.is_empty() {
+                    break;
+                }
+                longest = k;
             }
-            longest = local.iter().rposition(|v| !v.is_empty()).unwrap_or(0);
+            if longest < depth || c.wear.brakes <= 1 {
+                // Blocked that way: the driving code may still find a way round the cars (a
+                // shortest path counts them as obstacles, 7-2-3), so search again; and search
+                // anyway when the car has a brake point or none, as a blocking would then
+                // eliminate it (12-1-1) and the shortcut above can, rarely, see a way through
+                // where there is none.
+                local.iter_mut().for_each(Vec::clear);
+                Search::new(t, occupied, scratch)
+                    .run(c.space, c.stops, depth, |st| local[st.k as usize].push(m.end_of(t, st)));
+                for v in local.iter_mut() {
+                    v.sort_unstable();
+                    v.dedup();
+                }
+                longest = local.iter().rposition(|v| !v.is_empty()).unwrap_or(0);
+            }
         }
+        let local = &*local;
         let ends = |k: usize| -> &[End] { if near { &local[k] } else { m.moves(p, k) } };
         let factor = overshoot_factor(c.tyres, state.wet, c.tyre_lap);
 
@@ -763,8 +850,9 @@ impl Bot {
                         continue;
                     }
                     let (now, spin) = d.tyres(e.over * factor + tyres);
-                    let then = d.after(e.node, e.cross, if spin { 0 } else { g }, gas, brakes - used);
-                    v = v.min(now + then + BRAKE * used as f32);
+                    let left = brakes - used;
+                    let then = d.after(e.node, e.cross, if spin { 0 } else { g }, gas, left);
+                    v = v.min(now + then + BRAKE * used as f32 + d.reserve(left));
                 }
                 v
             };
@@ -798,9 +886,10 @@ impl Bot {
         let s = &rolled.state;
         let c = s.car(rolled.car);
         let m = self.model(t);
-        m.plan(s.laps);
+        let key = (s.laps, traffic(s, rolled.car));
+        m.plan(key.0, key.1);
         let m = self.model.as_ref().expect("built");
-        let d = Driver { model: m, plan: &m.plans[&s.laps], r: remaining(s.laps, c), car: c, wet: s.wet };
+        let d = Driver { model: m, plan: &m.plans[&key], r: remaining(s.laps, c), car: c, wet: s.wet };
         let mut best = (f32::INFINITY, 0);
         for (i, o) in rolled.options.iter().enumerate() {
             let v = option_cost(t, &d, o);
@@ -826,7 +915,13 @@ fn option_cost(t: &Track, d: &Driver<'_>, o: &MoveOption) -> f32 {
         Some(p) => d.after(p, o.crossings, if spin { 0 } else { c.gear }, c.wear.gas, brakes),
         None => ELIM,
     };
-    tyres + then + d.handling(o.dangerous.len()) + BRAKE * o.brake_points() as f32
+    tyres + then + d.handling(o.dangerous.len()) + BRAKE * o.brake_points() as f32 + d.reserve(brakes)
+}
+
+/// Whether the race has other cars, whose blockings cost brake points (the same plan serves
+/// the whole race).
+fn traffic(state: &RaceState, _car: CarId) -> bool {
+    state.cars.len() > 1
 }
 
 /// Line crossings `car` still needs to finish a race of `laps` laps (the first starts lap 1).
