@@ -4,19 +4,21 @@
 //! of every corner, keeps gas for the downshifts that need it, brakes to absorb a high roll,
 //! overshoots only as a last resort, and otherwise goes as far as it safely can.
 //!
-//! **The plan (once per track and race length).** The bot solves the race for a lone car on
+//! **The plan (once per track and kind of race).** The bot solves the race for a lone car on
 //! the empty track, backwards from the finish. For every *position* (a space, and the stops
 //! already made in the corner it lies in), gear just used, gas point (0-3, more counts as 3),
 //! brake point (0-5) and line crossing still needed, it computes the expected number of moves
 //! the car still needs to finish, counting an elimination as [`ELIM`] moves, a tyre point as
-//! [`TYRE`] and an engine point as [`ENGINE`]. A move is: engage a gear the gearbox allows (up
-//! one; down one for free, or skipping gears for gas, then brakes, then engine: 6-1-1, 13-1,
-//! 13-2), roll the gear's real die (1st 1-2, 2nd 2-4, 3rd 4-8, 4th 7-12, 5th 11-20, 6th
-//! 21-30, not uniform), then take the best length from the face down to the face less the
-//! brakes left (11-0-3) and the best end of that length. The moves are the driving code's
-//! (7, 10-2): the bot's own search, checked against the engine's in the tests, lists every end
-//! of every length from every position with the stops it counts (7-1-1), the spaces it
-//! overshoots (10-0-1) and whether it leaves a 2- or 3-stop corner two stops short (10-1).
+//! [`TYRE`] (an overshoot costs the car's tyre factor per space, 10-0-2) and an engine point
+//! as [`ENGINE`]. A move is: engage a gear the gearbox allows (up one; down one for free, or
+//! skipping gears for gas, then brakes, then engine: 6-1-1, 13-1, 13-2), roll the gear's real
+//! die (1st 1-2, 2nd 2-4, 3rd 4-8, 4th 7-12, 5th 11-20, 6th 21-30, not uniform), then take
+//! the best length from the face down to the face less the brakes left (11-0-3) and the best
+//! end of that length. The moves are the driving code's (7, 10-2): the bot's own search,
+//! checked against the engine's in the tests, lists every end of every length from every
+//! position with the stops it counts (7-1-1), the spaces it overshoots (10-0-1) and whether it
+//! leaves a 2- or 3-stop corner two stops short (10-1). A plan serves one race length, with or
+//! without other cars, and one tyre factor.
 //!
 //! The gear plan before multi-stop corners falls out of this: far from a corner the car keeps
 //! a high gear; before the 3-stop Grand Hotel hairpin it comes down a gear a move on the
@@ -78,7 +80,8 @@ const HANDLING: f32 = 10.0;
 /// With other cars on the track, what ending a move with 0, 1, 2... brake points costs: a
 /// blocking is paid in brake points and eliminates a car that cannot pay (12-0-1, 12-1-1).
 const RESERVE: [f32; NB] = [4.0, 1.5, 0.5, 0.0, 0.0, 0.0];
-/// In the plan, an overshoot this long is an elimination (it would eat a set of tyres).
+/// In the plan, an overshoot costing this many tyre points is an elimination (it would eat
+/// most of a set: a balanced car carries 6).
 const OVER_OUT: u8 = 5;
 
 /// The longest move (the top face of 6th).
@@ -145,7 +148,7 @@ struct Model {
     faces: Vec<Vec<(u8, f32)>>,
     /// Plans by race length: expected cost `[(r - 1) * positions + p] * CELLS + cell` with `r`
     /// the line crossings still needed.
-    plans: FxHashMap<(u16, bool), Plan>,
+    plans: FxHashMap<PlanKey, Plan>,
 }
 
 impl std::fmt::Debug for Model {
@@ -320,22 +323,24 @@ impl Model {
         }
     }
 
-    /// The plan for a race of `laps` laps, with or without other cars (solved on first use).
-    fn plan(&mut self, laps: u16, traffic: bool) -> &Plan {
-        if !self.plans.contains_key(&(laps, traffic)) {
-            let plan = self.solve(laps, traffic);
-            self.plans.insert((laps, traffic), plan);
+    /// The plan for `key` (solved on first use).
+    fn plan(&mut self, key: PlanKey) -> &Plan {
+        if !self.plans.contains_key(&key) {
+            let plan = self.solve(key);
+            self.plans.insert(key, plan);
         }
-        &self.plans[&(laps, traffic)]
+        &self.plans[&key]
     }
 
-    fn solve(&self, laps: u16, traffic: bool) -> Plan {
+    fn solve(&self, key: PlanKey) -> Plan {
+        let PlanKey { laps, traffic, factor } = key;
         let positions = self.space_of.len();
         let rs = laps as usize + 1;
         let mut plan = Plan {
             cost: vec![ELIM; rs * positions * CELLS],
             gear: vec![ELIM; rs * positions * CELLS],
             reserve: if traffic { RESERVE } else { [0.0; NB] },
+            factor,
         };
         // The gears whose faces, less the brakes, can make a move of each length.
         let gears: Vec<(usize, usize)> = (0..KS)
@@ -375,7 +380,8 @@ impl Model {
             let row = &mut best[k * CELLS + lo * block..k * CELLS + (hi + 1) * block];
             row.fill(f32::INFINITY);
             for e in self.moves(p, k) {
-                let extra = TYRE * e.over as f32 + if e.over >= OVER_OUT { ELIM } else { 0.0 };
+                let points = e.over.saturating_mul(plan.factor);
+                let extra = TYRE * points as f32 + if points >= OVER_OUT { ELIM } else { 0.0 };
                 if e.missed {
                     row.iter_mut().for_each(|x| *x = x.min(ELIM));
                 } else if e.cross as usize >= r {
@@ -443,6 +449,32 @@ struct Plan {
     /// What ending a move with each number of brake points costs: with other cars on the
     /// track, [`RESERVE`].
     reserve: [f32; NB],
+    /// Tyre points an overshoot costs per space (10-0-2).
+    factor: u8,
+}
+
+/// What a plan depends on besides the track.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+struct PlanKey {
+    /// Laps of the race.
+    laps: u16,
+    /// Whether the race has other cars.
+    traffic: bool,
+    /// Tyre points an overshoot costs per space with the car's tyres (10-0-2, 8-5).
+    factor: u8,
+}
+
+impl PlanKey {
+    /// The plan that fits `car` in `state`. The same plan serves the whole race but for a
+    /// change of tyre factor (soft tyres on their third lap, 8-5).
+    fn of(state: &RaceState, car: CarId) -> PlanKey {
+        let c = state.car(car);
+        PlanKey {
+            laps: state.laps,
+            traffic: state.cars.len() > 1,
+            factor: overshoot_factor(c.tyres, state.wet, c.tyre_lap),
+        }
+    }
 }
 
 /// The index of (gear, gas, brakes) in a plan row.
@@ -729,10 +761,10 @@ impl Bot {
         let m = self.model(t);
         let p = m.position(t, c.space, c.stops)?;
         let laps = state.laps;
-        let traffic = traffic(state, car);
-        m.plan(laps, traffic);
+        let key = PlanKey::of(state, car);
+        m.plan(key);
         let m = self.model.as_ref()?;
-        let d = Driver { model: m, plan: &m.plans[&(laps, traffic)], r: remaining(laps, c), car: c, wet: state.wet };
+        let d = Driver { model: m, plan: &m.plans[&key], r: remaining(laps, c), car: c, wet: state.wet };
         Some(d.after(p, 0, gear, c.wear.gas, c.wear.brakes))
     }
 
@@ -746,8 +778,8 @@ impl Bot {
         }
         let m = self.model(t);
         let Some(p) = m.position(t, c.space, c.stops) else { return fallback };
-        let key = (state.laps, traffic(state, car));
-        m.plan(key.0, key.1);
+        let key = PlanKey::of(state, car);
+        m.plan(key);
         let Bot { model, scratch, occupied, reached, local } = self;
         let m = model.as_ref().expect("built");
         let d = Driver { model: m, plan: &m.plans[&key], r: remaining(state.laps, c), car: c, wet: state.wet };
@@ -886,8 +918,8 @@ impl Bot {
         let s = &rolled.state;
         let c = s.car(rolled.car);
         let m = self.model(t);
-        let key = (s.laps, traffic(s, rolled.car));
-        m.plan(key.0, key.1);
+        let key = PlanKey::of(s, rolled.car);
+        m.plan(key);
         let m = self.model.as_ref().expect("built");
         let d = Driver { model: m, plan: &m.plans[&key], r: remaining(s.laps, c), car: c, wet: s.wet };
         let mut best = (f32::INFINITY, 0);
@@ -916,12 +948,6 @@ fn option_cost(t: &Track, d: &Driver<'_>, o: &MoveOption) -> f32 {
         None => ELIM,
     };
     tyres + then + d.handling(o.dangerous.len()) + BRAKE * o.brake_points() as f32 + d.reserve(brakes)
-}
-
-/// Whether the race has other cars, whose blockings cost brake points (the same plan serves
-/// the whole race).
-fn traffic(state: &RaceState, _car: CarId) -> bool {
-    state.cars.len() > 1
 }
 
 /// Line crossings `car` still needs to finish a race of `laps` laps (the first starts lap 1).
