@@ -102,7 +102,7 @@ pub fn run_race(
                 if r.options.is_empty() {
                     return Err(broken(moves, "no option offered".into()));
                 }
-                let i = bot.option(t, r.state.car(car), &r.options);
+                let i = bot.option(t, &r);
                 let o = &r.options[i];
                 let c = r.state.car(car);
                 if o.fate == Fate::Continues
@@ -113,9 +113,11 @@ pub fn run_race(
                 if let Some(out) = trace.as_mut() {
                     let _ = writeln!(
                         out,
-                        "    {} options, bot takes {}",
+                        "    {} options, bot takes {} (car {} had {})",
                         r.options.len(),
-                        crate::engine::MoveOption::label(i)
+                        crate::engine::MoveOption::label(i),
+                        c.number,
+                        c.wear
                     );
                 }
                 let o = resolve(t, &r, i, &mut dice, rules).map_err(|e| broken(moves, e.to_string()))?;

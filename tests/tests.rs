@@ -2,6 +2,7 @@
 //! through the public library API or the `steward` command.
 
 mod board;
+mod bot;
 mod engine_props;
 mod import;
 mod scenarios;

@@ -1,34 +1,738 @@
 //! A bot policy: it drives a car whose player missed a deadline, and every car of a simulation.
 //!
-//! Gear: for each legal gear the bot weighs every face of the real die against the *runway* —
-//! the most spaces the car can move from where it stands without overshooting (computed on an
-//! empty track and cached per space and stop count) — valuing distance, charging brake points
-//! for the excess and heavily penalising faces that would overshoot beyond its brakes. Option:
-//! the farthest option after weighing wear, dangerous spaces, spinouts and eliminations.
+//! It drives like a careful human who has worked the track out beforehand: it reaches the stops
+//! of every corner, keeps gas for the downshifts that need it, brakes to absorb a high roll,
+//! overshoots only as a last resort, and otherwise goes as far as it safely can.
 //!
-//! Pure and deterministic: ties break on the option order, which is itself deterministic.
+//! **The plan (once per track and kind of race).** The bot solves the race for a lone car on
+//! the empty track, backwards from the finish. For every *position* (a space, and the stops
+//! already made in the corner it lies in), gear just used, gas point (0-3, more counts as 3),
+//! brake point (0-5) and line crossing still needed, it computes the expected number of moves
+//! the car still needs to finish, counting an elimination as [`ELIM`] moves, a tyre point as
+//! [`TYRE`] (an overshoot costs the car's tyre factor per space, 10-0-2) and an engine point
+//! as [`ENGINE`]. A move is: engage a gear the gearbox allows (up one; down one for free, or
+//! skipping gears for gas, then brakes, then engine: 6-1-1, 13-1, 13-2), roll the gear's real
+//! die (1st 1-2, 2nd 2-4, 3rd 4-8, 4th 7-12, 5th 11-20, 6th 21-30, not uniform), then take
+//! the best length from the face down to the face less the brakes left (11-0-3) and the best
+//! end of that length. The moves are the driving code's (7, 10-2): the bot's own search,
+//! checked against the engine's in the tests, lists every end of every length from every
+//! position with the stops it counts (7-1-1), the spaces it overshoots (10-0-1) and whether it
+//! leaves a 2- or 3-stop corner two stops short (10-1). A plan serves one race length, with or
+//! without other cars, and one tyre factor.
+//!
+//! The gear plan before multi-stop corners falls out of this: far from a corner the car keeps
+//! a high gear; before the 3-stop Grand Hotel hairpin it comes down a gear a move on the
+//! straight (a skipped gear costs gas, and the plan knows how few gas points are left), enters
+//! in 3rd or 2nd deep enough that the lowest faces of the gears it can reach next still end
+//! inside, and keeps brake points to absorb a high face. An overshoot is dearer than braking,
+//! so tyres are the last resort.
+//!
+//! With other cars in the race the plan also charges for ending a move short of brake points
+//! ([`RESERVE`]): a blocking is paid in brakes, and a car without them is eliminated (12-0-1,
+//! 12-1-1). Without that reserve, cars that had spent their brakes on corners went out in
+//! traffic.
+//!
+//! **The gear (each move).** The plan gives the best gear on an empty track; cars ahead only
+//! take moves away, so the bot never goes higher. When no car stands where that gear's moves
+//! could end and no corner is in reach, that is the gear. Otherwise the bot weighs, for each
+//! gear up to it, every face of the die against the moves of that length with the car's *real*
+//! wear: an overshoot costing more tyre points than the car has eliminates it, one taking the
+//! last point spins it (10-4-1), and tyre points grow dearer as the set wears. Near other cars
+//! the moves are the empty-track moves whose spaces the cars leave reachable; when that finds
+//! the car blocked, or the car has a brake point or none (a blocking would eliminate it), the
+//! bot searches the moves again around the cars (7-0-1, 7-2-3). Lengths beyond the longest are
+//! blocked and pay the 12-0-1 table, or eliminate (12-1-1).
+//!
+//! **The option (after the roll).** Among the engine's options the bot takes the one with the
+//! least expected cost: what it costs now (brake and tyre points, a spinout, a road-handling
+//! test per dangerous space, 17-0-2, the last road-handling point counting as an elimination)
+//! plus the plan's cost from where it leaves the car, with its gear and points.
+//!
+//! **Cost.** The tables take some tens of milliseconds per track on first use (a bot keeps
+//! them: keep one bot per track). A decision is then a few hundred table look-ups, plus, when
+//! another car blocks the way, one move search.
+//!
+//! Pure and deterministic: no clock, no I/O, no randomness; ties go to the lower gear and to
+//! the first option in the engine's (deterministic) order.
 
 use rustc_hash::FxHashMap;
 
-use crate::track::{CornerIdx, SpaceIdx, Track};
+use crate::track::{SpaceIdx, Track};
 
 use super::gearbox::{self, legal_gears};
-use super::movement::{Board, Mover, reaches};
 use super::options::{Fate, MoveOption};
-use super::rulebook::Die;
+use super::play::Rolled;
+use super::rulebook::{Die, MAX_SKIP, OVER_REV, TOP_GEAR, blocking_cost, handling_threshold, overshoot_factor};
 use super::state::{CarId, CarState, RaceState};
 
-/// A bot with its caches for one track. Cheap to create; keep one per track to reuse them.
+/// Moves an elimination is worth: a careful driver gives up a lot of time to finish.
+pub const ELIM: f32 = 500.0;
+/// Moves a tyre point is worth in the plan (the car's real tyres are weighed on the next move).
+pub const TYRE: f32 = 2.0;
+/// Moves an engine point is worth (skipping three gears, 13-1).
+pub const ENGINE: f32 = 12.0;
+/// Moves a brake point is worth beyond what the plan sees (brakes also pay for blockings).
+const BRAKE: f32 = 0.3;
+/// Moves a spinout costs besides the restart in 1st (the rest of the round, 10-4).
+const SPIN: f32 = 3.0;
+/// Moves a lost road-handling point costs while more than one is left.
+const HANDLING: f32 = 10.0;
+/// With other cars on the track, what ending a move with 0, 1, 2... brake points costs: a
+/// blocking is paid in brake points and eliminates a car that cannot pay (12-0-1, 12-1-1).
+const RESERVE: [f32; NB] = [4.0, 1.5, 0.5, 0.0, 0.0, 0.0];
+/// In the plan, an overshoot costing this many tyre points is an elimination (it would eat
+/// most of a set: a balanced car carries 6).
+const OVER_OUT: u8 = 5;
+
+/// The longest move (the top face of 6th).
+const REACH: usize = 30;
+/// Lengths 0..=REACH.
+const KS: usize = REACH + 1;
+/// Gears just used: 0 (standing) to 6.
+const NG: usize = TOP_GEAR as usize + 1;
+/// Gas points the plan tells apart (0..=3; more counts as 3).
+const NA: usize = 4;
+/// Brake points the plan tells apart (0..=5; more counts as 5).
+const NB: usize = 6;
+/// Plan cells per position and lap: gear × gas × brakes.
+const CELLS: usize = NG * NA * NB;
+
+const NONE8: u8 = u8::MAX;
+const NONE16: u16 = u16::MAX;
+
+/// A bot with its tables for one track. Cheap to create; keep one to reuse its tables (they
+/// are rebuilt when it meets another track).
 #[derive(Clone, Debug, Default)]
 pub struct Bot {
-    runway: FxHashMap<Key, u8>,
-    ahead: FxHashMap<Key, Vec<u8>>,
+    model: Option<Model>,
+    /// Buffers reused from one decision to the next.
+    scratch: Scratch,
+    occupied: Vec<bool>,
+    reached: Vec<u32>,
+    local: Vec<Vec<End>>,
 }
 
-type Key = (SpaceIdx, Option<(CornerIdx, u8)>);
+/// One way to end a move on the empty track.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct End {
+    /// Position (space and stops) where the car ends.
+    node: u32,
+    /// Spaces of overshoot (10-0-1), 0 if none.
+    over: u8,
+    /// Finish-line crossings.
+    cross: u8,
+    /// A 2- or 3-stop corner left two stops short (10-1).
+    missed: bool,
+}
 
-/// Distance not safely reachable.
-const UNSAFE: u8 = u8::MAX;
+/// The per-track tables: positions, their moves on the empty track, and the plans.
+#[derive(Clone)]
+struct Model {
+    /// Which track the tables describe (name, spaces, lap length).
+    fingerprint: (String, usize, u32),
+    /// First position of each space (`u32::MAX` in the pit lane): a straight space has one,
+    /// a corner space one per stop count 0..=required.
+    base: Vec<u32>,
+    /// The space of each position.
+    space_of: Vec<SpaceIdx>,
+    /// `ends[index[p * KS + k]..index[p * KS + k + 1]]`: the ends of a `k`-space move from `p`.
+    index: Vec<u32>,
+    ends: Vec<End>,
+    /// Positions in solving order: every move's end before its start.
+    order: Vec<u32>,
+    /// For each position, the longest length up to which no move overshoots a corner.
+    calm: Vec<u8>,
+    /// How much of `order` a car on the grid can reach before the line (its first crossing).
+    grid_order: usize,
+    /// Faces of each gear's die with their probabilities.
+    faces: Vec<Vec<(u8, f32)>>,
+    /// Plans by race length: expected cost `[(r - 1) * positions + p] * CELLS + cell` with `r`
+    /// the line crossings still needed.
+    plans: FxHashMap<PlanKey, Plan>,
+}
+
+impl std::fmt::Debug for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Model")
+            .field("track", &self.fingerprint.0)
+            .field("positions", &self.space_of.len())
+            .field("moves", &self.ends.len())
+            .field("plans for laps", &self.plans.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl Model {
+    fn fingerprint(t: &Track) -> (String, usize, u32) {
+        (t.name.clone(), t.spaces.len(), t.lap_length)
+    }
+
+    fn describes(&self, t: &Track) -> bool {
+        let (name, spaces, lap) = &self.fingerprint;
+        *name == t.name && *spaces == t.spaces.len() && *lap == t.lap_length
+    }
+
+    fn new(t: &Track) -> Model {
+        let mut base = vec![u32::MAX; t.spaces.len()];
+        let mut space_of = Vec::new();
+        for s in t.indices() {
+            if t.space(s).in_pit_lane() {
+                continue;
+            }
+            base[s.get()] = space_of.len() as u32;
+            let count = t.space(s).corner.map_or(1, |c| t.corners[c.get()].stops as usize + 1);
+            space_of.extend(std::iter::repeat_n(s, count));
+        }
+        let mut m = Model {
+            fingerprint: Model::fingerprint(t),
+            base,
+            space_of,
+            index: Vec::new(),
+            ends: Vec::new(),
+            order: Vec::new(),
+            calm: Vec::new(),
+            grid_order: 0,
+            faces: (0..NG)
+                .map(|g| {
+                    if g == 0 {
+                        return Vec::new();
+                    }
+                    let all = Die::Gear(g as u8).faces();
+                    let mut v: Vec<(u8, f32)> = Vec::new();
+                    for &f in all {
+                        match v.iter_mut().find(|(x, _)| *x == f) {
+                            Some((_, p)) => *p += 1.0 / all.len() as f32,
+                            None => v.push((f, 1.0 / all.len() as f32)),
+                        }
+                    }
+                    v
+                })
+                .collect(),
+            plans: FxHashMap::default(),
+        };
+        m.build_moves(t);
+        m.build_order(t);
+        m.grid_order =
+            m.order.iter().rposition(|&p| t.grid.contains(&m.space_of[p as usize])).map_or(m.order.len(), |i| i + 1);
+        m.calm = (0..m.space_of.len() as u32)
+            .map(|p| {
+                let rough = (0..KS).find(|&k| m.moves(p, k).iter().any(|e| e.over > 0 || e.missed));
+                rough.map_or(REACH, |k| k.saturating_sub(1)) as u8
+            })
+            .collect();
+        m
+    }
+
+    /// The position of a car on `space` with `stops` (`None` in the pit lane).
+    fn position(&self, t: &Track, space: SpaceIdx, stops: Option<(crate::track::CornerIdx, u8)>) -> Option<u32> {
+        let b = *self.base.get(space.get())?;
+        if b == u32::MAX {
+            return None;
+        }
+        let i = match (t.space(space).corner, stops) {
+            (Some(c), Some((c2, n))) if c == c2 => n.min(t.corners[c.get()].stops) as u32,
+            _ => 0,
+        };
+        Some(b + i)
+    }
+
+    /// Stops counted by position `p` (its offset from its space's first position).
+    fn stops_of(&self, p: u32) -> u8 {
+        (p - self.base[self.space_of[p as usize].get()]) as u8
+    }
+
+    fn moves(&self, p: u32, k: usize) -> &[End] {
+        let i = p as usize * KS + k;
+        &self.ends[self.index[i] as usize..self.index[i + 1] as usize]
+    }
+
+    /// Where search state `st` ends the move (`movement::reach_of`, 7-1-1, 10-2-3).
+    fn end_of(&self, t: &Track, st: &St) -> End {
+        let end = SpaceIdx(st.pos);
+        let stops = t.space(end).corner.map(|c| {
+            let need = t.corners[c.get()].stops;
+            if st.over_k != NONE8 && st.over_corner != c.0 { (c, st.credit) } else { (c, (st.credit + 1).min(need)) }
+        });
+        let node = self.position(t, end, stops).expect("a move ends on the racing track");
+        let over = if st.over_k != NONE8 { st.k + 1 - st.over_k } else { 0 };
+        End { node, over, cross: st.crossings, missed: st.missed != NONE16 }
+    }
+
+    fn build_moves(&mut self, t: &Track) {
+        let mut scratch = Scratch::default();
+        let mut search = Search::new(t, &[], &mut scratch);
+        let mut by_len: Vec<Vec<End>> = vec![Vec::new(); KS];
+        self.index = Vec::with_capacity(self.space_of.len() * KS + 1);
+        self.index.push(0);
+        for p in 0..self.space_of.len() as u32 {
+            let space = self.space_of[p as usize];
+            let stops = t.space(space).corner.map(|c| (c, self.stops_of(p)));
+            for v in &mut by_len {
+                v.clear();
+            }
+            search.run(space, stops, REACH, |st| by_len[st.k as usize].push(self.end_of(t, st)));
+            for v in &mut by_len {
+                v.sort_unstable();
+                v.dedup();
+                self.ends.extend_from_slice(v);
+                self.index.push(self.ends.len() as u32);
+            }
+        }
+    }
+
+    /// Positions ordered so that every move's end comes before its start: spaces in reverse
+    /// topological order of the lap (cut at the finish line), more stops first.
+    fn build_order(&mut self, t: &Track) {
+        let n = t.spaces.len();
+        let mut indeg = vec![0u32; n];
+        let racing = |s: SpaceIdx| !t.space(s).in_pit_lane();
+        for s in t.indices().filter(|&s| racing(s)) {
+            for &x in t.next(s) {
+                if racing(x) && !t.crosses_line(s, x) {
+                    indeg[x.get()] += 1;
+                }
+            }
+        }
+        let mut queue: Vec<SpaceIdx> = t.indices().filter(|&s| racing(s) && indeg[s.get()] == 0).collect();
+        let mut head = 0;
+        while head < queue.len() {
+            let s = queue[head];
+            head += 1;
+            for &x in t.next(s) {
+                if racing(x) && !t.crosses_line(s, x) {
+                    indeg[x.get()] -= 1;
+                    if indeg[x.get()] == 0 {
+                        queue.push(x);
+                    }
+                }
+            }
+        }
+        if queue.len() != t.racing_spaces() {
+            // Not a lap cut at the line (a track the checker should refuse): fall back on
+            // progress, which the plan's later sweeps tolerate.
+            queue = t.indices().filter(|&s| racing(s)).collect();
+            queue.sort_by_key(|&s| (t.space(s).progress, s));
+        }
+        self.order.clear();
+        for &s in queue.iter().rev() {
+            let b = self.base[s.get()];
+            let count = t.space(s).corner.map_or(1, |c| t.corners[c.get()].stops as u32 + 1);
+            for i in (0..count).rev() {
+                self.order.push(b + i);
+            }
+        }
+    }
+
+    /// The plan for `key` (solved on first use).
+    fn plan(&mut self, key: PlanKey) -> &Plan {
+        if !self.plans.contains_key(&key) {
+            let plan = self.solve(key);
+            self.plans.insert(key, plan);
+        }
+        &self.plans[&key]
+    }
+
+    fn solve(&self, key: PlanKey) -> Plan {
+        let PlanKey { laps, traffic, factor } = key;
+        let positions = self.space_of.len();
+        let rs = laps as usize + 1;
+        let mut plan = Plan {
+            cost: vec![ELIM; rs * positions * CELLS],
+            gear: vec![ELIM; rs * positions * CELLS],
+            reserve: if traffic { RESERVE } else { [0.0; NB] },
+            factor,
+        };
+        // The gears whose faces, less the brakes, can make a move of each length.
+        let gears: Vec<(usize, usize)> = (0..KS)
+            .map(|k| {
+                let can = |g: usize| {
+                    let (lo, hi) = Die::Gear(g as u8).range();
+                    (lo as usize).saturating_sub(NB - 1) <= k && k <= hi as usize
+                };
+                let lo = (1..NG).find(|&g| can(g)).unwrap_or(NG);
+                let hi = (1..NG).rev().find(|&g| can(g)).unwrap_or(0);
+                (lo, hi)
+            })
+            .collect();
+        // Scratch: the cheapest end of each length per (gear engaged, gas, brakes left).
+        let mut best = vec![0f32; KS * CELLS];
+        for r in 1..=rs {
+            // Before its first crossing a car is on the grid or between it and the line.
+            let order = if r == rs { &self.order[..self.grid_order] } else { &self.order[..] };
+            for &p in order {
+                self.solve_position(&mut plan, &mut best, &gears, r, p);
+            }
+        }
+        plan
+    }
+
+    fn solve_position(&self, plan: &mut Plan, best: &mut [f32], gears: &[(usize, usize)], r: usize, p: u32) {
+        let positions = self.space_of.len();
+        let at = |r: usize, p: u32| (r - 1) * positions * CELLS + p as usize * CELLS;
+        let here = at(r, p);
+        let block = NA * NB;
+        let cost = &mut plan.cost;
+        for k in 1..KS {
+            let (lo, hi) = gears[k];
+            if lo > hi {
+                continue;
+            }
+            let row = &mut best[k * CELLS + lo * block..k * CELLS + (hi + 1) * block];
+            row.fill(f32::INFINITY);
+            for e in self.moves(p, k) {
+                let points = e.over.saturating_mul(plan.factor);
+                let extra = TYRE * points as f32 + if points >= OVER_OUT { ELIM } else { 0.0 };
+                if e.missed {
+                    row.iter_mut().for_each(|x| *x = x.min(ELIM));
+                } else if e.cross as usize >= r {
+                    row.iter_mut().for_each(|x| *x = x.min(extra));
+                } else {
+                    let next = &cost[at(r - e.cross as usize, e.node) + lo * block..][..row.len()];
+                    for (x, &n) in row.iter_mut().zip(next) {
+                        *x = x.min(extra + n);
+                    }
+                }
+            }
+        }
+        let still = self.moves(p, 0).first().copied();
+        for b in 0..NB {
+            // gear[g'][a][b]: one move in gear g' with a gas and b brakes, then the plan.
+            for g in 1..NG {
+                for a in 0..NA {
+                    let mut total = 1.0;
+                    for &(f, prob) in &self.faces[g] {
+                        let f = f as usize;
+                        let mut m = f32::INFINITY;
+                        for j in 0..=b.min(f) {
+                            let k = f - j;
+                            let v = if k == 0 {
+                                // Braking to a standstill: the car stays (a stop if in a corner).
+                                still.map_or(ELIM, |e| cost[at(r, e.node) + cell(g, a, b - j)])
+                            } else {
+                                best[k * CELLS + cell(g, a, b - j)]
+                            };
+                            m = m.min(v + BRAKE * j as f32 + plan.reserve[b - j]);
+                        }
+                        total += prob * if m.is_finite() { m } else { ELIM };
+                    }
+                    plan.gear[here + cell(g, a, b)] = total;
+                }
+            }
+            // cost[g][a][b]: the best gear from gear g.
+            for g in 0..NG {
+                for a in 0..NA {
+                    let mut v = f32::INFINITY;
+                    for (to, change) in changes(g as u8) {
+                        let (gas, brakes, engine) = change;
+                        if (gas as usize) > a || (brakes as usize) > b {
+                            continue;
+                        }
+                        let x = plan.gear[here + cell(to as usize, a - gas as usize, b - brakes as usize)]
+                            + ENGINE * engine as f32;
+                        v = v.min(x);
+                    }
+                    cost[here + cell(g, a, b)] = if v.is_finite() { v } else { ELIM };
+                }
+            }
+        }
+    }
+}
+
+/// A plan: for each line crossing still needed `r`, position `p` and cell (gear, gas, brakes)
+/// at index `((r - 1) * positions + p) * CELLS + cell`, the expected cost to the finish.
+#[derive(Clone, Debug)]
+struct Plan {
+    /// ... having just used that gear (the best next gear taken).
+    cost: Vec<f32>,
+    /// ... engaging that gear now, its change already paid.
+    gear: Vec<f32>,
+    /// What ending a move with each number of brake points costs: with other cars on the
+    /// track, [`RESERVE`].
+    reserve: [f32; NB],
+    /// Tyre points an overshoot costs per space (10-0-2).
+    factor: u8,
+}
+
+/// What a plan depends on besides the track.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+struct PlanKey {
+    /// Laps of the race.
+    laps: u16,
+    /// Whether the race has other cars.
+    traffic: bool,
+    /// Tyre points an overshoot costs per space with the car's tyres (10-0-2, 8-5).
+    factor: u8,
+}
+
+impl PlanKey {
+    /// The plan that fits `car` in `state`. The same plan serves the whole race but for a
+    /// change of tyre factor (soft tyres on their third lap, 8-5).
+    fn of(state: &RaceState, car: CarId) -> PlanKey {
+        let c = state.car(car);
+        PlanKey {
+            laps: state.laps,
+            traffic: state.cars.len() > 1,
+            factor: overshoot_factor(c.tyres, state.wet, c.tyre_lap),
+        }
+    }
+}
+
+/// The index of (gear, gas, brakes) in a plan row.
+fn cell(g: usize, a: usize, b: usize) -> usize {
+    (g * NA + a) * NB + b
+}
+
+/// The gears reachable from gear `from` and what each change costs (gas, brakes, engine)
+/// (6-1-1, 13-1, 13-2; a standing car starts in 1st).
+fn changes(from: u8) -> impl Iterator<Item = (u8, (u8, u8, u8))> {
+    let gears = if from == 0 { 1..=1 } else { 1..=(from + 1).min(TOP_GEAR) };
+    gears.filter_map(move |to| {
+        let skipped = from.saturating_sub(to).saturating_sub(1);
+        match skipped {
+            0 => Some((to, (0, 0, 0))),
+            s if s > MAX_SKIP => None,
+            s => Some((to, OVER_REV[(s - 1) as usize])),
+        }
+    })
+}
+
+/// The bot's own move search: the driving code of `movement` (7, 10-2) without stickers or
+/// paths, so that every position's moves are cheap to list.
+struct Search<'a> {
+    t: &'a Track,
+    /// Spaces holding another car (7-0-1); empty for the plan's empty track.
+    occupied: &'a [bool],
+    scratch: &'a mut Scratch,
+}
+
+/// Buffers a search reuses.
+#[derive(Clone, Debug, Default)]
+struct Scratch {
+    /// Shortest distances along straights from each anchor met (7-2-3).
+    fields: FxHashMap<u16, Vec<u8>>,
+    /// Field buffers to reuse.
+    spare: Vec<Vec<u8>>,
+    layer: Vec<St>,
+    next: Vec<St>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct St {
+    pos: u16,
+    k: u8,
+    anchor: u16,
+    anchor_k: u8,
+    corner: u16,
+    credit: u8,
+    over_k: u8,
+    over_corner: u16,
+    missed: u16,
+    crossings: u8,
+}
+
+impl<'a> Search<'a> {
+    /// A search around the cars on `occupied` (fields from an earlier search are dropped).
+    fn new(t: &'a Track, occupied: &'a [bool], scratch: &'a mut Scratch) -> Self {
+        let Scratch { fields, spare, .. } = scratch;
+        spare.extend(fields.drain().map(|(_, v)| v));
+        Search { t, occupied, scratch }
+    }
+
+    fn blocked(&self, s: SpaceIdx) -> bool {
+        self.t.space(s).in_pit_lane() || self.occupied.get(s.get()).copied().unwrap_or(false)
+    }
+
+    fn dist(&mut self, anchor: u16, to: SpaceIdx) -> u8 {
+        let t = self.t;
+        let occupied = self.occupied;
+        let Scratch { fields, spare, .. } = &mut *self.scratch;
+        let field = fields.entry(anchor).or_insert_with(|| {
+            let mut d = spare.pop().unwrap_or_default();
+            d.clear();
+            d.resize(t.spaces.len(), NONE8);
+            let mut queue = vec![SpaceIdx(anchor)];
+            d[anchor as usize] = 0;
+            let mut head = 0;
+            while head < queue.len() {
+                let u = queue[head];
+                head += 1;
+                let du = d[u.get()];
+                if du as usize >= REACH {
+                    continue;
+                }
+                for &v in t.next(u) {
+                    if d[v.get()] != NONE8 || t.space(v).in_pit_lane() || occupied.get(v.get()) == Some(&true) {
+                        continue;
+                    }
+                    d[v.get()] = du + 1;
+                    if t.space(v).corner.is_none() {
+                        queue.push(v);
+                    }
+                }
+            }
+            d
+        });
+        field[to.get()]
+    }
+
+    /// Calls `visit` once for every distinct search state of every length up to `depth`.
+    fn run(
+        &mut self,
+        start: SpaceIdx,
+        stops: Option<(crate::track::CornerIdx, u8)>,
+        depth: usize,
+        mut visit: impl FnMut(&St),
+    ) {
+        let t = self.t;
+        let (corner, credit) = match stops {
+            Some((c, s)) if t.space(start).corner == Some(c) => (c.0, s),
+            _ => (t.space(start).corner.map_or(NONE16, |c| c.0), 0),
+        };
+        let straight = t.space(start).corner.is_none();
+        let root = St {
+            pos: start.0,
+            k: 0,
+            anchor: if straight { start.0 } else { NONE16 },
+            anchor_k: 0,
+            corner,
+            credit,
+            over_k: NONE8,
+            over_corner: NONE16,
+            missed: NONE16,
+            crossings: 0,
+        };
+        visit(&root);
+        let mut layer = std::mem::take(&mut self.scratch.layer);
+        let mut next = std::mem::take(&mut self.scratch.next);
+        layer.clear();
+        layer.push(root);
+        for _ in 0..depth {
+            next.clear();
+            for n in &layer {
+                let pos = SpaceIdx(n.pos);
+                for &nxt in t.next(pos) {
+                    if let Some(c) = self.step(n, pos, nxt) {
+                        next.push(c);
+                    }
+                }
+            }
+            // States of one length are distinct from those of any other: a layer's duplicates
+            // are all the search has to drop.
+            next.sort_unstable();
+            next.dedup();
+            if next.is_empty() {
+                break;
+            }
+            next.iter().for_each(&mut visit);
+            std::mem::swap(&mut layer, &mut next);
+        }
+        self.scratch.layer = layer;
+        self.scratch.next = next;
+    }
+
+    /// `movement::step` without stickers, with the pit lane closed.
+    fn step(&mut self, n: &St, pos: SpaceIdx, nxt: SpaceIdx) -> Option<St> {
+        let t = self.t;
+        if self.blocked(nxt) {
+            return None;
+        }
+        let here = t.space(pos);
+        let there = t.space(nxt);
+        if n.over_k != NONE8 && there.lane != here.lane {
+            return None; // 10-2-1
+        }
+        let mut c = *n;
+        c.pos = nxt.0;
+        c.k = n.k + 1;
+        if t.crosses_line(pos, nxt) {
+            c.crossings += 1;
+        }
+        let next_corner = there.corner.map_or(NONE16, |x| x.0);
+        if next_corner != n.corner {
+            if n.corner != NONE16 {
+                let need = t.corners[n.corner as usize].stops;
+                let deficit = need.saturating_sub(n.credit);
+                if deficit >= 2 && c.missed == NONE16 {
+                    c.missed = n.corner; // 10-1
+                }
+                if deficit >= 1 && c.over_k == NONE8 {
+                    c.over_k = c.k; // 10-0-1
+                    c.over_corner = n.corner;
+                }
+            }
+            c.corner = next_corner;
+            c.credit = 0;
+        }
+        if here.corner.is_none() {
+            if self.dist(n.anchor, nxt) != c.k - n.anchor_k {
+                return None; // 7-2-3
+            }
+            if there.corner.is_some() {
+                c.anchor = NONE16;
+                c.anchor_k = 0;
+            }
+        } else if there.corner.is_none() {
+            c.anchor = pos.0; // 7-3-3-1
+            c.anchor_k = n.k;
+        }
+        Some(c)
+    }
+}
+
+/// What the bot knows about the car it drives on this move.
+struct Driver<'a> {
+    model: &'a Model,
+    plan: &'a Plan,
+    /// Line crossings still needed to finish.
+    r: usize,
+    car: &'a CarState,
+    wet: bool,
+}
+
+impl Driver<'_> {
+    /// The plan's cost of ending at `e`'s position in gear `g` with `gas` and `brakes`.
+    fn after(&self, node: u32, cross: u8, g: u8, gas: u8, brakes: u8) -> f32 {
+        if cross as usize >= self.r {
+            return 0.0;
+        }
+        self.plan.cost[self.at(self.r - cross as usize, node, g, gas, brakes)]
+    }
+
+    /// What ending this move with `brakes` brake points costs (see [`Plan::reserve`]).
+    fn reserve(&self, brakes: u8) -> f32 {
+        self.plan.reserve[(brakes as usize).min(NB - 1)]
+    }
+
+    fn at(&self, r: usize, node: u32, g: u8, gas: u8, brakes: u8) -> usize {
+        let positions = self.model.space_of.len();
+        ((r - 1) * positions + node as usize) * CELLS
+            + cell(g as usize, (gas as usize).min(NA - 1), (brakes as usize).min(NB - 1))
+    }
+
+    /// What losing `points` tyre points costs the car now (10-3, 10-4-1), and whether it spins.
+    fn tyres(&self, points: u8) -> (f32, bool) {
+        if points == 0 {
+            return (0.0, false);
+        }
+        let have = self.car.wear.tyres.max(1);
+        if points > have {
+            (ELIM, false)
+        } else if points == have {
+            (SPIN + TYRE * points as f32, true)
+        } else {
+            // Dearer as the set wears: the last point spins the car.
+            let left = (have - points) as f32;
+            (points as f32 * (TYRE + 4.0 / left), false)
+        }
+    }
+
+    /// Expected cost of the handling tests on `n` dangerous spaces (17-0-2, 17-0-3).
+    fn handling(&self, n: usize) -> f32 {
+        let p = handling_threshold(self.wet) as f32 / 20.0;
+        let h = self.car.wear.handling as usize;
+        (0..n).map(|i| p * if h <= i + 1 { ELIM } else { HANDLING }).sum()
+    }
+}
 
 impl Bot {
     /// A new bot.
@@ -36,150 +740,258 @@ impl Bot {
         Bot::default()
     }
 
-    fn safe_reaches(t: &Track, space: SpaceIdx, stops: Option<(CornerIdx, u8)>) -> super::movement::Reaches {
-        let empty = vec![false; t.spaces.len()];
-        let board = Board { track: t, occupied: &empty, dangerous: &[], pit_open: false };
-        reaches(&board, &Mover { start: space, stops, max: 30, min: 0 })
-    }
-
-    fn runway_at(&mut self, t: &Track, key: Key) -> u8 {
-        if let Some(&r) = self.runway.get(&key) {
-            return r;
+    fn model(&mut self, t: &Track) -> &mut Model {
+        if self.model.as_ref().is_none_or(|m| !m.describes(t)) {
+            self.model = Some(Model::new(t));
         }
-        let r = Self::safe_reaches(t, key.0, key.1);
-        let safe = (0..=r.longest)
-            .rev()
-            .find(|&k| r.at(k).iter().any(|x| x.overshoot.is_none() && x.missed.is_none()))
-            .unwrap_or(0);
-        self.runway.insert(key, safe);
-        safe
+        self.model.as_mut().expect("just built")
     }
 
     /// The most spaces `car` can move from its space, on an empty track, without overshooting.
     pub fn runway(&mut self, t: &Track, car: &CarState) -> u8 {
-        self.runway_at(t, (car.space, car.stops))
+        let m = self.model(t);
+        let Some(p) = m.position(t, car.space, car.stops) else { return 0 };
+        (0..KS).rev().find(|&k| m.moves(p, k).iter().any(|e| e.over == 0 && !e.missed)).unwrap_or(0) as u8
     }
 
-    /// For each distance `d`, the best runway the car would have after moving exactly `d`
-    /// spaces safely from `key` (`UNSAFE` where no safe move of that length exists).
-    fn ahead(&mut self, t: &Track, key: Key) -> Vec<u8> {
-        if let Some(v) = self.ahead.get(&key) {
-            return v.clone();
-        }
-        let r = Self::safe_reaches(t, key.0, key.1);
-        let mut v = vec![UNSAFE; 31];
-        for (d, ends) in (0..=r.longest).map(|k| (k as usize, r.at(k))) {
-            for x in ends.iter().filter(|x| x.overshoot.is_none() && x.missed.is_none()) {
-                let after = self.runway_at(t, (x.end, x.stops));
-                if v[d] == UNSAFE || after > v[d] {
-                    v[d] = after;
-                }
-            }
-        }
-        self.ahead.insert(key, v.clone());
-        v
+    /// The plan's expected cost (in moves) for `car` in `state` if it had just used gear
+    /// `gear`: what the gear choice minimises. `None` off the racing track.
+    pub fn expected_moves(&mut self, t: &Track, state: &RaceState, car: CarId, gear: u8) -> Option<f32> {
+        let c = state.car(car);
+        let m = self.model(t);
+        let p = m.position(t, c.space, c.stops)?;
+        let laps = state.laps;
+        let key = PlanKey::of(state, car);
+        m.plan(key);
+        let m = self.model.as_ref()?;
+        let d = Driver { model: m, plan: &m.plans[&key], r: remaining(laps, c), car: c, wet: state.wet };
+        Some(d.after(p, 0, gear, c.wear.gas, c.wear.brakes))
     }
 
     /// The gear the bot engages for `car`.
     pub fn gear(&mut self, t: &Track, state: &RaceState, car: CarId) -> u8 {
         let c = state.car(car);
         let gears = legal_gears(c);
-        let runway = self.runway(t, c) as i32;
-        let ahead = self.ahead(t, (c.space, c.stops));
-        let brakes = c.wear.brakes as i32;
-        // Overshooting a 2- or 3-stop corner with two stops missing eliminates (10-1).
-        let multi_stop = |_d: i32| -> bool {
-            c.stops.is_some_and(|(k, n)| t.corners[k.get()].stops >= 2 && n + 1 < t.corners[k.get()].stops)
-        };
-        let mut best = (i32::MIN, gears.first().copied().unwrap_or(1));
-        for g in gears {
-            let Ok(change) = gearbox::change(c, g) else { continue };
-            let faces = Die::Gear(g).faces();
-            let gas_after = c.wear.gas.saturating_sub(change.gas);
-            let mut total = 0i32;
-            for &f in faces {
-                let f = f as i32;
-                let excess = (f - runway).max(0);
-                let d = f.min(runway);
-                let brakes_left = brakes - excess.min(brakes);
-                let mut value = if excess <= brakes {
-                    10 * d - 12 * excess
-                } else if multi_stop(d) {
-                    10 * runway - 12 * brakes - 2000
-                } else {
-                    10 * runway - 12 * brakes - 150 * (excess - brakes)
-                };
-                if excess <= brakes {
-                    let after = ahead[d as usize];
-                    let after = if after == UNSAFE { 0 } else { after as i32 };
-                    value -= shortfall_cost(after, g, gas_after, brakes_left, 1);
-                }
-                total += value;
-            }
-            let mut score = total / faces.len() as i32;
-            score -= 60 * change.gas as i32 + 80 * change.brakes as i32 + 300 * change.engine as i32;
+        let fallback = gears.iter().copied().find(|&g| g + 1 >= c.gear).unwrap_or(1);
+        if gears.len() <= 1 {
+            return fallback;
+        }
+        let m = self.model(t);
+        let Some(p) = m.position(t, c.space, c.stops) else { return fallback };
+        let key = PlanKey::of(state, car);
+        m.plan(key);
+        let Bot { model, scratch, occupied, reached, local } = self;
+        let m = model.as_ref().expect("built");
+        let d = Driver { model: m, plan: &m.plans[&key], r: remaining(state.laps, c), car: c, wet: state.wet };
+
+        // The plan's gear for the empty track. Cars ahead only take moves away (and a scarce
+        // set of tyres only makes overshooting dearer), so the gear the bot engages is never
+        // higher.
+        let gas = c.wear.gas;
+        let brakes = c.wear.brakes;
+        let planned = |g: u8| -> f32 {
+            let Ok(change) = gearbox::change(c, g) else { return f32::INFINITY };
             if change.engine > 0 && c.wear.engine <= change.engine {
-                score = i32::MIN + 1;
+                return f32::INFINITY; // 13-1, 16-0-3: the last engine point is an elimination.
             }
-            if score > best.0 {
-                best = (score, g);
+            let i = d.at(d.r, p, g, gas - change.gas, brakes - change.brakes);
+            d.plan.gear[i] + ENGINE * change.engine as f32
+        };
+        let top = gears.iter().copied().min_by(|&a, &b| planned(a).total_cmp(&planned(b))).unwrap_or(fallback);
+        let depth = Die::Gear(top).range().1 as usize;
+
+        // Traffic. Every space a move passes through ends a shorter move, so when no other car
+        // stands where the empty-track moves end, those are the real moves; otherwise the bot
+        // searches again around the cars (7-0-1, 7-2-3), and beyond the longest move the car is
+        // blocked (12-0-1).
+        occupied.clear();
+        occupied.resize(t.spaces.len(), false);
+        for (i, o) in state.cars.iter().enumerate() {
+            if i != car.get() && o.status.on_board() {
+                occupied[o.space.get()] = true;
+            }
+        }
+        let taken = |e: &End| occupied[m.space_of[e.node as usize].get()];
+        let near = (1..=depth).any(|k| m.moves(p, k).iter().any(taken));
+        if !near && depth <= m.calm[p as usize] as usize {
+            return top; // nothing in the way, no corner to overshoot: the plan's gear
+        }
+        let mut longest = REACH;
+        if near {
+            local.resize_with(KS, Vec::new);
+            local.iter_mut().for_each(Vec::clear);
+            // First the empty-track moves the cars leave: an end whose space holds no car and
+            // follows a space reached one length shorter (bit k of `reached`: reached in k).
+            reached.clear();
+            reached.resize(t.spaces.len(), 0);
+            reached[c.space.get()] = 1;
+            local[0].extend_from_slice(m.moves(p, 0));
+            longest = 0;
+            for (k, here) in local.iter_mut().enumerate().take(depth + 1).skip(1) {
+                for e in m.moves(p, k) {
+                    let x = m.space_of[e.node as usize];
+                    if occupied[x.get()] {
+                        continue;
+                    }
+                    if reached[x.get()] & (1 << k) != 0
+                        || t.prev(x).iter().any(|y| reached[y.get()] & (1 << (k - 1)) != 0)
+                    {
+                        reached[x.get()] |= 1 << k;
+                        here.push(*e);
+                    }
+                }
+                if here.is_empty() {
+                    break;
+                }
+                longest = k;
+            }
+            if longest < depth || c.wear.brakes <= 1 {
+                // Blocked that way: the driving code may still find a way round the cars (a
+                // shortest path counts them as obstacles, 7-2-3), so search again; and search
+                // anyway when the car has a brake point or none, as a blocking would then
+                // eliminate it (12-1-1) and the shortcut above can, rarely, see a way through
+                // where there is none.
+                local.iter_mut().for_each(Vec::clear);
+                Search::new(t, occupied, scratch)
+                    .run(c.space, c.stops, depth, |st| local[st.k as usize].push(m.end_of(t, st)));
+                for v in local.iter_mut() {
+                    v.sort_unstable();
+                    v.dedup();
+                }
+                longest = local.iter().rposition(|v| !v.is_empty()).unwrap_or(0);
+            }
+        }
+        let local = &*local;
+        let ends = |k: usize| -> &[End] { if near { &local[k] } else { m.moves(p, k) } };
+        let factor = overshoot_factor(c.tyres, state.wet, c.tyre_lap);
+
+        let mut best = (f32::INFINITY, top);
+        for g in gears.into_iter().filter(|&g| g <= top) {
+            let Ok(change) = gearbox::change(c, g) else { continue };
+            if change.engine > 0 && c.wear.engine <= change.engine {
+                continue; // 13-1, 16-0-3: the last engine point is an elimination.
+            }
+            let gas = c.wear.gas - change.gas;
+            let brakes = c.wear.brakes - change.brakes;
+            // The end of a `k`-space move after `used` brake points, at its cheapest.
+            let end = |k: usize, used: u8, tyres: u8| -> f32 {
+                let mut v = f32::INFINITY;
+                for e in ends(k) {
+                    if e.missed {
+                        v = v.min(ELIM);
+                        continue;
+                    }
+                    let (now, spin) = d.tyres(e.over * factor + tyres);
+                    let left = brakes - used;
+                    let then = d.after(e.node, e.cross, if spin { 0 } else { g }, gas, left);
+                    v = v.min(now + then + BRAKE * used as f32 + d.reserve(left));
+                }
+                v
+            };
+            let mut total = ENGINE * change.engine as f32;
+            for &(f, prob) in &m.faces[g as usize] {
+                let f = f as usize;
+                let mut v = f32::INFINITY;
+                for k in f.saturating_sub(brakes as usize)..=f.min(longest) {
+                    v = v.min(end(k, (f - k) as u8, 0));
+                }
+                if f > longest {
+                    let short = (f - longest) as u8;
+                    for used in 0..short.min(brakes + 1) {
+                        match blocking_cost(short - used) {
+                            Some((bb, bt)) if used + bb <= brakes => v = v.min(end(longest, used + bb, bt)),
+                            _ => v = v.min(ELIM),
+                        }
+                    }
+                }
+                total += prob * if v.is_finite() { v } else { ELIM };
+            }
+            if total < best.0 {
+                best = (total, g);
             }
         }
         best.1
     }
 
-    /// The option the bot picks (an index into `options`).
-    pub fn option(&mut self, t: &Track, car: &CarState, options: &[MoveOption]) -> usize {
-        let mut best = (i64::MIN, 0);
-        for (i, o) in options.iter().enumerate() {
-            let gap = t.progress_gap(car.space, o.end) as i64 + o.crossings as i64 * t.lap_length as i64;
-            let mut score = gap / 100; // tenths of a row
-            // A point is dearer the fewer are left: the last tyre point spins the car (10-4-1).
-            let brake_cost = 15 + 60 / (car.wear.brakes as i64 + 1);
-            let tyre_cost = 25 + 150 / (car.wear.tyres as i64 + 1);
-            score -= brake_cost * o.brake_points() as i64 + tyre_cost * o.tyre_points() as i64;
-            score -= 25 * o.dangerous.len() as i64;
-            score -= match o.fate {
-                Fate::Continues => 0,
-                Fate::SpinOut => 400,
-                Fate::Eliminated(_) => 100_000,
-            };
-            // Look ahead: from the end, can the car still make the moves it needs (every stop
-            // the corner still asks for) without overshooting?
-            let mut after = car.clone();
-            after.space = o.end;
-            after.stops = o.stops;
-            let brakes_left = car.wear.brakes.saturating_sub(o.brake_points());
-            let runway = self.runway(t, &after) as i32;
-            let moves = o.stops.map_or(1, |(c, n)| t.corners[c.get()].stops.saturating_sub(n).max(1));
-            score -= shortfall_cost(runway, car.gear, car.wear.gas, brakes_left as i32, moves) as i64;
-            if score > best.0 {
-                best = (score, i);
+    /// The option the bot picks for the car that rolled (an index into `rolled.options`).
+    pub fn option(&mut self, t: &Track, rolled: &Rolled) -> usize {
+        let s = &rolled.state;
+        let c = s.car(rolled.car);
+        let m = self.model(t);
+        let key = PlanKey::of(s, rolled.car);
+        m.plan(key);
+        let m = self.model.as_ref().expect("built");
+        let d = Driver { model: m, plan: &m.plans[&key], r: remaining(s.laps, c), car: c, wet: s.wet };
+        let mut best = (f32::INFINITY, 0);
+        for (i, o) in rolled.options.iter().enumerate() {
+            let v = option_cost(t, &d, o);
+            if v < best.0 {
+                best = (v, i);
             }
         }
         best.1
     }
 }
 
-/// What it costs to leave a car with `runway` spaces of safe road when its next `moves` moves,
-/// shifting down as fast as its gas allows and braking with what is left, need more.
-fn shortfall_cost(runway: i32, gear: u8, gas: u8, brakes: i32, moves: u8) -> i32 {
-    let step = if gas > 0 { 3 } else { 1 };
-    let mut need = 0i32;
-    let mut easy = 0i32;
-    for i in 1..=moves {
-        let lowest = gear.saturating_sub(step * i).max(1);
-        let gentle = gear.saturating_sub(i).max(1);
-        need += Die::Gear(lowest).range().0 as i32;
-        easy += Die::Gear(gentle).range().0 as i32;
-    }
-    need -= brakes;
-    easy -= brakes;
-    if runway < need {
-        (need - runway) * if moves > 1 { 300 } else { 60 }
-    } else if runway < easy {
-        (easy - runway) * 12
-    } else {
-        0
+/// What option `o` costs the car: now, and in the plan from where it leaves the car.
+fn option_cost(t: &Track, d: &Driver<'_>, o: &MoveOption) -> f32 {
+    let c = d.car;
+    let spin = match o.fate {
+        Fate::Eliminated(_) => return ELIM * 2.0,
+        Fate::SpinOut => true,
+        Fate::Continues => false,
+    };
+    let (tyres, _) = d.tyres(o.tyre_points());
+    let brakes = c.wear.brakes.saturating_sub(o.brake_points());
+    let then = match d.model.position(t, o.end, o.stops) {
+        Some(p) => d.after(p, o.crossings, if spin { 0 } else { c.gear }, c.wear.gas, brakes),
+        None => ELIM,
+    };
+    tyres + then + d.handling(o.dangerous.len()) + BRAKE * o.brake_points() as f32 + d.reserve(brakes)
+}
+
+/// Line crossings `car` still needs to finish a race of `laps` laps (the first starts lap 1).
+fn remaining(laps: u16, car: &CarState) -> usize {
+    (laps as usize + 1).saturating_sub(car.crossings as usize).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::movement::{Board, Mover, reaches};
+    use crate::track::load::{resolve, shipped_names};
+
+    /// The bot's own search lists exactly the engine's ends (space, stops, overshoot, missed
+    /// corner, crossings) for every length, from every position of every shipped track (from
+    /// every 7th position but on sprint in a debug build, where the engine's search is slow).
+    #[test]
+    fn the_bots_move_search_is_the_engines_driving_code() {
+        for name in shipped_names() {
+            let t = resolve(&name).unwrap();
+            let m = Model::new(&t);
+            let empty = vec![false; t.spaces.len()];
+            let board = Board { track: &t, occupied: &empty, dangerous: &[], pit_open: false };
+            let stride = if cfg!(debug_assertions) && name != "sprint" { 7 } else { 1 };
+            for p in (0..m.space_of.len() as u32).step_by(stride) {
+                let space = m.space_of[p as usize];
+                let stops = t.space(space).corner.map(|c| (c, m.stops_of(p)));
+                let r = reaches(&board, &Mover { start: space, stops, max: REACH as u8, min: 0 });
+                for k in 0..KS {
+                    let mut want: Vec<End> = r
+                        .at(k as u8)
+                        .iter()
+                        .map(|x| End {
+                            node: m.position(&t, x.end, x.stops).unwrap(),
+                            over: x.overshoot.map_or(0, |(_, n)| n),
+                            cross: x.crossings,
+                            missed: x.missed.is_some(),
+                        })
+                        .collect();
+                    want.sort_unstable();
+                    want.dedup();
+                    assert_eq!(m.moves(p, k), &want[..], "{name}: from {} ({stops:?}), {k} spaces", t.space(space).id);
+                }
+            }
+        }
     }
 }

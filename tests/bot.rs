@@ -1,0 +1,188 @@
+//! The bot drives like a careful human: it brakes into multi-stop corners, never risks an
+//! elimination it could avoid, and finishes races.
+
+use std::sync::Mutex;
+use steward::dice::{LabelledDice, sim_key};
+use steward::engine::bot::Bot;
+use steward::engine::gearbox::legal_gears;
+use steward::engine::order::advance;
+use steward::engine::{
+    CarId, Die, Elimination, Fate, FixedDice, RaceState, Rulebook, Setup, Status, Step, Tyres, Wear, resolve, roll,
+};
+use steward::sim::{SimConfig, field, run_race};
+
+use steward::track::Track;
+use steward::track::load::{resolve as track, shipped_names};
+
+/// Bots with their tables built, by track: the tables take a while in a debug build.
+static BOTS: Mutex<Vec<(String, Bot)>> = Mutex::new(Vec::new());
+
+/// A bot for `t` whose tables are ready.
+fn bot(t: &Track) -> Bot {
+    let mut bots = BOTS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, b)) = bots.iter().find(|(n, _)| *n == t.name) {
+        return b.clone();
+    }
+    let mut b = Bot::new();
+    for laps in [1, 3] {
+        for cars in [1, 10] {
+            let s = RaceState::new(t, laps, &field(cars)).unwrap();
+            b.expected_moves(t, &s, CarId(0), 0);
+        }
+    }
+    bots.push((t.name.clone(), b.clone()));
+    b
+}
+
+/// A race with one car standing on `space` in `gear`, its turn to play.
+fn alone(t: &Track, space: &str, gear: u8) -> RaceState {
+    let mut s = RaceState::new(t, 3, &[(1, Setup { wear: Wear::standard(), tyres: Tyres::Hard })]).unwrap();
+    let c = &mut s.cars[0];
+    c.space = t.find(space).unwrap();
+    c.gear = gear;
+    c.status = Status::Racing;
+    c.crossings = 1;
+    s.to_play = Some(CarId(0));
+    s
+}
+
+/// Whether every face of `gear`'s die leaves `car` an option that does not eliminate it.
+fn safe(t: &Track, s: &RaceState, car: CarId, gear: u8) -> bool {
+    let rules = Rulebook::competition_2004();
+    let mut faces = Die::Gear(gear).faces().to_vec();
+    faces.dedup();
+    faces.into_iter().all(|f| match roll(t, s, car, gear, &mut FixedDice::new(vec![f]), &rules) {
+        Ok(Step::Choose(r)) => r.options.iter().any(|o| !matches!(o.fate, Fate::Eliminated(_))),
+        _ => false,
+    })
+}
+
+/// Sprint's corner 5 asks for 3 stops in 7 to 13 spaces, 10 rows after a straight. A car
+/// arriving in 6th must come down to a gear it can brake into the corner with, then make
+/// every stop even if every die shows its highest face (the case that overshoots).
+#[test]
+fn a_car_in_sixth_before_a_three_stop_corner_makes_every_stop_against_the_highest_faces() {
+    let t = track("sprint").unwrap();
+    let rules = Rulebook::competition_2004();
+    let corner = t.space(t.find("c5.l.1").unwrap()).corner.unwrap();
+    let start = alone(&t, "s4.l.3", 6);
+    let mut bot = bot(&t);
+    let first = bot.gear(&t, &start, CarId(0));
+    assert!(first <= 4, "from 6th, 8 rows before a 3-stop corner, the bot engaged {first}");
+    let mut faces = Die::Gear(first).faces().to_vec();
+    faces.dedup();
+    for face in faces {
+        let mut s = start.clone();
+        let mut stops = 0;
+        let mut roll_face = Some(face);
+        for _ in 0..8 {
+            s.to_play = Some(CarId(0));
+            let gear = bot.gear(&t, &s, CarId(0));
+            let value = roll_face.take().unwrap_or(Die::Gear(gear).range().1);
+            let Step::Choose(r) = roll(&t, &s, CarId(0), gear, &mut FixedDice::new(vec![value]), &rules).unwrap()
+            else {
+                panic!("the engine eliminated the car on its gear change");
+            };
+            let i = bot.option(&t, &r);
+            let o = &r.options[i];
+            assert_eq!(o.fate, Fate::Continues, "first face {face}: rolled {value} in {gear} and took {o:?}");
+            assert_eq!(o.overshoot, None, "first face {face}: rolled {value} in {gear} and overshot");
+            s = resolve(&t, &r, i, &mut FixedDice::new(vec![]), &rules).unwrap().state;
+            match s.car(CarId(0)).stops {
+                Some((c, n)) if c == corner => stops = n,
+                _ if stops > 0 => break,
+                _ => {}
+            }
+        }
+        assert_eq!(stops, 3, "first face {face}: the car left corner 5 with {stops} stops");
+    }
+}
+
+/// Plays `races` races of `cars` cars and checks every decision: with one car (an empty
+/// track) the gear is one whose every face leaves a non-eliminating option whenever such a
+/// gear exists; in traffic the bot never takes a spinout or an elimination when an option
+/// costing no tyre point exists.
+fn check_decisions(name: &str, cars: usize, laps: u16, races: u32) {
+    let t = track(name).unwrap();
+    let rules = Rulebook::competition_2004();
+    let mut bot = bot(&t);
+    for race in 0..races {
+        let mut state = RaceState::new(&t, laps, &field(cars)).unwrap();
+        let mut dice = LabelledDice::new(sim_key(7, &format!("{name}/{race}")), "0");
+        let mut moves = 0;
+        loop {
+            let (s, next, _) = advance(&t, &state);
+            state = s;
+            let Some(car) = next else { break };
+            moves += 1;
+            dice.set_turn(&moves.to_string());
+            let gear = bot.gear(&t, &state, car);
+            if cars == 1 && legal_gears(state.car(car)).iter().any(|&g| safe(&t, &state, car, g)) {
+                let c = state.car(car);
+                assert!(
+                    safe(&t, &state, car, gear),
+                    "{name}: car at {} in {} took unsafe gear {gear}",
+                    c.space.0,
+                    c.gear
+                );
+            }
+            state = match roll(&t, &state, car, gear, &mut dice, &rules).unwrap() {
+                Step::Done(o) => o.state,
+                Step::Choose(r) => {
+                    let i = bot.option(&t, &r);
+                    let free = r.options.iter().any(|o| o.fate == Fate::Continues && o.tyre_points() == 0);
+                    assert!(
+                        !free || r.options[i].fate == Fate::Continues,
+                        "{name}: race {race}, move {moves}: took {:?} over a free option",
+                        r.options[i]
+                    );
+                    resolve(&t, &r, i, &mut dice, &rules).unwrap().state
+                }
+            };
+        }
+    }
+}
+
+#[test]
+fn on_an_empty_track_the_bot_never_risks_an_elimination_it_can_avoid() {
+    for name in shipped_names() {
+        check_decisions(&name, 1, 1, 2);
+    }
+}
+
+#[test]
+fn in_traffic_the_bot_never_spins_or_goes_out_when_a_free_option_exists() {
+    for name in shipped_names() {
+        check_decisions(&name, 10, 1, 2);
+    }
+}
+
+/// Finishers and overshoot eliminations over `races` races of `cars` cars on `name`.
+fn finishers(name: &str, cars: usize, races: u32) -> (usize, usize) {
+    let t = track(name).unwrap();
+    let rules = Rulebook::competition_2004();
+    let cfg = SimConfig { cars, laps: 3, races, seed: 11, trace: None };
+    let mut bot = bot(&t);
+    let (mut done, mut overshoots) = (0, 0);
+    for race in 0..races {
+        let r = run_race(&t, &rules, &cfg, race, &mut bot, &mut None).unwrap();
+        done += r.finish.len();
+        overshoots += r.eliminated.iter().filter(|(_, e)| *e == Elimination::Overshoot).count();
+    }
+    (done, overshoots)
+}
+
+/// Over 200 races of 10 cars and 3 laps (seeds 1 and 2) the bot finishes every car on all
+/// three shipped tracks, and every lone car: asking 90% of 40 cars and 4 of 5 lone cars leaves
+/// room for bad luck and for rule fixes in the engine, not for a broken bot (the bot this one
+/// replaced finished 2% of the cars on monaco and sprint, 86% on the oval).
+#[test]
+fn bot_races_finish_most_cars_on_every_shipped_track() {
+    for name in shipped_names() {
+        let (done, overshoots) = finishers(&name, 10, 4);
+        assert!(done >= 36, "{name}: {done} of 40 cars finished");
+        assert!(overshoots <= 1, "{name}: {overshoots} overshoot eliminations in 40 cars");
+        let (done, _) = finishers(&name, 1, 5);
+        assert!(done >= 4, "{name}: {done} of 5 lone cars finished");
+    }
+}
