@@ -240,15 +240,13 @@ impl Store {
         for d in [dir.clone(), dir.join("turns")] {
             fsio::remove_temps(&d).map_err(|e| StoreError::io(&d, e))?;
         }
-        let raw = verify::read(&dir)?;
-        let parsed = verify::parse(&raw)?;
-        let (seed, _) = verify::find_seed(&raw, &parsed, None)?;
-        let game = verify::replay(&raw, &parsed, seed, None)?;
-        verify::check_game_toml(&raw, &game)?;
+        let loaded = verify::load(&dir, None, true, None)?;
+        verify::check_game_toml(loaded.game_toml.as_deref(), &loaded.game)?;
+        let game = loaded.game;
         let mut h = Handle {
             dir,
             game,
-            game_toml: raw.game_toml.unwrap_or_default(),
+            game_toml: loaded.game_toml.unwrap_or_default(),
             durability: self.durability,
             _lock: lock,
         };
@@ -268,11 +266,7 @@ impl Store {
 
 /// Reads the game in `dir` up to turn `upto`, with every check, using the revealed seed if any.
 pub fn load_dir(dir: &Path, upto: Option<u32>) -> Result<Game, StoreError> {
-    let mut raw = verify::read(dir)?;
-    raw.secret = None;
-    let parsed = verify::parse(&raw)?;
-    let (seed, _) = verify::find_seed(&raw, &parsed, None)?;
-    verify::replay(&raw, &parsed, seed, upto)
+    Ok(verify::load(dir, None, false, upto)?.game)
 }
 
 /// An open game, locked for writing until dropped.

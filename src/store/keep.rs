@@ -157,7 +157,8 @@ fn play(
         let before = race_now.state.clone();
         let at = meta(h.game().next_turn());
         h.bot_move(bot, at)?;
-        let after = &h.game().now.race.as_ref().expect("started").state;
+        let race_now = h.game().now.race.as_ref().expect("started");
+        let after = race_now.after_move.as_ref().unwrap_or(&race_now.state);
         check(t, &before, after)
             .map_err(|what| PlayError::Broken(Broken { race, moves: moves + 1, what, context: String::new() }))?;
     }

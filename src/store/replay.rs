@@ -6,6 +6,8 @@
 //! Dice: with the seed known (the operator, or anyone after the reveal), every roll is derived
 //! from the key; without it, rolls are taken from the turn file, checked for label, die and face.
 
+use std::sync::Arc;
+
 use sha2::{Digest, Sha256};
 
 use crate::dice::{commitment, dice_key, face_index, roll_label};
@@ -45,13 +47,16 @@ pub struct Race {
     pub pending: Option<Pending>,
     /// Moves begun (gear orders applied).
     pub moves: u32,
+    /// The state right after the last move, before the next car was called (for the
+    /// simulations' invariant checks).
+    pub after_move: Option<RaceState>,
 }
 
 /// What changes turn by turn.
 #[derive(Clone, Debug, Default)]
 pub struct Progress {
-    /// Players in grid order.
-    pub players: Vec<PlayerRecord>,
+    /// Players in grid order (shared: they change only before the start).
+    pub players: Arc<Vec<PlayerRecord>>,
     /// The race, once started.
     pub race: Option<Race>,
     /// True once the race is over (finished, or ended by a reveal).
@@ -322,7 +327,7 @@ impl Game {
                     .clone()
                     .ok_or_else(|| StoreError::BadSetting("a join turn names its player".into()))?;
                 self.check_join(&p, at)?;
-                next.players.push(p.clone());
+                Arc::make_mut(&mut next.players).push(p.clone());
                 out.player = Some(p);
             }
             Kind::Start => {
@@ -347,7 +352,7 @@ impl Game {
                     })
                     .collect();
                 let state = RaceState::new(&self.track, self.setup.laps, &setups).map_err(StoreError::BadSetting)?;
-                let mut race = Race { state, pending: None, moves: 0 };
+                let mut race = Race { state, pending: None, moves: 0, after_move: None };
                 self.complete(&mut race, &mut next, &mut out, input)?;
                 next.race = Some(race);
             }
@@ -602,9 +607,15 @@ impl Game {
     fn events(&self, s: &RaceState, events: &[Event], out: &mut TurnFile) {
         for e in events {
             let article = e.article();
-            let text = e.describe(&self.track, |c| s.car(c).number);
-            let suffix = format!(" ({article})");
-            let text = text.strip_suffix(&suffix).map(str::to_string).unwrap_or(text);
+            let mut text = e.describe(&self.track, |c| s.car(c).number);
+            // `describe` ends with " (<article>)", which the record keeps apart.
+            let cut = text.len().saturating_sub(article.len() + 3);
+            if text
+                .get(cut..)
+                .is_some_and(|end| end.starts_with(" (") && end[2..].starts_with(article) && end.ends_with(')'))
+            {
+                text.truncate(cut);
+            }
             out.events.push(EventRecord { article: article.to_string(), text });
         }
     }
@@ -618,6 +629,9 @@ impl Game {
         out: &mut TurnFile,
         input: &TurnFile,
     ) -> Result<(), StoreError> {
+        if race.moves > 0 {
+            race.after_move = Some(race.state.clone());
+        }
         let (s, car, events) = advance(&self.track, &race.state);
         self.events(&s, &events, out);
         race.state = s;

@@ -52,7 +52,7 @@ pub fn show(game: &Game) -> String {
     match &game.now.race {
         None => {
             let _ = writeln!(out, "Players ({} of {}):", game.now.players.len(), s.max_cars);
-            for p in &game.now.players {
+            for p in game.now.players.iter() {
                 let _ = writeln!(
                     out,
                     "  car {:>2}  {}{}  {} tyres, {}",

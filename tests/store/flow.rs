@@ -157,3 +157,28 @@ fn a_moderator_reveal_ends_the_race() {
     let out = python(&["tools/verify_game.py", &g.join("r").display().to_string()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
 }
+
+#[test]
+fn a_kept_simulation_is_the_same_race_as_sim_and_verifies() {
+    let g = scratch("kept-sim");
+    let args = ["sim", "--track", "monaco", "--cars", "10", "--laps", "3", "--races", "2", "--seed", "4"];
+    let plain = ok(&g, &args);
+    let keep = g.join("kept").display().to_string();
+    let mut kept_args = args.to_vec();
+    kept_args.extend(["--keep", &keep, "--no-sync"]);
+    assert_eq!(ok(&g, &kept_args), plain, "--keep changes the races");
+    // Run again: the games are there and over, nothing changes.
+    let before = super::tree(&g.join("kept"));
+    assert_eq!(ok(&g, &kept_args), plain);
+    assert!(super::tree(&g.join("kept")) == before);
+    let store = steward::store::Store::new(g.join("kept"));
+    let ids = store.list().unwrap();
+    assert_eq!(ids, ["sim-monaco-c10-l3-s4-0001", "sim-monaco-c10-l3-s4-0002"]);
+    for id in ids {
+        let r = verify(&store.game_dir(&id), None).unwrap();
+        assert!(r.game.now.over, "{id} is not over");
+        assert_eq!(r.seed_from, steward::store::verify::SeedFrom::Revealed(r.game.turns.len() as u32 - 1));
+        let out = python(&["tools/verify_game.py", &store.game_dir(&id).display().to_string()]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    }
+}
