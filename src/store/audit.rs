@@ -71,7 +71,7 @@ pub fn collect(dirs: &[PathBuf]) -> Result<BTreeMap<String, DieRolls>, StoreErro
             let text = std::str::from_utf8(bytes).map_err(|_| bad(dir, *n, "not UTF-8"))?;
             let t: RollsOnly = toml::from_str(text).map_err(|e| bad(dir, *n, &e.to_string()))?;
             for r in t.roll {
-                let entry = by_die.entry(r.die.clone()).or_default();
+                let entry = by_die.entry(r.die.to_string()).or_default();
                 let ok = die_named(&r.die).is_some_and(|d| d.faces().get(r.face as usize) == Some(&r.value));
                 if !ok {
                     entry.impossible.push(format!(

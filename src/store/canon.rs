@@ -17,11 +17,11 @@ pub const VERSION: &str = "steward-state-v1";
 
 /// A text buffer with cheap number formatting (the canonical text is written once a turn, by
 /// every replay, so it avoids the formatting machinery).
-struct W(String);
+struct W(Vec<u8>);
 
 impl W {
     fn s(&mut self, x: &str) -> &mut Self {
-        self.0.push_str(x);
+        self.0.extend_from_slice(x.as_bytes());
         self
     }
 
@@ -37,9 +37,7 @@ impl W {
                 break;
             }
         }
-        for &b in &buf[i..] {
-            self.0.push(b as char);
-        }
+        self.0.extend_from_slice(&buf[i..]);
         self
     }
 
@@ -84,7 +82,11 @@ impl W {
 
 /// The canonical text of `state` after `moves` moves, with the pending decision if any.
 pub fn state_text(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pending>) -> String {
-    let mut w = W(String::with_capacity(256 + 200 * state.cars.len()));
+    String::from_utf8(state_bytes(t, state, moves, pending)).expect("the canonical text is ASCII")
+}
+
+fn state_bytes(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pending>) -> Vec<u8> {
+    let mut w = W(Vec::with_capacity(256 + 200 * state.cars.len()));
     w.s(VERSION).s("\n");
     w.s("laps ").n(state.laps).s("\nmoves ").n(moves).s("\nround ").n(state.round);
     w.s("\nround_leader ").car(state.round_leader).s("\nplayed ").list(&state.played);
@@ -128,7 +130,7 @@ pub fn state_text(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pen
 
 /// SHA-256 of the canonical text, in hex.
 pub fn state_digest(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pending>) -> String {
-    hex::encode(Sha256::digest(state_text(t, state, moves, pending).as_bytes()))
+    hex::encode(Sha256::digest(state_bytes(t, state, moves, pending)))
 }
 
 /// A status as written in the canonical text and the car sheets.

@@ -285,6 +285,11 @@ impl Handle {
         &self.game
     }
 
+    /// Keep the state right after each move (`Race::after_move`), for invariant checks.
+    pub fn keep_states_after_moves(&mut self) {
+        self.game.keep_after_move = true;
+    }
+
     /// The game's directory.
     pub fn dir(&self) -> &Path {
         &self.dir

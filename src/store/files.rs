@@ -4,6 +4,8 @@
 //! Field order is the file's order: scalars first, then tables, then arrays of tables. Optional
 //! fields are left out when empty, so that a file holds only what its turn did.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 /// Version tag of the game-directory format.
@@ -283,7 +285,7 @@ pub struct RollRecord {
     /// The published label (docs/dice.md).
     pub label: String,
     /// The die (`gear4-d12`, `black-d20`).
-    pub die: String,
+    pub die: Cow<'static, str>,
     /// The face index (0-based) the derivation gave.
     pub face: u8,
     /// The value printed on that face.
@@ -295,7 +297,7 @@ pub struct RollRecord {
 #[serde(deny_unknown_fields)]
 pub struct EventRecord {
     /// Article of the 2004 competition rules.
-    pub article: String,
+    pub article: Cow<'static, str>,
     /// A one-line description.
     pub text: String,
 }

@@ -124,6 +124,7 @@ fn play(
         };
         store.create(&req, sim_key(cfg.seed, &format!("{}/{race}", t.name)), meta(0))?
     };
+    h.keep_states_after_moves();
     while h.game().now.players.len() < cfg.cars {
         let n = h.game().now.players.len() as u8 + 1;
         let join = Join {

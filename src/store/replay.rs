@@ -6,6 +6,7 @@
 //! Dice: with the seed known (the operator, or anyone after the reveal), every roll is derived
 //! from the key; without it, rolls are taken from the turn file, checked for label, die and face.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
@@ -47,8 +48,8 @@ pub struct Race {
     pub pending: Option<Pending>,
     /// Moves begun (gear orders applied).
     pub moves: u32,
-    /// The state right after the last move, before the next car was called (for the
-    /// simulations' invariant checks).
+    /// The state right after the last move, before the next car was called (kept only when
+    /// [`Game::keep_after_move`] is set, for the simulations' invariant checks).
     pub after_move: Option<RaceState>,
 }
 
@@ -84,6 +85,8 @@ pub struct Game {
     pub turns: Vec<TurnFile>,
     /// SHA-256 (hex) of each turn file's bytes.
     pub hashes: Vec<String>,
+    /// Keep the state right after each move in [`Race::after_move`].
+    pub keep_after_move: bool,
 }
 
 /// Hex of a 32-byte value.
@@ -186,7 +189,7 @@ impl Dice for TurnDice<'_> {
                 }
             },
         };
-        self.log.push(RollRecord { label, die: die.name().to_string(), face: face as u8, value: faces[face] });
+        self.log.push(RollRecord { label, die: Cow::Borrowed(die.name()), face: face as u8, value: faces[face] });
         faces[face]
     }
 }
@@ -267,7 +270,16 @@ impl Game {
         let mut out = TurnFile::new(0, Kind::Create, input.at.clone());
         out.source = input.source.clone();
         out.setup = Some(setup.clone());
-        let game = Game { setup, track, rules, seed, now: Progress::default(), turns: Vec::new(), hashes: Vec::new() };
+        let game = Game {
+            setup,
+            track,
+            rules,
+            seed,
+            now: Progress::default(),
+            turns: Vec::new(),
+            hashes: Vec::new(),
+            keep_after_move: false,
+        };
         Ok((game, out))
     }
 
@@ -370,6 +382,9 @@ impl Game {
                 }
                 if out.orders.is_empty() {
                     return Err(StoreError::BadOrder);
+                }
+                if let Some(p) = &race.pending {
+                    race.state = p.rolled.state.clone();
                 }
                 if used < input.rolls.len() && next.key.is_none() {
                     return Err(StoreError::BadSetting(format!(
@@ -519,7 +534,8 @@ impl Game {
                     }
                     Step::Choose(r) => {
                         self.events(&r.state, &r.events, out);
-                        race.state = r.state.clone();
+                        // `race.state` becomes the rolled state only if the choice stays
+                        // pending at the end of the turn (see `apply_with`).
                         let pending = Pending { rolled: *r, move_no, next_index: n as u32 };
                         if pending.rolled.options.len() == 1 {
                             let m = self.choose(race, next, out, input, pending, 0, order.car, By::Forced, used + n)?;
@@ -616,7 +632,7 @@ impl Game {
             {
                 text.truncate(cut);
             }
-            out.events.push(EventRecord { article: article.to_string(), text });
+            out.events.push(EventRecord { article: Cow::Borrowed(article), text });
         }
     }
 
@@ -629,7 +645,7 @@ impl Game {
         out: &mut TurnFile,
         input: &TurnFile,
     ) -> Result<(), StoreError> {
-        if race.moves > 0 {
+        if self.keep_after_move && race.moves > 0 {
             race.after_move = Some(race.state.clone());
         }
         let (s, car, events) = advance(&self.track, &race.state);
