@@ -15,9 +15,17 @@ use super::{scratch, tree};
 const SIM: [&str; 12] =
     ["sim", "--track", "sprint", "--cars", "3", "--laps", "1", "--races", "2", "--seed", "5", "--keep"];
 
+/// A longer run for the SIGKILL test, so that it can be killed many times before it ends.
+const LONG_SIM: [&str; 12] =
+    ["sim", "--track", "sprint", "--cars", "4", "--laps", "1", "--races", "4", "--seed", "8", "--keep"];
+
 fn sim(dir: &Path, crash_after: Option<u64>, sync: bool) -> ExitStatus {
+    run(&SIM, dir, crash_after, sync)
+}
+
+fn run(args: &[&str], dir: &Path, crash_after: Option<u64>, sync: bool) -> ExitStatus {
     let mut c = Command::new(env!("CARGO_BIN_EXE_steward"));
-    c.args(SIM).arg(dir).current_dir(env!("CARGO_MANIFEST_DIR"));
+    c.args(args).arg(dir).current_dir(env!("CARGO_MANIFEST_DIR"));
     if !sync {
         c.arg("--no-sync");
     }
@@ -74,14 +82,14 @@ fn a_crash_at_any_write_step_leaves_valid_games_that_the_next_run_completes() {
 #[test]
 fn a_writer_killed_with_sigkill_leaves_valid_games_that_the_next_run_completes() {
     let reference = scratch("kill-ref");
-    assert!(sim(&reference, None, true).success());
+    assert!(run(&LONG_SIM, &reference, None, true).success());
     let want = tree(&reference);
     let dir = scratch("kill-run");
     let mut kills = 0;
     let delays = [2u64, 5, 9, 14, 20, 27, 35, 44, 54, 65, 77, 90, 104, 119, 135];
     for &ms in delays.iter().cycle().take(60) {
         let mut c = Command::new(env!("CARGO_BIN_EXE_steward"));
-        c.args(SIM).arg(&dir).current_dir(env!("CARGO_MANIFEST_DIR"));
+        c.args(LONG_SIM).arg(&dir).current_dir(env!("CARGO_MANIFEST_DIR"));
         c.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
         let mut child = c.spawn().unwrap();
         std::thread::sleep(Duration::from_millis(ms));
@@ -97,6 +105,6 @@ fn a_writer_killed_with_sigkill_leaves_valid_games_that_the_next_run_completes()
         }
     }
     assert!(kills >= 3, "the run finished before it could be killed enough ({kills} kills)");
-    assert!(sim(&dir, None, true).success());
+    assert!(run(&LONG_SIM, &dir, None, true).success());
     assert!(tree(&dir) == want, "after {kills} kills the games differ from an uninterrupted run");
 }
