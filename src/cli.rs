@@ -139,9 +139,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if let Some(dir) = keep {
                 let sync =
                     if no_sync { crate::store::fsio::Durability::NoSync } else { crate::store::fsio::Durability::Sync };
-                let text = crate::store::keep::run(&t, &name, &rules, &cfg, &dir, sync)?;
-                print!("{text}");
-                return Ok(ExitCode::SUCCESS);
+                return match crate::store::keep::run(&t, &name, &rules, &cfg, &dir, sync) {
+                    Ok(text) => {
+                        print!("{text}");
+                        Ok(ExitCode::SUCCESS)
+                    }
+                    Err(crate::store::keep::KeepError::Broken(e)) => {
+                        eprintln!("steward: engine invariant broken: {e}");
+                        Ok(ExitCode::from(1))
+                    }
+                    Err(e) => Err(e.into()),
+                };
             }
             match crate::sim::run(&t, &rules, &cfg) {
                 Ok(text) => {
