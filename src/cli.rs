@@ -51,7 +51,15 @@ enum Command {
         /// Print every event of race N (1-based) before the summary.
         #[arg(long, value_name = "N")]
         trace: Option<u32>,
+        /// Keep every race as a real game directory in DIR (continues games a killed run left).
+        #[arg(long, value_name = "DIR")]
+        keep: Option<PathBuf>,
+        /// With --keep: skip fsync (safe against a killed process, not a power cut).
+        #[arg(long, requires = "keep")]
+        no_sync: bool,
     },
+    #[command(flatten)]
+    Game(crate::game_cli::GameCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -115,7 +123,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             print!("{report}");
             Ok(if failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
-        Command::Sim { track: name, cars, laps, races, seed, profile, trace } => {
+        Command::Game(g) => crate::game_cli::run(g),
+        Command::Sim { track: name, cars, laps, races, seed, profile, trace, keep, no_sync } => {
             let t = track::load::resolve(&name)?;
             let rules = crate::engine::Rulebook::from_profile(&profile)
                 .with_context(|| format!("unknown profile `{profile}` (competition-2004, competition-2002)"))?;
@@ -127,6 +136,21 @@ fn run(cli: Cli) -> Result<ExitCode> {
             );
             anyhow::ensure!(laps >= 1, "--laps must be at least 1");
             let cfg = crate::sim::SimConfig { cars, laps, races, seed, trace: trace.map(|n| n.saturating_sub(1)) };
+            if let Some(dir) = keep {
+                let sync =
+                    if no_sync { crate::store::fsio::Durability::NoSync } else { crate::store::fsio::Durability::Sync };
+                return match crate::store::keep::run(&t, &name, &rules, &cfg, &dir, sync) {
+                    Ok(text) => {
+                        print!("{text}");
+                        Ok(ExitCode::SUCCESS)
+                    }
+                    Err(crate::store::keep::KeepError::Broken(e)) => {
+                        eprintln!("steward: engine invariant broken: {e}");
+                        Ok(ExitCode::from(1))
+                    }
+                    Err(e) => Err(e.into()),
+                };
+            }
             match crate::sim::run(&t, &rules, &cfg) {
                 Ok(text) => {
                     print!("{text}");

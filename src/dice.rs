@@ -5,6 +5,11 @@
 //! count (rejection sampling, no modulo bias) picks the face index. The label names the roll
 //! (`<turn>/<car>/<purpose>/<index>`), so a replay derives the same dice and no roll can be
 //! re-drawn. `docs/dice.md` specifies this with test vectors.
+//!
+//! A game's key is itself derived: `key = SHA-256("steward-key-v1" || 0x00 || seed ||
+//! u32be(n) || for each car: u8 number || u32be(len) || phrase)`, from the secret seed the game
+//! committed to (`commitment = SHA-256(seed)`) and every player's entropy phrase, so neither the
+//! operator (who committed before the phrases arrived) nor any player chooses the dice.
 
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
@@ -15,15 +20,53 @@ use crate::engine::{CarId, Dice, Die, Purpose};
 /// Domain separation prefix of the derivation (bump it to change the scheme).
 pub const DOMAIN: &[u8] = b"steward-dice-v1";
 
-/// Derives the face index (0-based) of a roll of a die with `faces` faces under `key` and `label`.
-pub fn face_index(key: &[u8; 32], label: &str, faces: usize) -> usize {
+/// The scheme's name, as game files record it.
+pub const SCHEME: &str = "steward-dice-v1";
+
+/// Domain separation prefix of the key derivation.
+pub const KEY_DOMAIN: &[u8] = b"steward-key-v1";
+
+/// The public commitment to a secret seed: `SHA-256(seed)`.
+pub fn commitment(seed: &[u8; 32]) -> [u8; 32] {
+    Sha256::digest(seed).into()
+}
+
+/// The dice key of a game: its committed `seed` and every car's entropy phrase (car number,
+/// phrase; an empty phrase when the player gave none), in grid order.
+pub fn dice_key(seed: &[u8; 32], contributions: &[(u8, &str)]) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(KEY_DOMAIN);
+    h.update([0u8]);
+    h.update(seed);
+    h.update((contributions.len() as u32).to_be_bytes());
+    for (car, phrase) in contributions {
+        h.update([*car]);
+        h.update((phrase.len() as u32).to_be_bytes());
+        h.update(phrase.as_bytes());
+    }
+    h.finalize().into()
+}
+
+/// The ChaCha20 seed of one roll: `SHA-256(DOMAIN || 0x00 || key || label)`.
+pub fn roll_seed(key: &[u8; 32], label: &str) -> [u8; 32] {
     let mut h = Sha256::new();
     h.update(DOMAIN);
     h.update([0u8]);
     h.update(key);
     h.update(label.as_bytes());
-    let seed: [u8; 32] = h.finalize().into();
-    let mut rng = ChaCha20Rng::from_seed(seed);
+    h.finalize().into()
+}
+
+/// The published label of a roll: `<turn>/<car>/<purpose>/<index>`, the car being its index in
+/// the grid order (0-based) or `-`.
+pub fn roll_label(turn: &str, car: Option<CarId>, purpose: Purpose, index: u32) -> String {
+    let car = car.map_or_else(|| "-".to_string(), |c| c.0.to_string());
+    format!("{turn}/{car}/{}/{index}", purpose.name())
+}
+
+/// Derives the face index (0-based) of a roll of a die with `faces` faces under `key` and `label`.
+pub fn face_index(key: &[u8; 32], label: &str, faces: usize) -> usize {
+    let mut rng = ChaCha20Rng::from_seed(roll_seed(key, label));
     let n = faces as u64;
     let zone = (1u64 << 32) - ((1u64 << 32) % n);
     loop {
@@ -75,8 +118,7 @@ impl LabelledDice {
 
     /// The label the next roll for `car` and `purpose` will carry.
     pub fn label(&self, car: Option<CarId>, purpose: Purpose) -> String {
-        let car = car.map_or_else(|| "-".to_string(), |c| c.0.to_string());
-        format!("{}/{car}/{}/{}", self.turn, purpose.name(), self.index)
+        roll_label(&self.turn, car, purpose, self.index)
     }
 }
 
@@ -98,6 +140,14 @@ pub fn sim_key(seed: u64, name: &str) -> [u8; 32] {
     h.update(seed.to_be_bytes());
     h.update(name.as_bytes());
     h.finalize().into()
+}
+
+/// The dice key of simulated race `race` on `track` with `cars` cars: the key of the game whose
+/// committed seed is `sim_key(seed, "<track>/<race>")` and whose cars, numbered 1 to `cars`,
+/// gave no phrase. `steward sim --keep` writes exactly that game.
+pub fn sim_race_key(seed: u64, track: &str, race: u32, cars: usize) -> [u8; 32] {
+    let contributions: Vec<(u8, &str)> = (1..=cars).map(|n| (n as u8, "")).collect();
+    dice_key(&sim_key(seed, &format!("{track}/{race}")), &contributions)
 }
 
 #[cfg(test)]

@@ -7,7 +7,9 @@
 pub mod cli;
 pub mod dice;
 pub mod engine;
+pub mod game_cli;
 pub mod render;
 pub mod scenario;
 pub mod sim;
+pub mod store;
 pub mod track;

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
-use crate::dice::{LabelledDice, sim_key};
+use crate::dice::{LabelledDice, sim_race_key};
 use crate::engine::bot::Bot;
 use crate::engine::order::advance;
 use crate::engine::{CarId, Elimination, Fate, RaceState, Rulebook, Setup, Status, Step, Tyres, Wear, resolve, roll};
@@ -76,7 +76,8 @@ pub fn run_race(
 ) -> Result<RaceResult, Broken> {
     let broken = |moves: u32, what: String| Broken { race, moves, what, context: String::new() };
     let mut state = RaceState::new(t, cfg.laps, &field(cfg.cars)).map_err(|e| broken(0, e))?;
-    let mut dice = LabelledDice::new(sim_key(cfg.seed, &format!("{}/{race}", t.name)), "0");
+    // The key of the game `steward sim --keep` writes for this race (src/store/keep.rs).
+    let mut dice = LabelledDice::new(sim_race_key(cfg.seed, &t.name, race, cfg.cars), "0");
     let mut moves = 0u32;
     loop {
         let (s, next, events) = advance(t, &state);

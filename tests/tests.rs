@@ -7,6 +7,7 @@ mod engine_props;
 mod import;
 mod scenarios;
 mod sim;
+mod store;
 mod support;
 mod tidy;
 mod tracks;

@@ -1,0 +1,97 @@
+//! Game-store benchmarks: `verify` of a finished 10-car 3-lap race on Monaco against only reading
+//! and parsing its TOML files (the target is at most 1.5 times), and `audit` over 1,000 games.
+//!
+//! The games are kept bot races (`steward sim --keep`), generated once under the system's temp
+//! directory (`steward-bench-store/`) and reused. `cargo bench --bench store`; the ratio is also
+//! printed on its own line.
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use steward::engine::Rulebook;
+use steward::sim::SimConfig;
+use steward::store::files::GameFile;
+use steward::store::fsio::Durability;
+use steward::store::{Store, audit, verify};
+
+/// `races` kept 10-car 3-lap races on Monaco, generated on first use.
+fn corpus(races: u32) -> Vec<PathBuf> {
+    let dir = std::env::temp_dir().join("steward-bench-store").join(format!("monaco-{races}"));
+    let done = dir.join(".complete");
+    if !done.exists() {
+        eprintln!("generating {races} kept races in {} (once)...", dir.display());
+        let t = steward::track::load::resolve("monaco").unwrap();
+        let cfg = SimConfig { cars: 10, laps: 3, races, seed: 2026, trace: None };
+        steward::store::keep::run(&t, "monaco", &Rulebook::competition_2004(), &cfg, &dir, Durability::NoSync).unwrap();
+        std::fs::write(&done, "").unwrap();
+    }
+    let store = Store::new(&dir);
+    store.list().unwrap().into_iter().map(|id| store.game_dir(&id)).collect()
+}
+
+/// Only reading and parsing: every file of the game into its serde type (the track as TOML).
+fn read_and_parse(dir: &Path) -> usize {
+    let raw = verify::read(dir).unwrap();
+    let parsed = verify::parse(&raw).unwrap();
+    let game: GameFile = toml::from_str(std::str::from_utf8(raw.game_toml.as_deref().unwrap()).unwrap()).unwrap();
+    let track: toml::Table = toml::from_str(std::str::from_utf8(&raw.track).unwrap()).unwrap();
+    parsed.turns.len() + game.players.len() + track.len()
+}
+
+fn full_verify(dir: &Path) -> usize {
+    verify::verify(dir, None).unwrap().game.turns.len()
+}
+
+fn mean_secs(n: u32, mut f: impl FnMut()) -> f64 {
+    f();
+    let t = Instant::now();
+    for _ in 0..n {
+        f();
+    }
+    t.elapsed().as_secs_f64() / n as f64
+}
+
+fn verify_vs_parse(c: &mut Criterion) {
+    let games = corpus(1000);
+    // The first finished race with the most turns among the first ten: a long race.
+    let dir = games.iter().take(10).max_by_key(|d| std::fs::read_dir(d.join("turns")).unwrap().count()).unwrap();
+    let turns = std::fs::read_dir(dir.join("turns")).unwrap().count();
+    let parse = mean_secs(50, || {
+        black_box(read_and_parse(dir));
+    });
+    let verify = mean_secs(50, || {
+        black_box(full_verify(dir));
+    });
+    println!(
+        "store: {} ({turns} turn files): read+parse {:.2} ms, verify {:.2} ms, ratio {:.2} (target <= 1.5)",
+        dir.file_name().unwrap().to_string_lossy(),
+        parse * 1e3,
+        verify * 1e3,
+        verify / parse
+    );
+    let mut g = c.benchmark_group("store/10-car-3-lap-monaco");
+    g.bench_function("read+parse", |b| b.iter(|| black_box(read_and_parse(dir))));
+    g.bench_function("verify", |b| b.iter(|| black_box(full_verify(dir))));
+    g.finish();
+}
+
+fn audit_1000(c: &mut Criterion) {
+    let games = corpus(1000);
+    let t = Instant::now();
+    let (text, _) = audit::audit(&games).unwrap();
+    println!(
+        "store: audit of {} games in {:.2} s: {}",
+        games.len(),
+        t.elapsed().as_secs_f64(),
+        text.lines().next().unwrap_or_default()
+    );
+    let mut g = c.benchmark_group("store");
+    g.sample_size(10);
+    g.bench_function("audit-1000-games", |b| b.iter(|| black_box(audit::audit(&games).unwrap())));
+    g.finish();
+}
+
+criterion_group!(benches, verify_vs_parse, audit_1000);
+criterion_main!(benches);

@@ -1,0 +1,360 @@
+//! The game commands of the command line (`new`, `join`, `start`, `play`, `show`, `verify`,
+//! `reveal`, `audit`): clap arguments turned into game-driver calls. No rule logic lives here;
+//! like `cli.rs`, this is where `anyhow` may be used.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand};
+
+use crate::engine::bot::Bot;
+use crate::engine::{Tyres, Wear};
+use crate::store::driver::{self, Join, Meta, NewGame, Store, load_dir, new_token, os_random};
+use crate::store::files::{By, Source};
+use crate::store::replay::parse_hex32;
+use crate::store::verify::SeedFrom;
+use crate::store::{Stamp, audit, show, verify};
+
+/// Where the games live.
+#[derive(Debug, Args)]
+pub struct GamesArg {
+    /// The games directory (default `$STEWARD_GAMES`, else `./games`).
+    #[arg(long, value_name = "DIR")]
+    games: Option<PathBuf>,
+}
+
+/// The message an order came from (filled in by the mail daemon).
+#[derive(Debug, Args)]
+pub struct SourceArgs {
+    /// The sender's address.
+    #[arg(long)]
+    from: Option<String>,
+    /// The message's Message-ID.
+    #[arg(long)]
+    message_id: Option<String>,
+    /// The message's IMAP UID.
+    #[arg(long)]
+    imap_uid: Option<u32>,
+}
+
+impl SourceArgs {
+    fn meta(&self, by: &str) -> Meta {
+        let source = if self.from.is_none() && self.message_id.is_none() && self.imap_uid.is_none() {
+            Source { by: Some(by.into()), ..Source::default() }
+        } else {
+            Source { from: self.from.clone(), message_id: self.message_id.clone(), imap_uid: self.imap_uid, by: None }
+        };
+        Meta { at: Stamp::now(), source: Some(source) }
+    }
+}
+
+/// The game commands.
+#[derive(Debug, Subcommand)]
+pub enum GameCommand {
+    /// Create a game: a secret seed from the OS, its SHA-256 commitment published in turn 0.
+    New {
+        /// The game's name (lowercase letters, digits, `-`, `_`, `.`).
+        game: String,
+        /// A shipped track's name or a track file.
+        #[arg(long)]
+        track: String,
+        /// Laps.
+        #[arg(long, default_value_t = 3)]
+        laps: u16,
+        /// Rule profile.
+        #[arg(long, default_value = "competition-2004")]
+        profile: String,
+        /// Most cars (default: the track's grid).
+        #[arg(long)]
+        max_cars: Option<u8>,
+        /// Hours a player has to answer before the bot plays for them.
+        #[arg(long, default_value_t = 48)]
+        move_hours: u32,
+        /// Joins close at this UTC time (`2026-05-01T12:00:00Z`).
+        #[arg(long)]
+        join_by: Option<String>,
+        #[command(flatten)]
+        games: GamesArg,
+    },
+    /// Join a game with a car; prints the token the player's orders will carry.
+    Join {
+        /// The game.
+        game: String,
+        /// The player's mail address.
+        #[arg(long)]
+        address: String,
+        /// The player's token (default: a fresh random one, printed once).
+        #[arg(long)]
+        token: Option<String>,
+        /// Car number (default: the lowest free).
+        #[arg(long)]
+        car: Option<u8>,
+        /// Display name.
+        #[arg(long)]
+        name: Option<String>,
+        /// Tyres: hard, soft, rain.
+        #[arg(long, default_value = "hard")]
+        tyres: String,
+        /// Wear points: tyres,brakes,gas,body,engine,handling (default 6,4,3,3,3,1).
+        #[arg(long)]
+        wear: Option<String>,
+        /// A free phrase mixed into the dice key at the start.
+        #[arg(long)]
+        entropy: Option<String>,
+        /// The bot drives this car.
+        #[arg(long)]
+        bot: bool,
+        #[command(flatten)]
+        source: SourceArgs,
+        #[command(flatten)]
+        games: GamesArg,
+    },
+    /// Start the race: the dice key is derived from the seed and every player's phrase.
+    Start {
+        /// The game.
+        game: String,
+        #[command(flatten)]
+        games: GamesArg,
+    },
+    /// Play an order for a car: a gear, a choice (letter or destination space), or the bot's move.
+    Play {
+        /// The game.
+        game: String,
+        /// The car's number (default with --bot: the car awaited).
+        #[arg(long)]
+        car: Option<u8>,
+        /// Announce this gear.
+        #[arg(long, conflicts_with_all = ["choose", "bot"])]
+        gear: Option<u8>,
+        /// Choose this option (letter) or destination (space id).
+        #[arg(long, conflicts_with = "bot")]
+        choose: Option<String>,
+        /// Let the bot play the car awaited (a bot car, or a missed deadline).
+        #[arg(long)]
+        bot: bool,
+        /// Check this token against the sender (`--from`) before playing.
+        #[arg(long, requires = "from")]
+        token: Option<String>,
+        #[command(flatten)]
+        source: SourceArgs,
+        #[command(flatten)]
+        games: GamesArg,
+    },
+    /// Show a game as a player sees it: the turn, the board, the car sheets, the options.
+    Show {
+        /// The game (a name, or a game directory).
+        game: String,
+        /// Show it as it stood after this turn.
+        #[arg(long)]
+        turn: Option<u32>,
+        #[command(flatten)]
+        games: GamesArg,
+    },
+    /// Replay a game and check everything; exits 1 naming the first bad turn.
+    Verify {
+        /// The game (a name, or a game directory).
+        game: String,
+        /// Check the rolls with this seed (64 hex digits) before it is revealed.
+        #[arg(long)]
+        seed: Option<String>,
+        #[command(flatten)]
+        games: GamesArg,
+    },
+    /// Reveal the seed now (moderator): the race ends where it stands.
+    Reveal {
+        /// The game.
+        game: String,
+        #[command(flatten)]
+        games: GamesArg,
+    },
+    /// Dice statistics over games: counts against the real faces, chi-square, runs; exits 1 if
+    /// anything is improbable.
+    Audit {
+        /// Games (names or directories); default every game in the games directory.
+        games_list: Vec<String>,
+        #[command(flatten)]
+        games: GamesArg,
+    },
+}
+
+/// Where game `name` lives: a directory given as a path, else `<games>/<name>`.
+fn locate(games: &GamesArg, name: &str) -> (Store, String) {
+    let p = Path::new(name);
+    if (name.contains('/') || name.contains('\\')) && p.join("turns").is_dir() {
+        let parent = p.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        let parent = if parent.as_os_str().is_empty() { PathBuf::from(".") } else { parent };
+        let id = p.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        return (Store::new(parent), id);
+    }
+    (Store::new(driver::games_dir(games.games.clone())), name.to_string())
+}
+
+fn parse_wear(s: &str) -> Result<Wear> {
+    let v: Vec<u8> = s
+        .split(',')
+        .map(|x| x.trim().parse::<u8>())
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("--wear takes six numbers tyres,brakes,gas,body,engine,handling, not `{s}`"))?;
+    let [tyres, brakes, gas, body, engine, handling] = v[..] else {
+        bail!("--wear takes six numbers tyres,brakes,gas,body,engine,handling, not `{s}`");
+    };
+    Ok(Wear { tyres, brakes, gas, body, engine, handling })
+}
+
+/// Runs a game command.
+pub fn run(cmd: GameCommand) -> Result<ExitCode> {
+    match cmd {
+        GameCommand::New { game, track, laps, profile, max_cars, move_hours, join_by, games } => {
+            let (store, id) = locate(&games, &game);
+            let join_by = match join_by {
+                Some(s) => Some(
+                    Stamp::parse(&s).with_context(|| format!("--join-by `{s}` is not like 2026-05-01T12:00:00Z"))?,
+                ),
+                None => None,
+            };
+            let req = NewGame { id, track, profile, laps, max_cars, move_hours, join_by };
+            let h = store.create(&req, os_random()?, Meta::by("moderator"))?;
+            let g = h.game();
+            println!("created game {} on {} in {}", g.setup.id, g.track.title, h.dir().display());
+            println!("dice commitment (publish it in the game's first message): {}", g.setup.commitment);
+            Ok(ExitCode::SUCCESS)
+        }
+        GameCommand::Join { game, address, token, car, name, tyres, wear, entropy, bot, source, games } => {
+            let (store, id) = locate(&games, &game);
+            let tyres = Tyres::parse(&tyres).with_context(|| format!("unknown tyres `{tyres}` (hard, soft, rain)"))?;
+            let wear = match wear {
+                Some(w) => parse_wear(&w)?,
+                None => Wear::standard(),
+            };
+            let generated = token.is_none();
+            let token = match token {
+                Some(t) => t,
+                None => new_token()?,
+            };
+            let mut h = store.open(&id)?;
+            let req = Join { address, token: token.clone(), car, name, wear, tyres, entropy, bot };
+            let t = h.join(&req, source.meta("moderator"))?;
+            let p = t.player.as_ref().expect("a join turn has its player");
+            println!("{} joins game {} with car {} (turn {})", p.address, id, p.car, t.turn);
+            if generated {
+                println!("token (give it to the player; it is not stored): {token}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        GameCommand::Start { game, games } => {
+            let (store, id) = locate(&games, &game);
+            let mut h = store.open(&id)?;
+            h.start(Meta::by("moderator"))?;
+            print!("{}", show::brief(h.game()));
+            Ok(ExitCode::SUCCESS)
+        }
+        GameCommand::Play { game, car, gear, choose, bot, token, source, games } => {
+            let (store, id) = locate(&games, &game);
+            let mut h = store.open(&id)?;
+            if let (Some(token), Some(from)) = (&token, &source.from) {
+                let owner = h.authenticate(from, token)?;
+                if car.is_some_and(|c| c != owner) {
+                    bail!("{from} drives car {owner}, not car {}", car.unwrap_or_default());
+                }
+            }
+            let car_or_awaited = || car.or(h.game().awaited().map(|a| a.0)).context("no car is awaited");
+            if bot {
+                if let (Some(c), Some((awaited, _))) = (car, h.game().awaited())
+                    && c != awaited
+                {
+                    bail!("the bot plays only the car awaited, car {awaited}");
+                }
+                h.bot_move(&mut Bot::new(), source.meta("bot"))?;
+            } else if let Some(g) = gear {
+                let c = car_or_awaited()?;
+                h.gear(c, g, By::Player, source.meta("player"))?;
+            } else if let Some(answer) = choose {
+                let c = car_or_awaited()?;
+                h.choose(c, &answer, By::Player, source.meta("player"))?;
+            } else {
+                bail!("say what to play: --gear G, --choose OPTION, or --bot");
+            }
+            print!("{}", show::brief(h.game()));
+            Ok(ExitCode::SUCCESS)
+        }
+        GameCommand::Show { game, turn, games } => {
+            let (store, id) = locate(&games, &game);
+            let g = load_dir(&store.game_dir(&id), turn)?;
+            if let Some(n) = turn
+                && n >= g.turns.len() as u32
+            {
+                bail!("game {id} has turns 0 to {}", g.turns.len() - 1);
+            }
+            print!("{}", show::show(&g));
+            Ok(ExitCode::SUCCESS)
+        }
+        GameCommand::Verify { game, seed, games } => {
+            let (store, id) = locate(&games, &game);
+            let dir = store.game_dir(&id);
+            let given = match seed {
+                Some(s) => Some(parse_hex32(&s).with_context(|| format!("--seed takes 64 hex digits, not `{s}`"))?),
+                None => None,
+            };
+            match verify::verify(&dir, given) {
+                Ok(r) => {
+                    let g = &r.game;
+                    let rolls: usize = g.turns.iter().map(|t| t.rolls.len()).sum();
+                    let how = match r.seed_from {
+                        SeedFrom::Given => "derived from the seed given, which matches the commitment".to_string(),
+                        SeedFrom::Revealed(n) => {
+                            format!("derived from the seed revealed in turn {n}, which matches the commitment")
+                        }
+                        SeedFrom::Secret => {
+                            "derived from secret.toml (the operator's copy, not yet public)".to_string()
+                        }
+                        SeedFrom::Unknown => {
+                            "taken as recorded: the seed is not revealed yet (give --seed to check them)".to_string()
+                        }
+                    };
+                    println!(
+                        "game {id}: ok: {} turns, hash chain intact, every event and state digest replayed",
+                        g.turns.len()
+                    );
+                    println!("{rolls} rolls {how}");
+                    println!("last turn hash: {}", g.hashes.last().map_or("-", String::as_str));
+                    for n in r.notes {
+                        println!("note: {n}");
+                    }
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(e) => {
+                    println!("game {id}: FAILED: {e}");
+                    Ok(ExitCode::from(1))
+                }
+            }
+        }
+        GameCommand::Reveal { game, games } => {
+            let (store, id) = locate(&games, &game);
+            let mut h = store.open(&id)?;
+            let t = h.reveal(Meta::by("moderator"))?;
+            println!("game {id}: seed revealed in turn {}: {}", t.turn, t.seed.as_deref().unwrap_or_default());
+            Ok(ExitCode::SUCCESS)
+        }
+        GameCommand::Audit { games_list, games } => {
+            let dirs: Vec<PathBuf> = if games_list.is_empty() {
+                let store = Store::new(driver::games_dir(games.games.clone()));
+                store.list()?.into_iter().map(|id| store.game_dir(&id)).collect()
+            } else {
+                games_list
+                    .iter()
+                    .map(|g| {
+                        let (s, id) = locate(&games, g);
+                        s.game_dir(&id)
+                    })
+                    .collect()
+            };
+            if dirs.is_empty() {
+                bail!("no game to audit");
+            }
+            let (text, flagged) = audit::audit(&dirs)?;
+            print!("{text}");
+            Ok(if flagged { ExitCode::from(1) } else { ExitCode::SUCCESS })
+        }
+    }
+}

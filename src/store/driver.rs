@@ -1,0 +1,457 @@
+//! The game driver: the calls the mail daemon (and the command line) make, independent of mail.
+//! Each call checks the order against the replayed game, writes exactly one new turn file, and
+//! changes nothing when it fails.
+//!
+//! Writing protocol (docs/store.md): the game directory is locked; the turn file is written
+//! atomically and is the commit point; `game.toml` is then rewritten from the turns if it
+//! changed. A new game is built in a hidden directory and renamed into place.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::dice::commitment;
+use crate::engine::bot::Bot;
+use crate::engine::{Step, Tyres, Wear, roll};
+use crate::track;
+
+use super::error::StoreError;
+use super::files::{By, Kind, OrderRecord, PlayerRecord, SecretFile, SetupRecord, Source, TurnFile};
+use super::fsio::{self, DirLock, Durability, write_atomic};
+use super::replay::{Game, hex32, sha256_hex, token_hash, valid_id, wear_record};
+use super::time::Stamp;
+use super::verify::{self, render_game_toml, turn_path};
+
+/// Environment variable naming the games directory.
+pub const GAMES_ENV: &str = "STEWARD_GAMES";
+
+/// The games directory: `flag`, else `$STEWARD_GAMES`, else `./games`.
+pub fn games_dir(flag: Option<PathBuf>) -> PathBuf {
+    flag.or_else(|| std::env::var_os(GAMES_ENV).map(PathBuf::from)).unwrap_or_else(|| PathBuf::from("games"))
+}
+
+/// When and from where a call comes.
+#[derive(Clone, Debug)]
+pub struct Meta {
+    /// When the order was received.
+    pub at: Stamp,
+    /// The message it came from.
+    pub source: Option<Source>,
+}
+
+impl Meta {
+    /// Now, with no message.
+    pub fn now() -> Self {
+        Meta { at: Stamp::now(), source: None }
+    }
+
+    /// Now, on behalf of `who` (`moderator`, `bot`...).
+    pub fn by(who: &str) -> Self {
+        Meta { at: Stamp::now(), source: Some(Source { by: Some(who.into()), ..Source::default() }) }
+    }
+}
+
+/// What a new game is.
+#[derive(Clone, Debug)]
+pub struct NewGame {
+    /// Its name.
+    pub id: String,
+    /// A shipped track's name or a track file.
+    pub track: String,
+    /// Rule profile.
+    pub profile: String,
+    /// Laps.
+    pub laps: u16,
+    /// Most cars (default: the grid).
+    pub max_cars: Option<u8>,
+    /// Hours to answer.
+    pub move_hours: u32,
+    /// Joins close at.
+    pub join_by: Option<Stamp>,
+}
+
+/// A player's join.
+#[derive(Clone, Debug)]
+pub struct Join {
+    /// Mail address.
+    pub address: String,
+    /// The token that will authenticate the player's orders (only its hash is stored).
+    pub token: String,
+    /// Car number wanted (default: the lowest free).
+    pub car: Option<u8>,
+    /// Display name.
+    pub name: Option<String>,
+    /// Wear points.
+    pub wear: Wear,
+    /// Tyres.
+    pub tyres: Tyres,
+    /// Entropy phrase mixed into the dice key.
+    pub entropy: Option<String>,
+    /// The bot drives this car.
+    pub bot: bool,
+}
+
+/// A directory of games.
+#[derive(Clone, Debug)]
+pub struct Store {
+    /// The directory.
+    pub dir: PathBuf,
+    /// Whether writes are flushed to disk.
+    pub durability: Durability,
+}
+
+/// 32 bytes from the operating system's random source.
+pub fn os_random() -> Result<[u8; 32], StoreError> {
+    let mut b = [0u8; 32];
+    getrandom::fill(&mut b)
+        .map_err(|e| StoreError::io("the operating system's random source", std::io::Error::other(e.to_string())))?;
+    Ok(b)
+}
+
+/// A fresh random token (32 hex digits).
+pub fn new_token() -> Result<String, StoreError> {
+    Ok(hex::encode(&os_random()?[..16]))
+}
+
+/// The text of a track to copy into a game: a shipped track or a `.toml`/`.dat` file.
+pub fn track_text(name_or_path: &str) -> Result<(String, String), StoreError> {
+    let path = Path::new(name_or_path);
+    let file = if path.is_file() {
+        Some(path.to_path_buf())
+    } else {
+        track::load::track_dirs().into_iter().map(|d| d.join(format!("{name_or_path}.toml"))).find(|p| p.is_file())
+    };
+    let Some(file) = file else {
+        // Let the loader word the error.
+        track::load::resolve(name_or_path)?;
+        return Err(StoreError::BadSetting(format!("no track `{name_or_path}`")));
+    };
+    if file.extension().is_some_and(|e| e == "dat") {
+        let imported = track::import::import_file(&file)?;
+        let text = track::import::to_toml(&imported)?;
+        return Ok((imported.track.name.clone(), text));
+    }
+    let text = fs::read_to_string(&file).map_err(|e| StoreError::io(&file, e))?;
+    let t = track::load::from_toml(&text, Some(&file))?;
+    Ok((t.name.clone(), text))
+}
+
+impl Store {
+    /// The store in `dir`, flushing every write.
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        Store { dir: dir.into(), durability: Durability::Sync }
+    }
+
+    /// The directory of game `id`.
+    pub fn game_dir(&self, id: &str) -> PathBuf {
+        self.dir.join(id)
+    }
+
+    /// Names of the games in the store, sorted.
+    pub fn list(&self) -> Result<Vec<String>, StoreError> {
+        let mut v = Vec::new();
+        let entries = match fs::read_dir(&self.dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(v),
+            Err(e) => return Err(StoreError::io(&self.dir, e)),
+        };
+        for e in entries.flatten() {
+            if let Some(name) = e.file_name().to_str()
+                && valid_id(name)
+                && e.path().join("turns").is_dir()
+            {
+                v.push(name.to_string());
+            }
+        }
+        v.sort();
+        Ok(v)
+    }
+
+    /// Creates game `req.id` with the secret `seed` (use [`os_random`]): writes `game.toml`,
+    /// `track.toml`, `secret.toml` (0600) and turn 0, all at once.
+    pub fn create(&self, req: &NewGame, seed: [u8; 32], meta: Meta) -> Result<Handle, StoreError> {
+        if !valid_id(&req.id) {
+            return Err(StoreError::BadId(req.id.clone()));
+        }
+        let (name, text) = track_text(&req.track)?;
+        let t = track::load::from_toml(&text, None)?;
+        let max_cars = req.max_cars.unwrap_or(t.grid.len().min(u8::MAX as usize) as u8);
+        let setup = SetupRecord {
+            id: req.id.clone(),
+            track: name,
+            track_sha256: sha256_hex(text.as_bytes()),
+            profile: req.profile.clone(),
+            laps: req.laps,
+            max_cars,
+            move_hours: req.move_hours,
+            join_by: req.join_by.map(|s| s.to_string()),
+            dice: crate::dice::SCHEME.into(),
+            commitment: hex32(&commitment(&seed)),
+        };
+        let mut input = TurnFile::new(0, Kind::Create, meta.at.to_string());
+        input.source = meta.source;
+        input.setup = Some(setup);
+        let (mut game, out) = Game::create(t, &input, Some(seed))?;
+        fs::create_dir_all(&self.dir).map_err(|e| StoreError::io(&self.dir, e))?;
+        let _guard = DirLock::take(&self.dir).map_err(|e| StoreError::io(&self.dir, e))?;
+        let dir = self.game_dir(&req.id);
+        if dir.exists() {
+            return Err(StoreError::Exists(req.id.clone()));
+        }
+        let tmp = self.dir.join(format!(".new-{}", req.id));
+        if tmp.exists() {
+            fs::remove_dir_all(&tmp).map_err(|e| StoreError::io(&tmp, e))?;
+        }
+        let turn_text = toml::to_string(&out).map_err(|e| StoreError::io(&tmp, std::io::Error::other(e)))?;
+        let secret = format!(
+            "# The secret dice seed of game {}. Never publish it before the race ends: steward reveals it\n# in the last turn (or `steward reveal`). SHA-256 of the seed is the game's commitment.\n{}",
+            req.id,
+            toml::to_string(&SecretFile { seed: hex32(&seed) }).unwrap_or_default()
+        );
+        let d = self.durability;
+        let io = |p: &Path, e| StoreError::io(p, e);
+        fs::create_dir_all(tmp.join("turns")).map_err(|e| io(&tmp, e))?;
+        fsio::step();
+        write_atomic(&tmp.join("secret.toml"), secret.as_bytes(), d, true).map_err(|e| io(&tmp, e))?;
+        write_atomic(&tmp.join("track.toml"), text.as_bytes(), d, false).map_err(|e| io(&tmp, e))?;
+        write_atomic(&tmp.join("turns").join(TurnFile::file_name(0)), turn_text.as_bytes(), d, false)
+            .map_err(|e| io(&tmp, e))?;
+        let next = game.now.clone();
+        game.push(out, next, sha256_hex(turn_text.as_bytes()));
+        let game_toml = render_game_toml(&game);
+        write_atomic(&tmp.join("game.toml"), game_toml.as_bytes(), d, false).map_err(|e| io(&tmp, e))?;
+        fs::rename(&tmp, &dir).map_err(|e| io(&dir, e))?;
+        fsio::step();
+        if d == Durability::Sync {
+            fsio::sync_dir(&self.dir).map_err(|e| io(&self.dir, e))?;
+        }
+        fsio::step();
+        drop(_guard);
+        let lock = DirLock::take(&dir).map_err(|e| io(&dir, e))?;
+        Ok(Handle { dir, game, game_toml: game_toml.into_bytes(), durability: d, _lock: lock })
+    }
+
+    /// Opens game `id` for writing: takes its lock and replays it with every check.
+    pub fn open(&self, id: &str) -> Result<Handle, StoreError> {
+        let dir = self.game_dir(id);
+        if !valid_id(id) || !dir.join("turns").is_dir() {
+            return Err(StoreError::NoSuchGame { id: id.to_string(), dir: self.dir.clone() });
+        }
+        let lock = DirLock::take(&dir).map_err(|e| StoreError::io(&dir, e))?;
+        for d in [dir.clone(), dir.join("turns")] {
+            fsio::remove_temps(&d).map_err(|e| StoreError::io(&d, e))?;
+        }
+        let loaded = verify::load(&dir, None, true, None)?;
+        verify::check_game_toml(loaded.game_toml.as_deref(), &loaded.game)?;
+        let game = loaded.game;
+        let mut h = Handle {
+            dir,
+            game,
+            game_toml: loaded.game_toml.unwrap_or_default(),
+            durability: self.durability,
+            _lock: lock,
+        };
+        h.sync_game_toml()?;
+        Ok(h)
+    }
+
+    /// Reads game `id` without locking it (for showing): replays turns up to `upto`.
+    pub fn load(&self, id: &str, upto: Option<u32>) -> Result<Game, StoreError> {
+        let dir = self.game_dir(id);
+        if !valid_id(id) || !dir.join("turns").is_dir() {
+            return Err(StoreError::NoSuchGame { id: id.to_string(), dir: self.dir.clone() });
+        }
+        load_dir(&dir, upto)
+    }
+}
+
+/// Reads the game in `dir` up to turn `upto`, with every check, using the revealed seed if any.
+pub fn load_dir(dir: &Path, upto: Option<u32>) -> Result<Game, StoreError> {
+    Ok(verify::load(dir, None, false, upto)?.game)
+}
+
+/// An open game, locked for writing until dropped.
+#[derive(Debug)]
+pub struct Handle {
+    dir: PathBuf,
+    game: Game,
+    game_toml: Vec<u8>,
+    durability: Durability,
+    _lock: DirLock,
+}
+
+impl Handle {
+    /// The game as it stands.
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// Keep the state right after each move (`Race::after_move`), for invariant checks.
+    pub fn keep_states_after_moves(&mut self) {
+        self.game.keep_after_move = true;
+    }
+
+    /// The game's directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The last turn written.
+    pub fn last(&self) -> &TurnFile {
+        self.game.turns.last().expect("a game has turn 0")
+    }
+
+    fn input(&self, kind: Kind, meta: Meta) -> TurnFile {
+        let mut t = TurnFile::new(self.game.next_turn(), kind, meta.at.to_string());
+        t.source = meta.source;
+        t
+    }
+
+    fn need_seed(&self) -> Result<(), StoreError> {
+        if self.game.seed.is_none() {
+            return Err(StoreError::NoSecret(self.dir.join("secret.toml")));
+        }
+        Ok(())
+    }
+
+    /// Applies `input`, writes the turn file it produces, and rewrites `game.toml` if needed.
+    fn commit(&mut self, input: TurnFile) -> Result<&TurnFile, StoreError> {
+        let (out, next) = self.game.apply(&input)?;
+        let text = toml::to_string(&out).map_err(|e| StoreError::io(&self.dir, std::io::Error::other(e)))?;
+        let rel = turn_path(out.turn);
+        let path = self.dir.join(&rel);
+        if path.exists() {
+            return Err(StoreError::BadTurn { turn: out.turn, file: rel, why: "the file exists already".into() });
+        }
+        write_atomic(&path, text.as_bytes(), self.durability, false).map_err(|e| StoreError::io(&path, e))?;
+        self.game.push(out, next, sha256_hex(text.as_bytes()));
+        self.sync_game_toml()?;
+        Ok(self.last())
+    }
+
+    fn sync_game_toml(&mut self) -> Result<(), StoreError> {
+        let want = render_game_toml(&self.game);
+        if want.as_bytes() != self.game_toml.as_slice() {
+            let path = self.dir.join("game.toml");
+            write_atomic(&path, want.as_bytes(), self.durability, false).map_err(|e| StoreError::io(&path, e))?;
+            self.game_toml = want.into_bytes();
+        }
+        Ok(())
+    }
+
+    /// A player joins; returns the turn (its `player.car` is the car's number).
+    pub fn join(&mut self, req: &Join, meta: Meta) -> Result<&TurnFile, StoreError> {
+        let g = &self.game;
+        let car = match req.car {
+            Some(c) => c,
+            None => (1..=99u8).find(|c| g.now.players.iter().all(|p| p.car != *c)).unwrap_or(0),
+        };
+        if req.token.trim().is_empty() {
+            return Err(StoreError::BadSetting("a join needs a token".into()));
+        }
+        let player = PlayerRecord {
+            car,
+            address: req.address.trim().to_string(),
+            name: req.name.clone().filter(|n| !n.trim().is_empty()),
+            token_sha256: token_hash(&g.setup.id, &req.token),
+            bot: req.bot,
+            tyres: req.tyres.name().to_string(),
+            entropy: req.entropy.clone().unwrap_or_default(),
+            wear: wear_record(&req.wear),
+        };
+        let mut input = self.input(Kind::Join, meta);
+        input.player = Some(player);
+        self.commit(input)
+    }
+
+    /// The moderator starts the race: the dice key is derived from the seed and every phrase.
+    pub fn start(&mut self, meta: Meta) -> Result<&TurnFile, StoreError> {
+        self.need_seed()?;
+        let input = self.input(Kind::Start, meta);
+        self.commit(input)
+    }
+
+    /// Car `car` announces `gear`: the die is rolled and the options offered (a single option is
+    /// played at once).
+    pub fn gear(&mut self, car: u8, gear: u8, by: By, meta: Meta) -> Result<&TurnFile, StoreError> {
+        self.need_seed()?;
+        let mut input = self.input(Kind::Move, meta);
+        input.orders.push(OrderRecord { car, by, gear: Some(gear), choose: None, space: None });
+        self.commit(input)
+    }
+
+    /// Car `car` chooses an option by label (`B`) or by destination space id.
+    pub fn choose(&mut self, car: u8, answer: &str, by: By, meta: Meta) -> Result<&TurnFile, StoreError> {
+        self.need_seed()?;
+        let mut input = self.input(Kind::Move, meta);
+        input.orders.push(OrderRecord { car, by, gear: None, choose: Some(answer.trim().to_string()), space: None });
+        self.commit(input)
+    }
+
+    /// The bot plays for the car awaited (a bot car, or a player past the deadline): its gear and
+    /// its choice, or only the choice when the roll is made.
+    pub fn bot_move(&mut self, bot: &mut Bot, meta: Meta) -> Result<&TurnFile, StoreError> {
+        self.need_seed()?;
+        let g = &self.game;
+        let race = g.now.race.as_ref().ok_or(StoreError::NotStarted)?;
+        if g.now.over {
+            return Err(StoreError::Over);
+        }
+        let mut input = self.input(Kind::Move, meta);
+        if let Some(p) = &race.pending {
+            let car = g.number(p.rolled.car);
+            let i = bot.option(&g.track, &p.rolled);
+            let label = crate::engine::MoveOption::label(i);
+            input.orders.push(OrderRecord { car, by: By::Bot, gear: None, choose: Some(label), space: None });
+            return self.commit(input);
+        }
+        let id = race.state.to_play.ok_or(StoreError::Over)?;
+        let car = g.number(id);
+        let gear = bot.gear(&g.track, &race.state, id);
+        input.orders.push(OrderRecord { car, by: By::Bot, gear: Some(gear), choose: None, space: None });
+        // Look at the roll the gear gives (the dice are derived, so this is the roll the turn
+        // will make) to pick the option in the same turn.
+        let key = g.now.key;
+        if let Some(key) = key {
+            let mut dice = crate::dice::LabelledDice::new(key, &(race.moves + 1).to_string());
+            if let Ok(Step::Choose(r)) = roll(&g.track, &race.state, id, gear, &mut dice, &g.rules)
+                && r.options.len() > 1
+            {
+                let i = bot.option(&g.track, &r);
+                input.orders.push(OrderRecord {
+                    car,
+                    by: By::Bot,
+                    gear: None,
+                    choose: Some(crate::engine::MoveOption::label(i)),
+                    space: None,
+                });
+            }
+        }
+        self.commit(input)
+    }
+
+    /// The moderator reveals the seed: the race ends where it stands.
+    pub fn reveal(&mut self, meta: Meta) -> Result<&TurnFile, StoreError> {
+        self.need_seed()?;
+        let input = self.input(Kind::Reveal, meta);
+        self.commit(input)
+    }
+
+    /// The car of the player at `address` whose token is `token`.
+    pub fn authenticate(&self, address: &str, token: &str) -> Result<u8, StoreError> {
+        authenticate(&self.game, address, token)
+    }
+}
+
+/// The car of the player at `address` whose token is `token`.
+pub fn authenticate(game: &Game, address: &str, token: &str) -> Result<u8, StoreError> {
+    let p = game
+        .now
+        .players
+        .iter()
+        .find(|p| p.address.eq_ignore_ascii_case(address.trim()))
+        .ok_or_else(|| StoreError::NotAPlayer(address.to_string()))?;
+    if p.token_sha256 != token_hash(&game.setup.id, token.trim()) {
+        return Err(StoreError::BadToken(p.address.clone()));
+    }
+    Ok(p.car)
+}

@@ -1,0 +1,202 @@
+//! Typed errors of the game store and its driver, each worded for the player or moderator who
+//! has to act on it.
+
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+use crate::engine::IllegalOrder;
+use crate::engine::explain::Refusal;
+use crate::track::TrackError;
+
+/// Why a game-store call failed. A failed call writes nothing.
+#[derive(Debug, Error)]
+pub enum StoreError {
+    /// The game name cannot be a directory name.
+    #[error(
+        "`{0}` is not a valid game name: use 1 to 64 lowercase letters, digits, `-`, `_` or `.`, starting with a letter or digit"
+    )]
+    BadId(String),
+    /// A game of that name exists.
+    #[error("there is already a game `{0}`")]
+    Exists(String),
+    /// No such game.
+    #[error("there is no game `{id}` in {dir}")]
+    NoSuchGame {
+        /// The name asked for.
+        id: String,
+        /// The games directory searched.
+        dir: PathBuf,
+    },
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file of the game does not parse.
+    #[error("{path}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// A turn does not replay to what it records (tampering, or a bug).
+    #[error("turn {turn} ({file}) is bad: {why}")]
+    BadTurn {
+        /// The turn's number.
+        turn: u32,
+        /// Its file, relative to the game directory.
+        file: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// A game file other than a turn is bad.
+    #[error("{file} is bad: {why}")]
+    BadFile {
+        /// The file, relative to the game directory.
+        file: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// The track does not load.
+    #[error(transparent)]
+    Track(#[from] TrackError),
+    /// Unknown rule profile.
+    #[error("unknown rule profile `{0}` (competition-2004, competition-2002)")]
+    UnknownProfile(String),
+    /// A setting is out of range.
+    #[error("{0}")]
+    BadSetting(String),
+    /// Joins after the start.
+    #[error("the race has started: joins are closed")]
+    Started,
+    /// Joins after the closing date.
+    #[error("joins closed at {0}")]
+    JoinsClosed(String),
+    /// Orders before the start.
+    #[error("the race has not started yet: the moderator starts it with `steward start`")]
+    NotStarted,
+    /// Anything after the end.
+    #[error("the race is over")]
+    Over,
+    /// A start with nobody.
+    #[error("nobody has joined: a race needs at least one car")]
+    NoPlayers,
+    /// No seat left.
+    #[error("the race is full: {0} cars")]
+    Full(u8),
+    /// A second join from one address.
+    #[error("{0} has already joined this game")]
+    AddressTaken(String),
+    /// A car number in use or out of range.
+    #[error("car {car} is not available; free numbers include {free}")]
+    CarTaken {
+        /// The number asked for.
+        car: u8,
+        /// Some free numbers.
+        free: String,
+    },
+    /// A car configuration refused by chapter 5.
+    #[error("car {car}'s configuration is refused: {why}")]
+    BadSetup {
+        /// The car.
+        car: u8,
+        /// Why.
+        why: String,
+    },
+    /// A token that does not match.
+    #[error("the token does not match {0}'s: use the token from your join confirmation")]
+    BadToken(String),
+    /// No player with that address.
+    #[error("{0} has not joined this game")]
+    NotAPlayer(String),
+    /// No car with that number.
+    #[error("there is no car {0} in this race")]
+    NoSuchCar(u8),
+    /// Someone else's turn.
+    #[error("it is car {expected}'s turn to play, not car {got}'s (6-2)")]
+    NotYourTurn {
+        /// The car awaited.
+        expected: u8,
+        /// The car ordered.
+        got: u8,
+    },
+    /// A gear order while a choice is awaited.
+    #[error("car {car} has rolled {roll} and must first choose one of the options {labels}")]
+    ChoicePending {
+        /// The car.
+        car: u8,
+        /// Its roll.
+        roll: u8,
+        /// The labels on offer.
+        labels: String,
+    },
+    /// A choice with no roll made.
+    #[error("car {0} has no roll to choose from: send a gear first")]
+    NoChoicePending(u8),
+    /// An option label that is not on offer.
+    #[error("option `{got}` is not on offer; choose one of {labels} or give a destination space id")]
+    NoSuchOption {
+        /// What was asked for.
+        got: String,
+        /// The labels on offer.
+        labels: String,
+    },
+    /// A recorded choice whose label and space disagree.
+    #[error("option {label} ends on {end}, not on {space}")]
+    OptionMismatch {
+        /// The label.
+        label: String,
+        /// Its destination.
+        end: String,
+        /// The space recorded.
+        space: String,
+    },
+    /// An order that is neither a gear nor a choice.
+    #[error("an order gives either a gear or a choice")]
+    BadOrder,
+    /// The engine refuses an order (its reason is the message, so it is not also a source).
+    #[error("{0}")]
+    Illegal(IllegalOrder),
+    /// A destination the roll does not offer.
+    #[error("{0}")]
+    Refused(Refusal),
+    /// The seed cannot be found.
+    #[error("the secret seed is missing ({0}): without it no die can be rolled")]
+    NoSecret(PathBuf),
+    /// A seed that is not the committed one.
+    #[error("the seed {seed} does not match the commitment {commitment}")]
+    SeedMismatch {
+        /// The seed (hex).
+        seed: String,
+        /// The commitment (hex).
+        commitment: String,
+    },
+    /// A seed that is not 64 hex digits.
+    #[error("a seed is 64 hex digits, not `{0}`")]
+    BadSeed(String),
+}
+
+impl From<IllegalOrder> for StoreError {
+    fn from(e: IllegalOrder) -> Self {
+        StoreError::Illegal(e)
+    }
+}
+
+impl From<Refusal> for StoreError {
+    fn from(e: Refusal) -> Self {
+        StoreError::Refused(e)
+    }
+}
+
+impl StoreError {
+    /// An I/O error on `path`.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        StoreError::Io { path: path.into(), source }
+    }
+}

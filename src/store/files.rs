@@ -1,0 +1,340 @@
+//! The serde types of a game directory (`docs/store.md`): `game.toml`, `turns/NNNN.toml` and
+//! `secret.toml`. Engine types carry no serde derives; [`super::replay`] converts.
+//!
+//! Field order is the file's order: scalars first, then tables, then arrays of tables. Optional
+//! fields are left out when empty, so that a file holds only what its turn did.
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+
+/// Version tag of the game-directory format.
+pub const FORMAT: &str = "steward-game-1";
+
+/// `games/<id>/game.toml`: the setup and the players, rewritten from the turns by every join.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameFile {
+    /// [`FORMAT`].
+    pub format: String,
+    /// The setup (the `create` turn's).
+    pub setup: SetupRecord,
+    /// The players in grid order (join order), pole first.
+    #[serde(default, rename = "player", skip_serializing_if = "Vec::is_empty")]
+    pub players: Vec<PlayerRecord>,
+}
+
+/// Everything fixed when a game is created.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetupRecord {
+    /// The game's name (its directory).
+    pub id: String,
+    /// The track's name.
+    pub track: String,
+    /// SHA-256 of `track.toml`, the copy of the track the game is played on.
+    pub track_sha256: String,
+    /// Rule profile (`competition-2004`).
+    pub profile: String,
+    /// Laps.
+    pub laps: u16,
+    /// Most cars that may join.
+    pub max_cars: u8,
+    /// Hours a player has to answer before the bot plays for them.
+    pub move_hours: u32,
+    /// Joins close at this time, if set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub join_by: Option<String>,
+    /// Dice derivation (`steward-dice-v1`, docs/dice.md).
+    pub dice: String,
+    /// SHA-256 of the secret seed, published before any roll.
+    pub commitment: String,
+}
+
+/// One player and their car.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayerRecord {
+    /// The car's number.
+    pub car: u8,
+    /// The player's mail address.
+    pub address: String,
+    /// A display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// `SHA-256("steward-token-v1" || 0x00 || game id || 0x00 || token)`: the token itself is never
+    /// stored.
+    pub token_sha256: String,
+    /// True when the bot drives this car on every turn.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub bot: bool,
+    /// Starting tyres.
+    pub tyres: String,
+    /// The player's entropy phrase (empty when none was given): published, and mixed into the
+    /// dice key at the start.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub entropy: String,
+    /// Wear points configured (5).
+    pub wear: WearRecord,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// Wear points on each part.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WearRecord {
+    /// Tyres.
+    pub tyres: u8,
+    /// Brakes.
+    pub brakes: u8,
+    /// Gas.
+    pub gas: u8,
+    /// Body.
+    pub body: u8,
+    /// Engine.
+    pub engine: u8,
+    /// Road handling.
+    pub handling: u8,
+}
+
+/// What a turn records.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// The game is created (turn 0).
+    Create,
+    /// A player joins.
+    Join,
+    /// The moderator starts the race: the dice key is fixed.
+    Start,
+    /// Orders: a gear (and the roll), a choice among options.
+    Move,
+    /// The moderator reveals the seed; the race ends where it stands.
+    Reveal,
+}
+
+impl Kind {
+    /// Name in files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Create => "create",
+            Kind::Join => "join",
+            Kind::Start => "start",
+            Kind::Move => "move",
+            Kind::Reveal => "reveal",
+        }
+    }
+}
+
+/// `games/<id>/turns/NNNN.toml`: one adjudicated step.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TurnFile {
+    /// Number, from 0; the file is `turns/{turn:04}.toml`.
+    pub turn: u32,
+    /// What the turn does.
+    pub kind: Kind,
+    /// When the order was received (UTC).
+    pub at: String,
+    /// SHA-256 of the previous turn file's bytes (absent on turn 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prev: Option<String>,
+    /// The move number rolls of this turn are labelled with.
+    #[serde(default, rename = "move", skip_serializing_if = "Option::is_none")]
+    pub move_no: Option<u32>,
+    /// The car whose answer is awaited after this turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_play: Option<u8>,
+    /// The answer is due by (UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub due: Option<String>,
+    /// True when the race is over after this turn.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub over: bool,
+    /// The secret seed, revealed at the end of the race.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<String>,
+    /// SHA-256 of the canonical text of the race state after this turn (docs/store.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_sha256: Option<String>,
+    /// The message the turn came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<Source>,
+    /// The setup (turn 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setup: Option<SetupRecord>,
+    /// The player who joins (join turns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player: Option<PlayerRecord>,
+    /// Every car's entropy phrase, in grid order (the start turn).
+    #[serde(default, rename = "contribution", skip_serializing_if = "Vec::is_empty")]
+    pub contributions: Vec<Contribution>,
+    /// Orders applied, in order.
+    #[serde(default, rename = "order", skip_serializing_if = "Vec::is_empty")]
+    pub orders: Vec<OrderRecord>,
+    /// Dice rolled, in order.
+    #[serde(default, rename = "roll", skip_serializing_if = "Vec::is_empty")]
+    pub rolls: Vec<RollRecord>,
+    /// What happened, in order.
+    #[serde(default, rename = "event", skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<EventRecord>,
+    /// The decision awaited: the roll made and the options offered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending: Option<PendingRecord>,
+}
+
+impl TurnFile {
+    /// A turn with only its number, kind and time.
+    pub fn new(turn: u32, kind: Kind, at: String) -> Self {
+        TurnFile {
+            turn,
+            kind,
+            at,
+            prev: None,
+            move_no: None,
+            to_play: None,
+            due: None,
+            over: false,
+            seed: None,
+            state_sha256: None,
+            source: None,
+            setup: None,
+            player: None,
+            contributions: Vec::new(),
+            orders: Vec::new(),
+            rolls: Vec::new(),
+            events: Vec::new(),
+            pending: None,
+        }
+    }
+
+    /// The file name of turn `n`.
+    pub fn file_name(n: u32) -> String {
+        format!("{n:04}.toml")
+    }
+}
+
+/// Where an order came from; the mail daemon fills it in.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    /// The sender's address.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// The message's `Message-ID`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
+    /// The message's IMAP UID.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imap_uid: Option<u32>,
+    /// Who acted when no message did (`moderator`, `bot`, `sim`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+}
+
+/// One car's contribution to the dice key.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Contribution {
+    /// The car's number.
+    pub car: u8,
+    /// Its phrase, exactly as mixed into the key.
+    pub entropy: String,
+}
+
+/// Who gave an order.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum By {
+    /// The car's player.
+    Player,
+    /// The bot, for a bot car or a missed deadline.
+    Bot,
+    /// The moderator.
+    Moderator,
+    /// Nobody: a roll with a single option plays it.
+    Forced,
+}
+
+/// One order: a gear, or a choice among the options of the pending roll.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OrderRecord {
+    /// The car's number.
+    pub car: u8,
+    /// Who gave it.
+    pub by: By,
+    /// The gear announced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gear: Option<u8>,
+    /// The option label chosen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choose: Option<String>,
+    /// The option's destination space.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub space: Option<String>,
+}
+
+/// One die roll.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RollRecord {
+    /// The published label (docs/dice.md).
+    pub label: String,
+    /// The die (`gear4-d12`, `black-d20`).
+    pub die: Cow<'static, str>,
+    /// The face index (0-based) the derivation gave.
+    pub face: u8,
+    /// The value printed on that face.
+    pub value: u8,
+}
+
+/// One event: what happened and the article that applies.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventRecord {
+    /// Article of the 2004 competition rules.
+    pub article: Cow<'static, str>,
+    /// A one-line description.
+    pub text: String,
+}
+
+/// A roll made, waiting for its car's choice.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PendingRecord {
+    /// The car.
+    pub car: u8,
+    /// The gear engaged.
+    pub gear: u8,
+    /// The die result.
+    pub roll: u8,
+    /// The options, farthest first.
+    #[serde(rename = "option")]
+    pub options: Vec<OptionRecord>,
+}
+
+/// One option on offer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OptionRecord {
+    /// Its label (A, B...).
+    pub label: String,
+    /// The destination space.
+    pub to: String,
+    /// Spaces moved.
+    pub spaces: u8,
+    /// What it costs and does, in words.
+    pub text: String,
+}
+
+/// `games/<id>/secret.toml` (mode 0600): the seed, never in a turn until the reveal.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SecretFile {
+    /// The secret seed, 32 bytes in hex.
+    pub seed: String,
+}

@@ -1,0 +1,697 @@
+//! A game in memory, rebuilt by replaying its turns: `apply` takes a turn's inputs (orders,
+//! time, the player who joins...) and returns the whole turn its replay produces (rolls, events,
+//! options offered, state digest). The driver writes what `apply` produces; `verify` compares
+//! what it produces with what the file says. One code path, so a replay is exact.
+//!
+//! Dice: with the seed known (the operator, or anyone after the reveal), every roll is derived
+//! from the key; without it, rolls are taken from the turn file, checked for label, die and face.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use sha2::{Digest, Sha256};
+
+use crate::dice::{commitment, dice_key, face_index, roll_label};
+use crate::engine::explain;
+use crate::engine::order::advance;
+use crate::engine::{
+    CarId, Dice, Die, Event, Fate, MoveOption, Purpose, RaceState, Rolled, Rulebook, Setup, Step, Tyres, Wear, resolve,
+    roll,
+};
+use crate::track::Track;
+
+use super::canon::state_digest;
+use super::error::StoreError;
+use super::files::{
+    By, Contribution, EventRecord, Kind, OptionRecord, OrderRecord, PendingRecord, PlayerRecord, RollRecord,
+    SetupRecord, TurnFile, WearRecord,
+};
+use super::time::Stamp;
+
+/// A roll made and its options, awaiting the car's choice.
+#[derive(Clone, Debug)]
+pub struct Pending {
+    /// The engine's roll.
+    pub rolled: Rolled,
+    /// The move number its rolls are labelled with.
+    pub move_no: u32,
+    /// Index of the next roll of this move.
+    pub next_index: u32,
+}
+
+/// The race once started.
+#[derive(Clone, Debug)]
+pub struct Race {
+    /// The state (after the gear change when a choice is pending).
+    pub state: RaceState,
+    /// The choice awaited, if any.
+    pub pending: Option<Pending>,
+    /// Moves begun (gear orders applied).
+    pub moves: u32,
+    /// The state right after the last move, before the next car was called (kept only when
+    /// [`Game::keep_after_move`] is set, for the simulations' invariant checks).
+    pub after_move: Option<RaceState>,
+}
+
+/// What changes turn by turn.
+#[derive(Clone, Debug, Default)]
+pub struct Progress {
+    /// Players in grid order (shared: they change only before the start).
+    pub players: Arc<Vec<PlayerRecord>>,
+    /// The race, once started.
+    pub race: Option<Race>,
+    /// True once the race is over (finished, or ended by a reveal).
+    pub over: bool,
+    /// The seed, once a turn has revealed it.
+    pub revealed: Option<[u8; 32]>,
+    /// The dice key, when the seed is known.
+    pub key: Option<[u8; 32]>,
+}
+
+/// A game: its setup, its track, and where its turns have brought it.
+#[derive(Clone, Debug)]
+pub struct Game {
+    /// The setup (turn 0).
+    pub setup: SetupRecord,
+    /// The track played on (the game's `track.toml`).
+    pub track: Track,
+    /// The rules.
+    pub rules: Rulebook,
+    /// The seed, when known (operator, `--seed`, or revealed); `None` takes rolls as recorded.
+    pub seed: Option<[u8; 32]>,
+    /// Where the game stands.
+    pub now: Progress,
+    /// Every turn applied.
+    pub turns: Vec<TurnFile>,
+    /// SHA-256 (hex) of each turn file's bytes.
+    pub hashes: Vec<String>,
+    /// Keep the state right after each move in [`Race::after_move`].
+    pub keep_after_move: bool,
+}
+
+/// Hex of a 32-byte value.
+pub fn hex32(b: &[u8; 32]) -> String {
+    hex::encode(b)
+}
+
+/// Parses 64 hex digits.
+pub fn parse_hex32(s: &str) -> Option<[u8; 32]> {
+    let v = hex::decode(s.trim()).ok()?;
+    v.try_into().ok()
+}
+
+/// SHA-256 of bytes, in hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// The stored hash of a player's token (docs/store.md): the token itself is never written.
+pub fn token_hash(game: &str, token: &str) -> String {
+    let mut h = Sha256::new();
+    h.update(b"steward-token-v1");
+    h.update([0u8]);
+    h.update(game.as_bytes());
+    h.update([0u8]);
+    h.update(token.as_bytes());
+    hex::encode(h.finalize())
+}
+
+/// True for a valid game name.
+pub fn valid_id(id: &str) -> bool {
+    let b = id.as_bytes();
+    !b.is_empty()
+        && b.len() <= 64
+        && b[0].is_ascii_alphanumeric()
+        && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'-' | b'_' | b'.'))
+}
+
+/// The wear of a record.
+pub fn wear_of(w: &WearRecord) -> Wear {
+    Wear { tyres: w.tyres, brakes: w.brakes, gas: w.gas, body: w.body, engine: w.engine, handling: w.handling }
+}
+
+/// The record of a wear.
+pub fn wear_record(w: &Wear) -> WearRecord {
+    WearRecord { tyres: w.tyres, brakes: w.brakes, gas: w.gas, body: w.body, engine: w.engine, handling: w.handling }
+}
+
+/// Dice for one turn: derived from the key, or read back from the turn's records.
+struct TurnDice<'a> {
+    key: Option<[u8; 32]>,
+    recorded: &'a [RollRecord],
+    label: String,
+    index: u32,
+    log: Vec<RollRecord>,
+    problem: Option<String>,
+}
+
+impl<'a> TurnDice<'a> {
+    fn new(key: Option<[u8; 32]>, recorded: &'a [RollRecord], move_no: u32, index: u32) -> Self {
+        TurnDice { key, recorded, label: move_no.to_string(), index, log: Vec::new(), problem: None }
+    }
+}
+
+impl Dice for TurnDice<'_> {
+    fn roll(&mut self, die: Die, car: Option<CarId>, purpose: Purpose) -> u8 {
+        let label = roll_label(&self.label, car, purpose, self.index);
+        self.index += 1;
+        let faces = die.faces();
+        let face = match self.key {
+            Some(k) => face_index(&k, &label, faces.len()),
+            None => match self.recorded.get(self.log.len()) {
+                Some(r) if r.label == label && r.die == die.name() && faces.get(r.face as usize) == Some(&r.value) => {
+                    r.face as usize
+                }
+                Some(r) => {
+                    let why = if r.label != label || r.die != die.name() {
+                        format!(
+                            "roll {} is recorded as `{}` on {}, but the move rolls `{label}` on {}",
+                            self.log.len() + 1,
+                            r.label,
+                            r.die,
+                            die.name()
+                        )
+                    } else {
+                        format!(
+                            "roll `{label}` records value {} for face {} of {}, whose value is {}",
+                            r.value,
+                            r.face,
+                            r.die,
+                            faces.get(r.face as usize).map_or("none".to_string(), |v| v.to_string())
+                        )
+                    };
+                    self.problem.get_or_insert(why);
+                    0
+                }
+                None => {
+                    self.problem.get_or_insert(format!("the move rolls `{label}` but the turn records no such roll"));
+                    0
+                }
+            },
+        };
+        self.log.push(RollRecord { label, die: Cow::Borrowed(die.name()), face: face as u8, value: faces[face] });
+        faces[face]
+    }
+}
+
+/// A one-line summary of what an option costs and does.
+pub fn option_text(t: &Track, o: &MoveOption) -> String {
+    let mut parts = vec![format!("{} space(s) to {}", o.spaces, t.space(o.end).id)];
+    if o.brakes > 0 {
+        parts.push(format!("brake {} ({} brake point(s))", o.brakes, o.brakes));
+    }
+    if o.blocked > 0 {
+        parts.push(format!(
+            "blocked {} short ({} brake, {} tyre point(s))",
+            o.blocked, o.blocking_brakes, o.blocking_tyres
+        ));
+    }
+    if let Some((c, n)) = o.overshoot {
+        parts.push(format!(
+            "overshoots corner {} by {n} ({} tyre point(s))",
+            t.corners[c.get()].number,
+            o.overshoot_tyres
+        ));
+    }
+    if !o.dangerous.is_empty() {
+        parts.push(format!("{} handling test(s)", o.dangerous.len()));
+    }
+    if let Some((c, n)) = o.stops {
+        parts.push(format!("{n} of {} stop(s) in corner {}", t.corners[c.get()].stops, t.corners[c.get()].number));
+    }
+    match o.fate {
+        Fate::Continues => {}
+        Fate::SpinOut => parts.push("spins out".into()),
+        Fate::Eliminated(e) => parts.push(format!("ELIMINATED ({})", e.name())),
+    }
+    parts.join("; ")
+}
+
+impl Game {
+    /// A game from its setup (turn 0's inputs) on `track`. Checks the settings and, when the seed
+    /// is known, that it is the committed one.
+    pub fn create(track: Track, input: &TurnFile, seed: Option<[u8; 32]>) -> Result<(Game, TurnFile), StoreError> {
+        let Some(setup) = input.setup.clone() else {
+            return Err(StoreError::BadSetting("turn 0 has no [setup]".into()));
+        };
+        if input.kind != Kind::Create || input.turn != 0 {
+            return Err(StoreError::BadSetting("turn 0 must be the `create` turn".into()));
+        }
+        if !valid_id(&setup.id) {
+            return Err(StoreError::BadId(setup.id.clone()));
+        }
+        let rules =
+            Rulebook::from_profile(&setup.profile).ok_or_else(|| StoreError::UnknownProfile(setup.profile.clone()))?;
+        if setup.laps == 0 {
+            return Err(StoreError::BadSetting("a race has at least 1 lap".into()));
+        }
+        if setup.max_cars == 0 || setup.max_cars as usize > track.grid.len() {
+            return Err(StoreError::BadSetting(format!(
+                "max_cars must be 1 to {} (the grid of {})",
+                track.grid.len(),
+                track.name
+            )));
+        }
+        if setup.dice != crate::dice::SCHEME {
+            return Err(StoreError::BadSetting(format!("unknown dice scheme `{}`", setup.dice)));
+        }
+        if let Some(j) = &setup.join_by
+            && Stamp::parse(j).is_none()
+        {
+            return Err(StoreError::BadSetting(format!("join_by `{j}` is not a time like 2026-05-01T12:00:00Z")));
+        }
+        let committed = parse_hex32(&setup.commitment).ok_or_else(|| StoreError::BadSeed(setup.commitment.clone()))?;
+        if let Some(s) = seed
+            && commitment(&s) != committed
+        {
+            return Err(StoreError::SeedMismatch { seed: hex32(&s), commitment: setup.commitment.clone() });
+        }
+        Stamp::parse(&input.at).ok_or_else(|| StoreError::BadSetting(format!("`{}` is not a UTC time", input.at)))?;
+        let mut out = TurnFile::new(0, Kind::Create, input.at.clone());
+        out.source = input.source.clone();
+        out.setup = Some(setup.clone());
+        let game = Game {
+            setup,
+            track,
+            rules,
+            seed,
+            now: Progress::default(),
+            turns: Vec::new(),
+            hashes: Vec::new(),
+            keep_after_move: false,
+        };
+        Ok((game, out))
+    }
+
+    /// The number of the next turn.
+    pub fn next_turn(&self) -> u32 {
+        self.turns.len() as u32
+    }
+
+    /// Records a turn applied and the hash of its file.
+    pub fn push(&mut self, turn: TurnFile, next: Progress, hash: String) {
+        self.turns.push(turn);
+        self.hashes.push(hash);
+        self.now = next;
+    }
+
+    /// The player driving car `number`, with its index in the grid.
+    pub fn player(&self, number: u8) -> Option<(CarId, &PlayerRecord)> {
+        self.now.players.iter().enumerate().find(|(_, p)| p.car == number).map(|(i, p)| (CarId(i as u8), p))
+    }
+
+    /// The car's number.
+    pub fn number(&self, car: CarId) -> u8 {
+        self.now.players[car.get()].car
+    }
+
+    /// True once the race has started.
+    pub fn started(&self) -> bool {
+        self.now.race.is_some()
+    }
+
+    /// The car whose answer is awaited, and whether it is a choice (else a gear).
+    pub fn awaited(&self) -> Option<(u8, bool)> {
+        if self.now.over {
+            return None;
+        }
+        let race = self.now.race.as_ref()?;
+        if let Some(p) = &race.pending {
+            return Some((self.number(p.rolled.car), true));
+        }
+        race.state.to_play.map(|c| (self.number(c), false))
+    }
+
+    /// Applies the inputs of turn `input` (its number must be the next) and returns the turn the
+    /// replay produces with the progress after it. `self` is not changed: [`Game::push`] commits.
+    pub fn apply(&self, input: &TurnFile) -> Result<(TurnFile, Progress), StoreError> {
+        let at = Stamp::parse(&input.at)
+            .ok_or_else(|| StoreError::BadSetting(format!("`{}` is not a UTC time", input.at)))?;
+        let mut out = TurnFile::new(self.next_turn(), input.kind, input.at.clone());
+        out.prev = self.hashes.last().cloned();
+        out.source = input.source.clone();
+        let mut next = self.now.clone();
+        match input.kind {
+            Kind::Create => return Err(StoreError::BadSetting("only turn 0 creates the game".into())),
+            Kind::Join => {
+                let p = input
+                    .player
+                    .clone()
+                    .ok_or_else(|| StoreError::BadSetting("a join turn names its player".into()))?;
+                self.check_join(&p, at)?;
+                Arc::make_mut(&mut next.players).push(p.clone());
+                out.player = Some(p);
+            }
+            Kind::Start => {
+                if next.over {
+                    return Err(StoreError::Over);
+                }
+                if next.race.is_some() {
+                    return Err(StoreError::Started);
+                }
+                if next.players.is_empty() {
+                    return Err(StoreError::NoPlayers);
+                }
+                out.contributions =
+                    next.players.iter().map(|p| Contribution { car: p.car, entropy: p.entropy.clone() }).collect();
+                let pairs: Vec<(u8, &str)> = out.contributions.iter().map(|c| (c.car, c.entropy.as_str())).collect();
+                next.key = self.seed.map(|s| dice_key(&s, &pairs));
+                let setups: Vec<(u8, Setup)> = next
+                    .players
+                    .iter()
+                    .map(|p| {
+                        (p.car, Setup { wear: wear_of(&p.wear), tyres: Tyres::parse(&p.tyres).unwrap_or(Tyres::Hard) })
+                    })
+                    .collect();
+                let state = RaceState::new(&self.track, self.setup.laps, &setups).map_err(StoreError::BadSetting)?;
+                let mut race = Race { state, pending: None, moves: 0, after_move: None };
+                self.complete(&mut race, &mut next, &mut out, input)?;
+                next.race = Some(race);
+            }
+            Kind::Move => {
+                if next.over {
+                    return Err(StoreError::Over);
+                }
+                let mut race = next.race.take().ok_or(StoreError::NotStarted)?;
+                let mut used = 0usize;
+                for order in input.orders.iter().filter(|o| o.by != By::Forced) {
+                    if next.over {
+                        return Err(StoreError::Over);
+                    }
+                    used += self.order(&mut race, &mut next, &mut out, input, order, used)?;
+                }
+                if out.orders.is_empty() {
+                    return Err(StoreError::BadOrder);
+                }
+                if let Some(p) = &race.pending {
+                    race.state = p.rolled.state.clone();
+                }
+                if used < input.rolls.len() && next.key.is_none() {
+                    return Err(StoreError::BadSetting(format!(
+                        "the turn records {} roll(s) but its orders make {used}",
+                        input.rolls.len()
+                    )));
+                }
+                next.race = Some(race);
+            }
+            Kind::Reveal => {
+                if next.over {
+                    return Err(StoreError::Over);
+                }
+                next.over = true;
+                self.reveal(&mut next, &mut out, input)?;
+            }
+        }
+        if let Some(race) = &next.race {
+            out.state_sha256 = Some(state_digest(&self.track, &race.state, race.moves, race.pending.as_ref()));
+            if !next.over {
+                if let Some(p) = &race.pending {
+                    out.to_play = Some(next.players[p.rolled.car.get()].car);
+                    out.pending = Some(PendingRecord {
+                        car: next.players[p.rolled.car.get()].car,
+                        gear: p.rolled.gear,
+                        roll: p.rolled.roll,
+                        options: p
+                            .rolled
+                            .options
+                            .iter()
+                            .enumerate()
+                            .map(|(i, o)| OptionRecord {
+                                label: MoveOption::label(i),
+                                to: self.track.space(o.end).id.clone(),
+                                spaces: o.spaces,
+                                text: option_text(&self.track, o),
+                            })
+                            .collect(),
+                    });
+                } else {
+                    out.to_play = race.state.to_play.map(|c| next.players[c.get()].car);
+                }
+                if out.to_play.is_some() {
+                    out.due = Some(at.plus_hours(self.setup.move_hours).to_string());
+                }
+            }
+        }
+        out.over = next.over;
+        Ok((out, next))
+    }
+
+    fn check_join(&self, p: &PlayerRecord, at: Stamp) -> Result<(), StoreError> {
+        if self.now.over {
+            return Err(StoreError::Over);
+        }
+        if self.started() {
+            return Err(StoreError::Started);
+        }
+        if let Some(j) = &self.setup.join_by
+            && Stamp::parse(j).is_some_and(|j| at > j)
+        {
+            return Err(StoreError::JoinsClosed(j.clone()));
+        }
+        if self.now.players.len() >= self.setup.max_cars as usize {
+            return Err(StoreError::Full(self.setup.max_cars));
+        }
+        if p.address.trim().is_empty() || p.address.contains(char::is_whitespace) {
+            return Err(StoreError::BadSetting(format!("`{}` is not a mail address", p.address)));
+        }
+        if self.now.players.iter().any(|q| q.address.eq_ignore_ascii_case(&p.address)) {
+            return Err(StoreError::AddressTaken(p.address.clone()));
+        }
+        if p.car == 0 || p.car > 99 || self.now.players.iter().any(|q| q.car == p.car) {
+            return Err(StoreError::CarTaken { car: p.car, free: self.free_cars(5) });
+        }
+        if p.token_sha256.len() != 64 || parse_hex32(&p.token_sha256).is_none() {
+            return Err(StoreError::BadSetting("token_sha256 must be 64 hex digits".into()));
+        }
+        let tyres = Tyres::parse(&p.tyres).ok_or_else(|| StoreError::BadSetup {
+            car: p.car,
+            why: format!("unknown tyres `{}` (hard, soft, rain)", p.tyres),
+        })?;
+        if tyres.name() != p.tyres {
+            return Err(StoreError::BadSetup { car: p.car, why: format!("tyres are written `{}`", tyres.name()) });
+        }
+        Setup { wear: wear_of(&p.wear), tyres }
+            .validate()
+            .map_err(|e| StoreError::BadSetup { car: p.car, why: e.to_string() })?;
+        Ok(())
+    }
+
+    /// Up to `n` free car numbers, lowest first.
+    pub fn free_cars(&self, n: usize) -> String {
+        let free: Vec<String> = (1..=99u8)
+            .filter(|c| self.now.players.iter().all(|p| p.car != *c))
+            .take(n)
+            .map(|c| c.to_string())
+            .collect();
+        free.join(", ")
+    }
+
+    /// Applies one order; returns the number of recorded rolls it used.
+    fn order(
+        &self,
+        race: &mut Race,
+        next: &mut Progress,
+        out: &mut TurnFile,
+        input: &TurnFile,
+        order: &OrderRecord,
+        used: usize,
+    ) -> Result<usize, StoreError> {
+        let (car, _) = self.player(order.car).ok_or(StoreError::NoSuchCar(order.car))?;
+        let recorded = input.rolls.get(used..).unwrap_or(&[]);
+        match (order.gear, &order.choose) {
+            (Some(gear), None) => {
+                if let Some(p) = &race.pending {
+                    return Err(StoreError::ChoicePending {
+                        car: self.number(p.rolled.car),
+                        roll: p.rolled.roll,
+                        labels: labels(&p.rolled),
+                    });
+                }
+                if let Some(expected) = race.state.to_play
+                    && expected != car
+                {
+                    return Err(StoreError::NotYourTurn { expected: self.number(expected), got: order.car });
+                }
+                let move_no = race.moves + 1;
+                let mut dice = TurnDice::new(next.key, recorded, move_no, 0);
+                let step = roll(&self.track, &race.state, car, gear, &mut dice, &self.rules)?;
+                race.moves = move_no;
+                out.move_no = Some(move_no);
+                out.orders.push(OrderRecord {
+                    car: order.car,
+                    by: order.by,
+                    gear: Some(gear),
+                    choose: None,
+                    space: None,
+                });
+                let n = self.dice_done(dice, out)?;
+                match step {
+                    Step::Done(o) => {
+                        self.events(&o.state, &o.events, out);
+                        race.state = o.state;
+                        self.complete(race, next, out, input)?;
+                        Ok(n)
+                    }
+                    Step::Choose(r) => {
+                        self.events(&r.state, &r.events, out);
+                        // `race.state` becomes the rolled state only if the choice stays
+                        // pending at the end of the turn (see `apply_with`).
+                        let pending = Pending { rolled: *r, move_no, next_index: n as u32 };
+                        if pending.rolled.options.len() == 1 {
+                            let m = self.choose(race, next, out, input, pending, 0, order.car, By::Forced, used + n)?;
+                            return Ok(n + m);
+                        }
+                        race.pending = Some(pending);
+                        Ok(n)
+                    }
+                }
+            }
+            (None, Some(choice)) => {
+                let Some(pending) = race.pending.take() else {
+                    return Err(StoreError::NoChoicePending(order.car));
+                };
+                if pending.rolled.car != car {
+                    let expected = self.number(pending.rolled.car);
+                    race.pending = Some(pending);
+                    return Err(StoreError::NotYourTurn { expected, got: order.car });
+                }
+                let index = match pick(&self.track, &pending.rolled, choice) {
+                    Ok(i) => i,
+                    Err(e) => {
+                        race.pending = Some(pending);
+                        return Err(e);
+                    }
+                };
+                if let Some(space) = &order.space {
+                    let end = &self.track.space(pending.rolled.options[index].end).id;
+                    if end != space {
+                        return Err(StoreError::OptionMismatch {
+                            label: MoveOption::label(index),
+                            end: end.clone(),
+                            space: space.clone(),
+                        });
+                    }
+                }
+                self.choose(race, next, out, input, pending, index, order.car, order.by, used)
+            }
+            _ => Err(StoreError::BadOrder),
+        }
+    }
+
+    /// Resolves option `index` of `pending`; returns the number of recorded rolls used.
+    #[allow(clippy::too_many_arguments)]
+    fn choose(
+        &self,
+        race: &mut Race,
+        next: &mut Progress,
+        out: &mut TurnFile,
+        input: &TurnFile,
+        pending: Pending,
+        index: usize,
+        number: u8,
+        by: By,
+        used: usize,
+    ) -> Result<usize, StoreError> {
+        let recorded = input.rolls.get(used..).unwrap_or(&[]);
+        let mut dice = TurnDice::new(next.key, recorded, pending.move_no, pending.next_index);
+        let outcome = resolve(&self.track, &pending.rolled, index, &mut dice, &self.rules)?;
+        out.move_no = Some(pending.move_no);
+        out.orders.push(OrderRecord {
+            car: number,
+            by,
+            gear: None,
+            choose: Some(MoveOption::label(index)),
+            space: Some(self.track.space(pending.rolled.options[index].end).id.clone()),
+        });
+        let n = self.dice_done(dice, out)?;
+        self.events(&outcome.state, &outcome.events, out);
+        race.state = outcome.state;
+        race.pending = None;
+        self.complete(race, next, out, input)?;
+        Ok(n)
+    }
+
+    fn dice_done(&self, dice: TurnDice<'_>, out: &mut TurnFile) -> Result<usize, StoreError> {
+        if let Some(p) = dice.problem {
+            return Err(StoreError::BadSetting(p));
+        }
+        let n = dice.log.len();
+        out.rolls.extend(dice.log);
+        Ok(n)
+    }
+
+    fn events(&self, s: &RaceState, events: &[Event], out: &mut TurnFile) {
+        for e in events {
+            let article = e.article();
+            let mut text = e.describe(&self.track, |c| s.car(c).number);
+            // `describe` ends with " (<article>)", which the record keeps apart.
+            let cut = text.len().saturating_sub(article.len() + 3);
+            if text
+                .get(cut..)
+                .is_some_and(|end| end.starts_with(" (") && end[2..].starts_with(article) && end.ends_with(')'))
+            {
+                text.truncate(cut);
+            }
+            out.events.push(EventRecord { article: Cow::Borrowed(article), text });
+        }
+    }
+
+    /// After a move (or the start): the next car is called, or the race ends and the seed is
+    /// revealed.
+    fn complete(
+        &self,
+        race: &mut Race,
+        next: &mut Progress,
+        out: &mut TurnFile,
+        input: &TurnFile,
+    ) -> Result<(), StoreError> {
+        if self.keep_after_move && race.moves > 0 {
+            race.after_move = Some(race.state.clone());
+        }
+        let (s, car, events) = advance(&self.track, &race.state);
+        self.events(&s, &events, out);
+        race.state = s;
+        if car.is_none() {
+            next.over = true;
+            self.reveal(next, out, input)?;
+        }
+        Ok(())
+    }
+
+    /// Puts the seed in the turn: the known one, or the one the turn file reveals.
+    fn reveal(&self, next: &mut Progress, out: &mut TurnFile, input: &TurnFile) -> Result<(), StoreError> {
+        let seed = match (self.seed, &input.seed) {
+            (Some(s), _) => s,
+            (None, Some(text)) => parse_hex32(text).ok_or_else(|| StoreError::BadSeed(text.clone()))?,
+            (None, None) => return Err(StoreError::BadSetting("the race is over but the turn reveals no seed".into())),
+        };
+        if hex32(&commitment(&seed)) != self.setup.commitment {
+            return Err(StoreError::SeedMismatch { seed: hex32(&seed), commitment: self.setup.commitment.clone() });
+        }
+        next.revealed = Some(seed);
+        out.seed = Some(hex32(&seed));
+        Ok(())
+    }
+}
+
+/// The labels on offer, `A to F` style.
+pub fn labels(r: &Rolled) -> String {
+    match r.options.len() {
+        0 => "none".into(),
+        1 => MoveOption::label(0),
+        n => format!("{} to {}", MoveOption::label(0), MoveOption::label(n - 1)),
+    }
+}
+
+/// The option a player's answer names: a label (`B`, any case) or a destination space id.
+pub fn pick(t: &Track, rolled: &Rolled, answer: &str) -> Result<usize, StoreError> {
+    let a = answer.trim();
+    let upper = a.to_ascii_uppercase();
+    if let Some(i) = (0..rolled.options.len()).find(|&i| MoveOption::label(i) == upper) {
+        return Ok(i);
+    }
+    if t.find(a).is_some() {
+        return Ok(explain::choose(t, rolled, a)?);
+    }
+    Err(StoreError::NoSuchOption { got: a.to_string(), labels: labels(rolled) })
+}

@@ -1,0 +1,198 @@
+//! `steward show`: a game as a player sees it after a turn: what the turn did (orders, rolls,
+//! events), the board, the car sheets, and the decision awaited with its options.
+
+use std::fmt::Write as _;
+
+use crate::engine::RaceState;
+use crate::render::board::{BoardMarks, PlacedCar, draw};
+
+use super::canon::status;
+use super::files::{By, TurnFile};
+use super::replay::Game;
+
+/// What a turn did and the decision awaited, without the board (the reply to an order).
+pub fn brief(game: &Game) -> String {
+    let mut out = String::new();
+    let last = game.turns.last().expect("a game has turn 0");
+    let _ = writeln!(
+        out,
+        "Game {}: turn {} ({}) at {}; receipt {}",
+        game.setup.id,
+        last.turn,
+        last.kind.name(),
+        last.at,
+        game.hashes.last().map_or("-", String::as_str)
+    );
+    turn_summary(last, &mut out);
+    awaited(game, last, &mut out);
+    out
+}
+
+/// The text shown after turn `game.turns.last()`.
+pub fn show(game: &Game) -> String {
+    let mut out = String::new();
+    let s = &game.setup;
+    let last = game.turns.last().expect("a game has turn 0");
+    let _ =
+        writeln!(out, "Game {} on {} ({}, {} lap(s), {} rules)", s.id, game.track.title, s.track, s.laps, s.profile);
+    let _ = writeln!(out, "Dice commitment: {}", s.commitment);
+    if let Some(seed) = game.now.revealed {
+        let _ = writeln!(out, "Seed revealed:   {}", hex::encode(seed));
+    }
+    let _ = writeln!(
+        out,
+        "Turn {} ({}) at {}; receipt {}",
+        last.turn,
+        last.kind.name(),
+        last.at,
+        game.hashes.last().map_or("-", String::as_str)
+    );
+    out.push('\n');
+    turn_summary(last, &mut out);
+    match &game.now.race {
+        None => {
+            let _ = writeln!(out, "Players ({} of {}):", game.now.players.len(), s.max_cars);
+            for p in game.now.players.iter() {
+                let _ = writeln!(
+                    out,
+                    "  car {:>2}  {}{}  {} tyres, {}",
+                    p.car,
+                    p.name.as_deref().unwrap_or(&p.address),
+                    if p.bot { " (bot)" } else { "" },
+                    p.tyres,
+                    wear_line(&p.wear)
+                );
+            }
+            if !game.now.over {
+                let _ = writeln!(out, "\nWaiting for players to join; the moderator starts the race.");
+            }
+        }
+        Some(race) => {
+            let st = &race.state;
+            let marks = BoardMarks {
+                cars: st
+                    .cars
+                    .iter()
+                    .filter(|c| c.status.on_board())
+                    .map(|c| PlacedCar { number: c.number, space: c.space })
+                    .collect(),
+                dangerous: st.dangerous.clone(),
+            };
+            out.push_str(&draw(&game.track, &marks, None));
+            out.push('\n');
+            sheets(game, st, &mut out);
+            out.push('\n');
+            awaited(game, last, &mut out);
+        }
+    }
+    out
+}
+
+fn awaited(game: &Game, last: &TurnFile, out: &mut String) {
+    match &game.now.race {
+        None => {}
+        Some(race) => {
+            let st = &race.state;
+            if game.now.over {
+                let order: Vec<String> = st.finish_order.iter().map(|&c| st.car(c).number.to_string()).collect();
+                let _ = writeln!(
+                    out,
+                    "The race is over. Finishing order: {}",
+                    if order.is_empty() { "nobody finished".into() } else { order.join(", ") }
+                );
+            } else if let (Some(p), Some(pending)) = (&race.pending, &last.pending) {
+                let _ = writeln!(
+                    out,
+                    "Car {} (round {}) rolled {} in gear {}; choose an option by letter or destination{}:",
+                    pending.car,
+                    st.round,
+                    p.rolled.roll,
+                    p.rolled.gear,
+                    last.due.as_deref().map(|d| format!(" by {d}")).unwrap_or_default()
+                );
+                for o in &pending.options {
+                    let _ = writeln!(out, "  {:>2}  {}", o.label, o.text);
+                }
+            } else if let Some(car) = last.to_play {
+                let _ = writeln!(
+                    out,
+                    "Round {}: car {car} to play; send a gear{}.",
+                    st.round,
+                    last.due.as_deref().map(|d| format!(" by {d}")).unwrap_or_default()
+                );
+            }
+        }
+    }
+}
+
+fn wear_line(w: &super::files::WearRecord) -> String {
+    format!(
+        "tyres {} brakes {} gas {} body {} engine {} handling {}",
+        w.tyres, w.brakes, w.gas, w.body, w.engine, w.handling
+    )
+}
+
+fn turn_summary(t: &TurnFile, out: &mut String) {
+    for o in &t.orders {
+        let by = match o.by {
+            By::Player => "",
+            By::Bot => " (bot)",
+            By::Moderator => " (moderator)",
+            By::Forced => " (the only option)",
+        };
+        match (&o.gear, &o.choose) {
+            (Some(g), _) => {
+                let _ = writeln!(out, "Car {} announces gear {g}{by}", o.car);
+            }
+            (None, Some(c)) => {
+                let _ = writeln!(out, "Car {} takes option {c} to {}{by}", o.car, o.space.as_deref().unwrap_or("?"));
+            }
+            _ => {}
+        }
+    }
+    if let Some(p) = &t.player {
+        let _ = writeln!(out, "{} joins with car {}", p.name.as_deref().unwrap_or(&p.address), p.car);
+    }
+    for c in &t.contributions {
+        let _ = writeln!(out, "Car {} contributes entropy {:?}", c.car, c.entropy);
+    }
+    for r in &t.rolls {
+        let _ = writeln!(out, "  roll {:<22} {:<10} face {:>2} = {}", r.label, r.die, r.face, r.value);
+    }
+    for e in &t.events {
+        let _ = writeln!(out, "  {} ({})", e.text, e.article);
+    }
+    if let Some(seed) = &t.seed {
+        let _ = writeln!(out, "  the seed is revealed: {seed}");
+    }
+    if !t.orders.is_empty() || !t.events.is_empty() || t.player.is_some() {
+        out.push('\n');
+    }
+}
+
+fn sheets(game: &Game, st: &RaceState, out: &mut String) {
+    let _ = writeln!(out, "car  driver               space      gear  tyr brk gas bod eng hdl  tyres  lap  status");
+    for (i, c) in st.cars.iter().enumerate() {
+        let p = &game.now.players[i];
+        let who: String = p.name.as_deref().unwrap_or(&p.address).chars().take(20).collect();
+        let lap = if c.crossings == 0 { "-".to_string() } else { format!("{}/{}", c.crossings.min(st.laps), st.laps) };
+        let w = &c.wear;
+        let _ = writeln!(
+            out,
+            "{:>3}  {:<20} {:<10} {:>4}  {:>3} {:>3} {:>3} {:>3} {:>3} {:>3}  {:<5} {:>4}  {}",
+            c.number,
+            who,
+            game.track.space(c.space).id,
+            c.gear,
+            w.tyres,
+            w.brakes,
+            w.gas,
+            w.body,
+            w.engine,
+            w.handling,
+            c.tyres.name(),
+            lap,
+            status(c.status)
+        );
+    }
+}

@@ -1,0 +1,184 @@
+//! The game commands end to end, as a moderator and two players would use them: `new`, `join`,
+//! `start`, `play` (gear, choice by letter or by destination, the bot), `show`, `verify`,
+//! `reveal`, and the refusals a player reads.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use steward::store::files::TurnFile;
+use steward::store::verify::verify;
+
+use super::{python, scratch};
+
+fn run(games: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_steward"))
+        .args(args)
+        .env("STEWARD_GAMES", games)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+fn ok(games: &Path, args: &[&str]) -> String {
+    let out = run(games, args);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{args:?}: {text}{}", String::from_utf8_lossy(&out.stderr));
+    text
+}
+
+fn refused(games: &Path, args: &[&str], why: &str) {
+    let out = run(games, args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?} should be refused: {err}");
+    assert!(err.contains(why), "{args:?}: `{err}` does not say `{why}`");
+}
+
+fn last_turn(dir: &Path) -> TurnFile {
+    let n = std::fs::read_dir(dir.join("turns")).unwrap().count() as u32 - 1;
+    toml::from_str(&std::fs::read_to_string(dir.join("turns").join(TurnFile::file_name(n))).unwrap()).unwrap()
+}
+
+#[test]
+fn a_game_from_creation_to_reveal() {
+    let g = scratch("flow");
+    let dir = g.join("cup");
+    let text = ok(&g, &["new", "cup", "--track", "sprint", "--laps", "1", "--max-cars", "3"]);
+    assert!(text.contains("dice commitment"), "{text}");
+    refused(&g, &["new", "cup", "--track", "sprint"], "there is already a game `cup`");
+    refused(&g, &["new", "Bad Name", "--track", "sprint"], "not a valid game name");
+    refused(&g, &["start", "cup"], "nobody has joined");
+
+    let text = ok(&g, &["join", "cup", "--address", "ann@example.org", "--name", "Ann", "--entropy", "the quick fox"]);
+    assert!(text.contains("with car 1") && text.contains("token"), "{text}");
+    ok(&g, &["join", "cup", "--address", "bob@example.org", "--car", "7", "--token", "bobs-token", "--tyres", "soft"]);
+    refused(&g, &["join", "cup", "--address", "BOB@example.org"], "has already joined");
+    refused(&g, &["join", "cup", "--address", "cy@example.org", "--car", "7"], "car 7 is not available");
+    refused(&g, &["join", "cup", "--address", "cy@example.org", "--wear", "9,4,3,3,3,1"], "configuration is refused");
+    let game_toml = std::fs::read_to_string(dir.join("game.toml")).unwrap();
+    assert!(game_toml.contains("bob@example.org") && !game_toml.contains("bobs-token"), "{game_toml}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir.join("secret.toml")).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "secret.toml must be private");
+    }
+
+    let text = ok(&g, &["start", "cup"]);
+    assert!(text.contains("Car 1 contributes entropy \"the quick fox\"") && text.contains("car 1 to play"), "{text}");
+    refused(&g, &["join", "cup", "--address", "late@example.org"], "joins are closed");
+    refused(&g, &["play", "cup", "--car", "7", "--gear", "1"], "it is car 1's turn to play, not car 7's");
+    refused(&g, &["play", "cup", "--car", "1", "--gear", "2"], "starts in 1st gear");
+    refused(
+        &g,
+        &["play", "cup", "--car", "7", "--gear", "1", "--from", "bob@example.org", "--token", "nope"],
+        "token does not match",
+    );
+
+    // Play the race: players answer while they can, the bot when a choice is awaited from car 7.
+    let mut turns = 0;
+    while !last_turn(&dir).over {
+        turns += 1;
+        assert!(turns < 400, "the race does not end");
+        let t = last_turn(&dir);
+        let car = t.to_play.unwrap().to_string();
+        if let Some(p) = &t.pending {
+            if p.car == 1 {
+                // By destination space id, as a player reads it off the board.
+                let to = p.options.last().unwrap().to.clone();
+                let text = ok(
+                    &g,
+                    &["play", "cup", "--car", &car, "--choose", &to, "--message-id", "<m@x>", "--imap-uid", "12"],
+                );
+                assert!(text.contains(&format!("to {to}")), "{text}");
+            } else {
+                ok(&g, &["play", "cup", "--bot"]);
+            }
+        } else if t.to_play == Some(7) {
+            ok(&g, &["play", "cup", "--bot"]);
+        } else {
+            let game = steward::store::driver::load_dir(&dir, None).unwrap();
+            let race = game.now.race.as_ref().unwrap();
+            let c = race.state.car(race.state.to_play.unwrap());
+            let gear = (c.gear + 1).clamp(1, 3).to_string();
+            let text = ok(&g, &["play", "cup", "--car", &car, "--gear", &gear, "--from", "ann@example.org"]);
+            assert!(text.contains(&format!("Car {car} announces gear {gear}")), "{text}");
+            if turns == 1 {
+                refused(&g, &["play", "cup", "--car", "1", "--choose", "zz.q.9"], "");
+                refused(&g, &["play", "cup", "--car", "1", "--gear", "2"], "must first choose");
+                let show = ok(&g, &["show", "cup"]);
+                assert!(
+                    show.contains("choose an option by letter or destination") && show.contains("FINISH"),
+                    "{show}"
+                );
+            }
+        }
+        if turns == 10 {
+            // The reveal is a moderator's decision; until the end verify uses the operator's copy.
+            let text = ok(&g, &["verify", "cup"]);
+            assert!(text.contains("secret.toml"), "{text}");
+        }
+    }
+    let text = ok(&g, &["verify", "cup"]);
+    assert!(text.contains("seed revealed in turn"), "{text}");
+    let r = verify(&dir, None).unwrap();
+    assert!(r.game.turns.iter().any(|t| t.source.as_ref().is_some_and(|s| s.imap_uid == Some(12))));
+    let out = python(&["tools/verify_game.py", &dir.display().to_string()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    refused(&g, &["play", "cup", "--bot"], "the race is over");
+    let show = ok(&g, &["show", "cup", "--turn", "4"]);
+    assert!(show.contains("Turn 4 ("), "{show}");
+}
+
+#[test]
+fn a_moderator_reveal_ends_the_race() {
+    let g = scratch("reveal");
+    ok(&g, &["new", "r", "--track", "oval", "--laps", "2"]);
+    ok(&g, &["join", "r", "--address", "a@x.org", "--bot"]);
+    ok(&g, &["join", "r", "--address", "b@x.org", "--bot"]);
+    ok(&g, &["start", "r"]);
+    for _ in 0..6 {
+        ok(&g, &["play", "r", "--bot"]);
+    }
+    // Before the reveal, a public copy (no secret.toml) takes the rolls as recorded.
+    let public = scratch("reveal-public").join("r");
+    super::copy_dir(&g.join("r"), &public);
+    std::fs::remove_file(public.join("secret.toml")).unwrap();
+    let text = ok(&g, &["verify", &public.display().to_string()]);
+    assert!(text.contains("taken as recorded"), "{text}");
+    let seed = std::fs::read_to_string(g.join("r/secret.toml")).unwrap();
+    let seed = seed.lines().find_map(|l| l.strip_prefix("seed = \"")).unwrap().trim_end_matches('"').to_string();
+    let text = ok(&g, &["verify", &public.display().to_string(), "--seed", &seed]);
+    assert!(text.contains("seed given"), "{text}");
+
+    let text = ok(&g, &["reveal", "r"]);
+    assert!(text.contains(&seed), "{text}");
+    refused(&g, &["play", "r", "--bot"], "the race is over");
+    refused(&g, &["reveal", "r"], "the race is over");
+    let out = python(&["tools/verify_game.py", &g.join("r").display().to_string()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn a_kept_simulation_is_the_same_race_as_sim_and_verifies() {
+    let g = scratch("kept-sim");
+    let args = ["sim", "--track", "monaco", "--cars", "10", "--laps", "3", "--races", "2", "--seed", "4"];
+    let plain = ok(&g, &args);
+    let keep = g.join("kept").display().to_string();
+    let mut kept_args = args.to_vec();
+    kept_args.extend(["--keep", &keep, "--no-sync"]);
+    assert_eq!(ok(&g, &kept_args), plain, "--keep changes the races");
+    // Run again: the games are there and over, nothing changes.
+    let before = super::tree(&g.join("kept"));
+    assert_eq!(ok(&g, &kept_args), plain);
+    assert!(super::tree(&g.join("kept")) == before);
+    let store = steward::store::Store::new(g.join("kept"));
+    let ids = store.list().unwrap();
+    assert_eq!(ids, ["sim-monaco-c10-l3-s4-0001", "sim-monaco-c10-l3-s4-0002"]);
+    for id in ids {
+        let r = verify(&store.game_dir(&id), None).unwrap();
+        assert!(r.game.now.over, "{id} is not over");
+        assert_eq!(r.seed_from, steward::store::verify::SeedFrom::Revealed(r.game.turns.len() as u32 - 1));
+        let out = python(&["tools/verify_game.py", &store.game_dir(&id).display().to_string()]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    }
+}
