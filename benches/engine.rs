@@ -33,19 +33,7 @@ fn car(number: u8, space: SpaceIdx, gear: u8, arrival: u32) -> CarState {
 }
 
 fn state(cars: Vec<CarState>) -> RaceState {
-    RaceState {
-        next_arrival: cars.len() as u32,
-        cars,
-        dangerous: Vec::new(),
-        wet: false,
-        laps: 3,
-        round: 1,
-        round_leader: None,
-        played: Vec::new(),
-        to_play: Some(CarId(0)),
-        sweep: None,
-        finish_order: Vec::new(),
-    }
+    RaceState { to_play: Some(CarId(0)), ..RaceState::from_cars(cars, 3, false) }
 }
 
 /// Ten cars within 20 spaces in 6th gear: the mover at the back of the pack.

@@ -340,19 +340,7 @@ fn setup(sc: &Scenario, t: &Track) -> Result<RaceState, String> {
             moves: 0,
         });
     }
-    let mut state = RaceState {
-        next_arrival: cars.iter().map(|c| c.arrival + 1).max().unwrap_or(0),
-        cars,
-        dangerous: Vec::new(),
-        wet: sc.wet,
-        laps: sc.laps.unwrap_or(3),
-        round: 1,
-        round_leader: None,
-        played: Vec::new(),
-        to_play: None,
-        sweep: None,
-        finish_order: Vec::new(),
-    };
+    let mut state = RaceState::from_cars(cars, sc.laps.unwrap_or(3), sc.wet);
     for d in &sc.dangerous {
         let s = t.find(d).ok_or_else(|| format!("dangerous: no space `{d}`"))?;
         state.add_sticker(s);

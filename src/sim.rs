@@ -128,15 +128,7 @@ pub fn run_race(
         };
         check(t, &before, &state).map_err(|w| broken(moves, w))?;
     }
-    let mut eliminated: Vec<(u8, Elimination)> = state
-        .cars
-        .iter()
-        .filter_map(|c| match c.status {
-            Status::Eliminated { reason, .. } => Some((c.number, reason)),
-            _ => None,
-        })
-        .collect();
-    eliminated.sort();
+    let eliminated = eliminations(&state);
     Ok(RaceResult {
         finish: state.finish_order.iter().map(|&c| state.car(c).number).collect(),
         eliminated,
@@ -152,6 +144,20 @@ fn log(trace: &mut Option<String>, t: &Track, s: &RaceState, events: &[crate::en
             let _ = writeln!(out, "  {}", e.describe(t, |c| s.car(c).number));
         }
     }
+}
+
+/// The eliminated cars of a race, by number, with their reasons.
+pub fn eliminations(state: &RaceState) -> Vec<(u8, Elimination)> {
+    let mut out: Vec<(u8, Elimination)> = state
+        .cars
+        .iter()
+        .filter_map(|c| match c.status {
+            Status::Eliminated { reason, .. } => Some((c.number, reason)),
+            _ => None,
+        })
+        .collect();
+    out.sort();
+    out
 }
 
 /// The invariants every move keeps (issue: no two cars on one space, laps never go back,

@@ -68,19 +68,7 @@ fn build(t: &Track, seeds: &[CarSeed], dangerous: &[usize]) -> RaceState {
             moves: 0,
         });
     }
-    let mut s = RaceState {
-        next_arrival: cars.len() as u32,
-        cars,
-        dangerous: Vec::new(),
-        wet: dangerous.len() % 2 == 1,
-        laps: 3,
-        round: 1,
-        round_leader: None,
-        played: Vec::new(),
-        to_play: Some(CarId(0)),
-        sweep: None,
-        finish_order: Vec::new(),
-    };
+    let mut s = RaceState { to_play: Some(CarId(0)), ..RaceState::from_cars(cars, 3, dangerous.len() % 2 == 1) };
     for &d in dangerous {
         s.add_sticker(racing[d % racing.len()]);
     }

@@ -206,11 +206,17 @@ impl RaceState {
             let pit = setup.validate().map_err(|e| format!("car {number}: {e}"))?;
             cars.push(CarState::on_grid(*number, track.grid[i], setup, pit, i as u32));
         }
-        Ok(RaceState {
-            next_arrival: cars.len() as u32,
+        Ok(RaceState::from_cars(cars, laps, false))
+    }
+
+    /// A race at its first round with `cars` placed as given (arrival stamps continue after
+    /// theirs), before anybody is called to play.
+    pub fn from_cars(cars: Vec<CarState>, laps: u16, wet: bool) -> Self {
+        RaceState {
+            next_arrival: cars.iter().map(|c| c.arrival + 1).max().unwrap_or(0),
             cars,
             dangerous: Vec::new(),
-            wet: false,
+            wet,
             laps,
             round: 1,
             round_leader: None,
@@ -218,7 +224,7 @@ impl RaceState {
             to_play: None,
             sweep: None,
             finish_order: Vec::new(),
-        })
+        }
     }
 
     /// The car `id`.

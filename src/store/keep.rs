@@ -15,7 +15,7 @@ use thiserror::Error;
 
 use crate::dice::sim_key;
 use crate::engine::bot::Bot;
-use crate::engine::{Elimination, Rulebook, Status, Tyres, Wear};
+use crate::engine::{Rulebook, Tyres, Wear};
 use crate::sim::{Broken, RaceResult, SimConfig, check, summary};
 use crate::track::Track;
 
@@ -170,15 +170,7 @@ fn result(h: &mut Handle) -> RaceResult {
     let g = h.game();
     let race = g.now.race.as_ref().expect("a kept race has started");
     let s = &race.state;
-    let mut eliminated: Vec<(u8, Elimination)> = s
-        .cars
-        .iter()
-        .filter_map(|c| match c.status {
-            Status::Eliminated { reason, .. } => Some((c.number, reason)),
-            _ => None,
-        })
-        .collect();
-    eliminated.sort();
+    let eliminated = crate::sim::eliminations(s);
     RaceResult {
         finish: s.finish_order.iter().map(|&c| s.car(c).number).collect(),
         eliminated,
