@@ -21,10 +21,11 @@ pub fn aggravates(status: Status) -> bool {
     matches!(status, Status::Eliminated { removed: false, .. } | Status::SpunOut | Status::Stalled)
 }
 
-/// The cars `mover` touches where it stands: on a space beside its own, or on a space its
-/// forward links lead to (it is behind them); never a car it is in front of (14-1). In the order
-/// of play, first to play first. `exempt` is left out (12-1-5: the car that lost its automatic
-/// body point to a blocking).
+/// The cars `mover` touches where it stands: on a space beside its own (`Track::beside`), or on
+/// a space its forward links lead to (it is behind them); never a car it is in front of, one
+/// whose forward links lead onto the mover's space (14-1, docs/rulings.md). In the order of play,
+/// first to play first. `exempt` is left out (12-1-5: the car that lost its automatic body point
+/// to a blocking).
 pub fn touching(t: &Track, s: &RaceState, mover: CarId, exempt: Option<CarId>) -> Vec<CarId> {
     let at = s.car(mover).space;
     if t.space(at).kind != SpaceKind::Racing {
@@ -36,7 +37,7 @@ pub fn touching(t: &Track, s: &RaceState, mover: CarId, exempt: Option<CarId>) -
         .chain(t.next(at))
         .filter(|&&n| t.space(n).kind == SpaceKind::Racing)
         .filter_map(|&n| s.car_on(n))
-        .filter(|&c| c != mover && Some(c) != exempt)
+        .filter(|&c| c != mover && Some(c) != exempt && !t.next(s.car(c).space).contains(&at))
         .collect();
     cars.sort_by_key(|&c| std::cmp::Reverse(key(s, t, c)));
     cars.dedup();
@@ -163,5 +164,30 @@ pub fn engine_tests(t: &Track, s: &mut RaceState, events: &mut Vec<Event>, dice:
             s.car_mut(car).status = Status::Eliminated { reason: Elimination::Engine, removed };
             events.push(Event::Eliminated { car, reason: Elimination::Engine });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_top_face_in_fifth_or_sixth_pushes_the_engine() {
+        assert!(pushes_engine(5, 20));
+        assert!(pushes_engine(6, 30));
+        assert!(!pushes_engine(5, 19));
+        assert!(!pushes_engine(6, 20));
+        assert!(!pushes_engine(4, 12));
+        assert!(!pushes_engine(1, 4), "a super start's 4 spaces");
+    }
+
+    #[test]
+    fn eliminated_spun_and_stalled_cars_aggravate() {
+        assert!(aggravates(Status::SpunOut));
+        assert!(aggravates(Status::Stalled));
+        assert!(aggravates(Status::Eliminated { reason: Elimination::Blocking, removed: false }));
+        assert!(aggravates(Status::Eliminated { reason: Elimination::Body, removed: false }));
+        assert!(!aggravates(Status::Racing));
+        assert!(!aggravates(Status::Restarting));
     }
 }
