@@ -15,10 +15,16 @@ use super::order::key;
 use super::rulebook::{Die, Edition, Rulebook, collision_threshold, engine_threshold};
 use super::state::{CarId, Elimination, RaceState, Status};
 
-/// True if a car in this state makes every body test it is involved in aggravated: eliminated
-/// and still on the board (14-3, 20-6, 12-1-5), spun out (10-4-3) or stalled at the start (9-1-2).
+/// True if a car in this state makes every body test it is involved in aggravated: eliminated on
+/// its body or by blocking and still on the board (14-3, 20-6, 12-1-5), spun out (10-4-3) or
+/// stalled at the start (9-1-2). A car whose engine broke does not: the odds stay normal (16-0-4).
 pub fn aggravates(status: Status) -> bool {
-    matches!(status, Status::Eliminated { removed: false, .. } | Status::SpunOut | Status::Stalled)
+    matches!(
+        status,
+        Status::Eliminated { reason: Elimination::Body | Elimination::Blocking, removed: false }
+            | Status::SpunOut
+            | Status::Stalled
+    )
 }
 
 /// The cars `mover` touches where it stands: on a space beside its own (`Track::beside`), or on
@@ -187,6 +193,7 @@ mod tests {
         assert!(aggravates(Status::Stalled));
         assert!(aggravates(Status::Eliminated { reason: Elimination::Blocking, removed: false }));
         assert!(aggravates(Status::Eliminated { reason: Elimination::Body, removed: false }));
+        assert!(!aggravates(Status::Eliminated { reason: Elimination::Engine, removed: false }), "16-0-4");
         assert!(!aggravates(Status::Racing));
         assert!(!aggravates(Status::Restarting));
     }
