@@ -684,9 +684,18 @@ fn status_matches(s: Status, want: &str) -> bool {
         | (Status::Stalled, "stalled")
         | (Status::Grid, "grid")
         | (Status::Restarting, "restarting")
-        | (Status::Finished { .. }, "finished")
-        | (Status::Eliminated { .. }, "eliminated") => true,
-        (Status::Eliminated { reason, .. }, w) => w.strip_prefix("eliminated:") == Some(reason.name()),
+        | (Status::Finished { .. }, "finished") => true,
+        (Status::Eliminated { reason, removed }, w) => {
+            // "eliminated:engine removed" / "eliminated:body waiting": taken off at once, or
+            // still on the board until its next turn.
+            let (w, place) = match w.split_once(' ') {
+                Some((w, "removed")) => (w, Some(true)),
+                Some((w, "waiting")) => (w, Some(false)),
+                _ => (w, None),
+            };
+            let reason_ok = w == "eliminated" || w.strip_prefix("eliminated:") == Some(reason.name());
+            reason_ok && place.is_none_or(|p| p == removed)
+        }
         _ => false,
     }
 }

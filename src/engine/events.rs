@@ -154,6 +154,21 @@ pub enum Event {
         /// The car.
         car: CarId,
     },
+    /// A body test (14-1): `car` rolls the black die for touching `other`; aggravated when one of
+    /// them is eliminated, spun out or stalled (14-3, 20-6, 9-1-2, 10-4-3).
+    BodyTest {
+        /// The car that rolls.
+        car: CarId,
+        /// The car it touches.
+        other: CarId,
+        /// Aggravated odds (14-3).
+        aggravated: bool,
+    },
+    /// An engine test after a 20 in 5th or a 30 in 6th (16-0-1).
+    EngineTest {
+        /// The car that rolls.
+        car: CarId,
+    },
 }
 
 impl Event {
@@ -187,6 +202,9 @@ impl Event {
             Event::Restarts { .. } => "10-4-1",
             Event::Stalled { .. } => "9-1-1",
             Event::SuperStart { .. } => "9-2-1",
+            Event::BodyTest { aggravated: false, .. } => "14-1",
+            Event::BodyTest { aggravated: true, .. } => "14-3",
+            Event::EngineTest { .. } => "16-0-1",
         }
     }
 
@@ -225,6 +243,13 @@ impl Event {
             Event::Restarts { car } => format!("car {} is turned round and restarts in 1st", number(*car)),
             Event::Stalled { car } => format!("car {} stalls and waits for the next round", number(*car)),
             Event::SuperStart { car } => format!("car {} makes a super start: 4 spaces at once", number(*car)),
+            Event::BodyTest { car, other, aggravated } => format!(
+                "car {} takes a{} body test for touching car {}",
+                number(*car),
+                if *aggravated { "n aggravated" } else { "" },
+                number(*other)
+            ),
+            Event::EngineTest { car } => format!("car {} takes an engine test", number(*car)),
         };
         format!("{text} ({})", self.article())
     }

@@ -10,6 +10,7 @@
 //! - [`movement`]: legal paths under the driving code (7, 10-2);
 //! - [`options`]: the priced choices after a roll (10, 11, 12);
 //! - [`play`]: one move, roll then resolve (6-3);
+//! - [`incidents`]: body tests and engine tests at the end of a move (14, 16);
 //! - [`order`]: who plays next (6-2);
 //! - [`bot`]: a policy that plays a car sensibly;
 //! - [`events`]: what happened and why;
@@ -21,6 +22,7 @@ pub mod dice;
 pub mod events;
 pub mod explain;
 pub mod gearbox;
+pub mod incidents;
 pub mod movement;
 pub mod options;
 pub mod order;

@@ -13,6 +13,7 @@ use super::car::Part;
 use super::dice::{Dice, Purpose};
 use super::events::Event;
 use super::gearbox::{self, GearError};
+use super::incidents;
 use super::movement::{Board, Mover, Walk, reaches, through};
 use super::options::{Fate, MoveOption, options};
 use super::order::key;
@@ -217,7 +218,7 @@ pub fn resolve(
     rolled: &Rolled,
     choice: usize,
     dice: &mut dyn Dice,
-    _rules: &Rulebook,
+    rules: &Rulebook,
 ) -> Result<Outcome, IllegalOrder> {
     let Some(opt) = rolled.options.get(choice) else {
         return Err(IllegalOrder::NoSuchOption {
@@ -276,6 +277,7 @@ pub fn resolve(
         events.push(Event::Stop { car, corner, stops, required: t.corners[corner.get()].stops });
     }
 
+    let mut exempt = None;
     match opt.fate {
         Fate::Continues => {}
         Fate::SpinOut => {
@@ -283,7 +285,7 @@ pub fn resolve(
             events.push(Event::SpunOut { car });
         }
         Fate::Eliminated(reason) => {
-            eliminate(t, &mut s, &mut events, car, reason, opt.end);
+            exempt = eliminate(t, &mut s, &mut events, car, reason, opt.end);
         }
     }
 
@@ -325,12 +327,27 @@ pub fn resolve(
             }
         }
     }
+    // Body tests (6-3 step 14, 14), then engine tests after a 20 in 5th or a 30 in 6th (step
+    // 15, 16-0-1).
+    incidents::body_tests(t, &mut s, &mut events, car, exempt, dice);
+    if incidents::pushes_engine(rolled.gear, rolled.roll) {
+        incidents::engine_tests(t, &mut s, &mut events, dice, rules);
+    }
     finish_turn(&mut s, car, rolled.start_key);
     Ok(Outcome { state: s, events })
 }
 
 /// Takes `car` out of the race where it stands (20), with the consequences its reason carries.
-fn eliminate(t: &Track, s: &mut RaceState, events: &mut Vec<Event>, car: CarId, reason: Elimination, at: SpaceIdx) {
+/// Returns the car that lost its automatic body point to a blocking (12-1-1), which takes no
+/// body test against the blocked car (12-1-5).
+fn eliminate(
+    t: &Track,
+    s: &mut RaceState,
+    events: &mut Vec<Event>,
+    car: CarId,
+    reason: Elimination,
+    at: SpaceIdx,
+) -> Option<CarId> {
     events.push(Event::Eliminated { car, reason });
     match reason {
         Elimination::Blocking => {
@@ -354,9 +371,13 @@ fn eliminate(t: &Track, s: &mut RaceState, events: &mut Vec<Event>, car: CarId, 
                     events.push(Event::Eliminated { car: front, reason: Elimination::Body });
                 }
             }
+            ahead.first().copied()
         }
         // 10-3: an overshoot elimination leaves no sticker and the car goes at once.
-        _ => s.car_mut(car).status = Status::Eliminated { reason, removed: true },
+        _ => {
+            s.car_mut(car).status = Status::Eliminated { reason, removed: true };
+            None
+        }
     }
 }
 
