@@ -143,14 +143,7 @@ impl GraphFile {
     /// Writes any track in the graph form.
     pub fn from_track(t: &Track) -> GraphFile {
         let id = |s: &super::model::SpaceIdx| t.space(*s).id.clone();
-        let ranges = |w: Weather| {
-            t.weather
-                .ranges(w)
-                .iter()
-                .map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") })
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+        let ranges = |w: Weather| t.weather.ranges_text(w);
         let none = 0..0;
         GraphFile {
             format: "graph".into(),

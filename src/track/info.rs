@@ -56,14 +56,7 @@ pub struct WeatherInfo {
 impl TrackInfo {
     /// Collects the facts of `t`.
     pub fn of(t: &Track) -> Self {
-        let ranges = |w: Weather| {
-            t.weather
-                .ranges(w)
-                .iter()
-                .map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") })
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+        let ranges = |w: Weather| t.weather.ranges_text(w);
         TrackInfo {
             name: t.name.clone(),
             title: t.title.clone(),

@@ -103,6 +103,15 @@ impl WeatherTable {
         self.faces[(roll - 1) as usize]
     }
 
+    /// The faces that give `w` as text, e.g. `1-12` or `1-3, 19-20` (empty if none).
+    pub fn ranges_text(&self, w: Weather) -> String {
+        self.ranges(w)
+            .iter()
+            .map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// The faces (1-based, inclusive ranges) that give `w`, merged into runs.
     pub fn ranges(&self, w: Weather) -> Vec<(u8, u8)> {
         let mut out: Vec<(u8, u8)> = Vec::new();
