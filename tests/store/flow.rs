@@ -102,7 +102,9 @@ fn a_game_from_creation_to_reveal() {
             let gear = (c.gear + 1).clamp(1, 3).to_string();
             let text = ok(&g, &["play", "cup", "--car", &car, "--gear", &gear, "--from", "ann@example.org"]);
             assert!(text.contains(&format!("Car {car} announces gear {gear}")), "{text}");
-            if turns == 1 {
+            // The seed comes from the OS: a 1 on the start's black die stalls the car instead of
+            // offering options (9-1-1), so these refusals are checked only when a choice awaits.
+            if turns == 1 && last_turn(&dir).pending.is_some_and(|p| p.car == 1) {
                 refused(&g, &["play", "cup", "--car", "1", "--choose", "zz.q.9"], "");
                 refused(&g, &["play", "cup", "--car", "1", "--gear", "2"], "must first choose");
                 let show = ok(&g, &["show", "cup"]);
