@@ -48,6 +48,12 @@
 //! test per dangerous space, 17-0-2, the last road-handling point counting as an elimination)
 //! plus the plan's cost from where it leaves the car, with its gear and points.
 //!
+//! **Other cars' dice.** Ending beside or behind a car costs the expected body point of the test
+//! it brings (14-1; the whole car with the last body point), and 5th or 6th gear costs the
+//! expected engine point of the tests any car's 20 or 30 may bring (16-0-1; the whole car with
+//! the last engine point), so the bot keeps its distance and changes down when its engine is
+//! on its last point.
+//!
 //! **Cost.** The tables take some tens of milliseconds per track on first use (a bot keeps
 //! them: keep one bot per track). A decision is then a few hundred table look-ups, plus, when
 //! another car blocks the way, one move search.
@@ -62,7 +68,10 @@ use crate::track::{SpaceIdx, Track};
 use super::gearbox::{self, legal_gears};
 use super::options::{Fate, MoveOption};
 use super::play::Rolled;
-use super::rulebook::{Die, MAX_SKIP, OVER_REV, TOP_GEAR, blocking_cost, handling_threshold, overshoot_factor};
+use super::rulebook::{
+    Die, MAX_SKIP, OVER_REV, TOP_GEAR, blocking_cost, collision_threshold, engine_threshold, handling_threshold,
+    overshoot_factor,
+};
 use super::state::{CarId, CarState, RaceState};
 
 /// Moves an elimination is worth: a careful driver gives up a lot of time to finish.
@@ -77,6 +86,9 @@ const BRAKE: f32 = 0.3;
 const SPIN: f32 = 3.0;
 /// Moves a lost road-handling point costs while more than one is left.
 const HANDLING: f32 = 10.0;
+/// Cost of a body point lost in a collision, in moves (a car has only a few; each also leaves a
+/// dangerous space behind, 14-1).
+const BODY: f32 = 12.0;
 /// With other cars on the track, what ending a move with 0, 1, 2... brake points costs: a
 /// blocking is paid in brake points and eliminates a car that cannot pay (12-0-1, 12-1-1).
 const RESERVE: [f32; NB] = [4.0, 1.5, 0.5, 0.0, 0.0, 0.0];
@@ -789,13 +801,21 @@ impl Bot {
         // higher.
         let gas = c.wear.gas;
         let brakes = c.wear.brakes;
+        // In 5th or 6th the car takes an engine test whenever any car in 5th or 6th rolls a 20 or
+        // a 30 (16-0-1, 16-0-2): about one chance in ten per such car and round. With its last
+        // engine point that risk is an elimination (16-0-3).
+        let fast =
+            state.cars.iter().enumerate().filter(|(i, o)| *i != car.get() && o.status.plays() && o.gear >= 5).count();
+        let fail = engine_threshold(state.wet) as f32 / 20.0;
+        let point = if c.wear.engine <= 1 { ELIM } else { ENGINE };
+        let exposure = |g: u8| -> f32 { if g >= 5 { (fast + 1) as f32 * 0.1 * fail * point } else { 0.0 } };
         let planned = |g: u8| -> f32 {
             let Ok(change) = gearbox::change(c, g) else { return f32::INFINITY };
             if change.engine > 0 && c.wear.engine <= change.engine {
                 return f32::INFINITY; // 13-1, 16-0-3: the last engine point is an elimination.
             }
             let i = d.at(d.r, p, g, gas - change.gas, brakes - change.brakes);
-            d.plan.gear[i] + ENGINE * change.engine as f32
+            d.plan.gear[i] + ENGINE * change.engine as f32 + exposure(g)
         };
         let top = gears.iter().copied().min_by(|&a, &b| planned(a).total_cmp(&planned(b))).unwrap_or(fallback);
         let depth = Die::Gear(top).range().1 as usize;
@@ -924,7 +944,7 @@ impl Bot {
         let d = Driver { model: m, plan: &m.plans[&key], r: remaining(s.laps, c), car: c, wet: s.wet };
         let mut best = (f32::INFINITY, 0);
         for (i, o) in rolled.options.iter().enumerate() {
-            let v = option_cost(t, &d, o);
+            let v = option_cost(t, &d, o) + contact_cost(t, s, rolled.car, o.end);
             if v < best.0 {
                 best = (v, i);
             }
@@ -948,6 +968,26 @@ fn option_cost(t: &Track, d: &Driver<'_>, o: &MoveOption) -> f32 {
         None => ELIM,
     };
     tyres + then + d.handling(o.dangerous.len()) + BRAKE * o.brake_points() as f32 + d.reserve(brakes)
+}
+
+/// Expected cost of ending on `end`: one body test (14-1) for each car the mover would stand
+/// beside or behind there (not in front of), each failed test a body point, the last one the
+/// car (20-3).
+fn contact_cost(t: &Track, s: &RaceState, me: CarId, end: SpaceIdx) -> f32 {
+    let touched = t
+        .beside(end)
+        .iter()
+        .chain(t.next(end))
+        .filter_map(|&n| s.car_on(n))
+        .filter(|&c| c != me && !t.next(s.car(c).space).contains(&end))
+        .count();
+    if touched == 0 {
+        return 0.0;
+    }
+    let c = s.car(me);
+    let p = collision_threshold(s.wet, false) as f32 / 20.0;
+    let point = if c.wear.body <= 1 { ELIM } else { BODY };
+    touched as f32 * p * point
 }
 
 /// Line crossings `car` still needs to finish a race of `laps` laps (the first starts lap 1).
