@@ -974,13 +974,7 @@ fn option_cost(t: &Track, d: &Driver<'_>, o: &MoveOption) -> f32 {
 /// beside or behind there (not in front of), each failed test a body point, the last one the
 /// car (20-3).
 fn contact_cost(t: &Track, s: &RaceState, me: CarId, end: SpaceIdx) -> f32 {
-    let touched = t
-        .beside(end)
-        .iter()
-        .chain(t.next(end))
-        .filter_map(|&n| s.car_on(n))
-        .filter(|&c| c != me && !t.next(s.car(c).space).contains(&end))
-        .count();
+    let touched = super::incidents::touching_at(t, s, me, end, None).len();
     if touched == 0 {
         return 0.0;
     }

@@ -33,7 +33,12 @@ pub fn aggravates(status: Status) -> bool {
 /// first to play first. `exempt` is left out (12-1-5: the car that lost its automatic body point
 /// to a blocking).
 pub fn touching(t: &Track, s: &RaceState, mover: CarId, exempt: Option<CarId>) -> Vec<CarId> {
-    let at = s.car(mover).space;
+    touching_at(t, s, mover, s.car(mover).space, exempt)
+}
+
+/// The cars `mover` would touch if it stood on `at` (see [`touching`]); the bot weighs the body
+/// tests of an option's end with it.
+pub fn touching_at(t: &Track, s: &RaceState, mover: CarId, at: SpaceIdx, exempt: Option<CarId>) -> Vec<CarId> {
     if t.space(at).kind != SpaceKind::Racing {
         return Vec::new();
     }

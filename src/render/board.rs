@@ -455,59 +455,20 @@ fn pit_on_left(t: &Track) -> bool {
 /// else by `?`.
 fn ascii(s: &str) -> String {
     s.chars()
-        .map(|c| match c {
-            ' '..='~' => c,
-            'à'..='å' | 'À'..='Å' => {
-                if c.is_uppercase() {
-                    'A'
-                } else {
-                    'a'
-                }
-            }
-            'ç' | 'Ç' => {
-                if c.is_uppercase() {
-                    'C'
-                } else {
-                    'c'
-                }
-            }
-            'è'..='ë' | 'È'..='Ë' => {
-                if c.is_uppercase() {
-                    'E'
-                } else {
-                    'e'
-                }
-            }
-            'ì'..='ï' | 'Ì'..='Ï' => {
-                if c.is_uppercase() {
-                    'I'
-                } else {
-                    'i'
-                }
-            }
-            'ñ' | 'Ñ' => {
-                if c.is_uppercase() {
-                    'N'
-                } else {
-                    'n'
-                }
-            }
-            'ò'..='ö' | 'ø' | 'Ò'..='Ö' | 'Ø' => {
-                if c.is_uppercase() {
-                    'O'
-                } else {
-                    'o'
-                }
-            }
-            'ù'..='ü' | 'Ù'..='Ü' => {
-                if c.is_uppercase() {
-                    'U'
-                } else {
-                    'u'
-                }
-            }
-            'ß' => 's',
-            _ => '?',
+        .map(|c| {
+            let base = match c.to_lowercase().next().unwrap_or(c) {
+                ' '..='~' => return c,
+                'à'..='å' => 'a',
+                'ç' => 'c',
+                'è'..='ë' => 'e',
+                'ì'..='ï' => 'i',
+                'ñ' => 'n',
+                'ò'..='ö' | 'ø' => 'o',
+                'ù'..='ü' => 'u',
+                'ß' => 's',
+                _ => return '?',
+            };
+            if c.is_uppercase() { base.to_ascii_uppercase() } else { base }
         })
         .collect()
 }
@@ -525,5 +486,6 @@ mod tests {
     fn ascii_replaces_what_mail_may_mangle() {
         assert_eq!(ascii("Sainte Dévote, Nürburgring"), "Sainte Devote, Nurburgring");
         assert_eq!(ascii("a\u{2192}b\tc"), "a?b?c");
+        assert_eq!(ascii("ÉCOLE Ça"), "ECOLE Ca");
     }
 }
