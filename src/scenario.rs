@@ -131,6 +131,9 @@ pub struct MoveSpec {
     /// Among options ending there, the one with this many voluntary brake points.
     #[serde(default)]
     pub brakes: Option<u8>,
+    /// Among options ending there, the one taking this many slipstreams (18; 0: none).
+    #[serde(default)]
+    pub slipstreams: Option<u8>,
     /// Instead of playing, put the car there as if it had moved (for order-of-play cases).
     #[serde(default)]
     pub place: Option<String>,
@@ -196,6 +199,10 @@ pub struct OptionSpec {
     pub tests: Option<u8>,
     /// The exact path (space ids after the start).
     pub path: Option<Vec<String>>,
+    /// Slipstreams taken (18); 0 for a move without one.
+    pub slipstreams: Option<u8>,
+    /// Brake points of the slipstreams: short of three (18-1-2) plus entering a corner (18-1-4).
+    pub slip_brakes: Option<u8>,
 }
 
 /// A path the moving car may or may not drive (7, 10-2), whatever its roll.
@@ -313,8 +320,13 @@ fn setup(sc: &Scenario, t: &Track) -> Result<RaceState, String> {
             "stalled" => Status::Stalled,
             "grid" => Status::Grid,
             "restarting" => Status::Restarting,
+            // A car whose engine has just broken, still on the board (16-0-3, 18-1-8).
+            "engine" => Status::Eliminated { reason: crate::engine::Elimination::Engine, removed: false },
             other => {
-                return Err(format!("car {}: status `{other}` (racing, spun, stalled, restarting, grid)", c.number));
+                return Err(format!(
+                    "car {}: status `{other}` (racing, spun, stalled, restarting, grid, engine)",
+                    c.number
+                ));
             }
         };
         let stops = match (t.space(space).corner, c.stops) {
@@ -470,7 +482,10 @@ fn play_move(
                 fails.push(format!("{at}: no space `{choose}`"));
                 return None;
             };
-            let pick = r.options.iter().position(|o| o.end == end && m.brakes.is_none_or(|b| o.brakes == b));
+            let slips = |o: &MoveOption| o.slip.as_ref().map_or(0, |x| x.behind.len() as u8);
+            let pick = r.options.iter().position(|o| {
+                o.end == end && m.brakes.is_none_or(|b| o.brakes == b) && m.slipstreams.is_none_or(|n| slips(o) == n)
+            });
             let Some(i) = pick else {
                 fails.push(format!(
                     "{at}: {choose} is not offered{}; offered: {}",
@@ -575,11 +590,12 @@ fn describe_options(t: &Track, opts: &[MoveOption]) -> String {
         .enumerate()
         .map(|(i, o)| {
             format!(
-                "{}:{}(b{} t{}{})",
+                "{}:{}(b{} t{}{}{})",
                 MoveOption::label(i),
                 t.space(o.end).id,
                 o.brake_points(),
                 o.tyre_points(),
+                o.slip.as_ref().map(|x| format!(" slip{}", x.behind.len())).unwrap_or_default(),
                 match o.fate {
                     Fate::Continues => String::new(),
                     Fate::SpinOut => " spin".into(),
@@ -642,6 +658,8 @@ fn describe_spec(s: &OptionSpec) -> String {
     num("tyre_points", s.tyre_points);
     num("overshoot", s.overshoot);
     num("stops", s.stops);
+    num("slipstreams", s.slipstreams);
+    num("slip_brakes", s.slip_brakes);
     if let Some(f) = &s.fate {
         parts.push(format!("fate {f}"));
     }
@@ -667,6 +685,8 @@ fn option_matches(t: &Track, o: &MoveOption, s: &OptionSpec) -> bool {
         && s.dangerous.as_ref().is_none_or(|d| *d == ids(&o.dangerous))
         && s.tests.is_none_or(|n| o.dangerous.len() == n as usize)
         && s.path.as_ref().is_none_or(|p| *p == ids(&o.path))
+        && s.slipstreams.is_none_or(|n| o.slip.as_ref().map_or(0, |x| x.behind.len()) == n as usize)
+        && s.slip_brakes.is_none_or(|n| o.slip.as_ref().map_or(0, |x| x.brake_points()) == n)
 }
 
 fn fate_matches(f: Fate, want: &str) -> bool {

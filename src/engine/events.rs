@@ -169,6 +169,13 @@ pub enum Event {
         /// The car that rolls.
         car: CarId,
     },
+    /// A slipstream: `car` ends just behind `ahead` and adds three spaces to its move (18-0-3).
+    Slipstream {
+        /// The car that takes it.
+        car: CarId,
+        /// The car it draws on.
+        ahead: CarId,
+    },
 }
 
 impl Event {
@@ -205,6 +212,7 @@ impl Event {
             Event::BodyTest { aggravated: false, .. } => "14-1",
             Event::BodyTest { aggravated: true, .. } => "14-3",
             Event::EngineTest { .. } => "16-0-1",
+            Event::Slipstream { .. } => "18-0-3",
         }
     }
 
@@ -250,6 +258,9 @@ impl Event {
                 number(*other)
             ),
             Event::EngineTest { car } => format!("car {} takes an engine test", number(*car)),
+            Event::Slipstream { car, ahead } => {
+                format!("car {} takes the slipstream of car {}: 3 more spaces", number(*car), number(*ahead))
+            }
         };
         format!("{text} ({})", self.article())
     }

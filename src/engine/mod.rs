@@ -9,6 +9,7 @@
 //! - [`gearbox`]: gear changes and over-revving (6-1, 13);
 //! - [`movement`]: legal paths under the driving code (7, 10-2);
 //! - [`options`]: the priced choices after a roll (10, 11, 12);
+//! - [`slipstream`]: the slipstreams that extend a move, as more options (18);
 //! - [`play`]: one move, roll then resolve (6-3);
 //! - [`incidents`]: body tests and engine tests at the end of a move (14, 16);
 //! - [`order`]: who plays next (6-2);
@@ -28,6 +29,7 @@ pub mod options;
 pub mod order;
 pub mod play;
 pub mod rulebook;
+pub mod slipstream;
 pub mod state;
 
 pub use car::{Part, Setup, Wear};

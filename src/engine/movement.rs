@@ -71,6 +71,8 @@ pub struct Reach {
     pub crossings: u8,
     /// The search state it ends in (for [`Reaches::path`]).
     node: u32,
+    /// The search state itself, from which a slipstream continues the move (18).
+    state: Node,
 }
 
 /// Every way to end a move, by length.
@@ -99,15 +101,10 @@ impl Reaches {
         }
     }
 
-    /// The spaces `r` enters, in order (its start excluded).
+    /// The spaces `r` enters, in order (its start excluded; after [`reaches_after`], only the
+    /// spaces after the end it continues from).
     pub fn path(&self, r: &Reach) -> Vec<SpaceIdx> {
-        let mut path = vec![SpaceIdx(0); r.spaces as usize];
-        let mut j = r.node as usize;
-        for slot in path.iter_mut().rev() {
-            *slot = SpaceIdx(self.tree[j].0);
-            j = self.tree[j].1 as usize;
-        }
-        path
+        path_in(&self.tree, r.node)
     }
 
     /// How many search states the search visited (a measure of its work).
@@ -318,23 +315,43 @@ impl<T: Copy + PartialEq> Layer<T> {
 
 /// Finds every legal way to move between `m.min` and `m.max` spaces (see the module docs).
 pub fn reaches(b: &Board<'_>, m: &Mover) -> Reaches {
+    search(b, reaches_root(b, m), m.max, m.min)
+}
+
+/// Every way to go on from where `r` ends for `extra` more spaces, at least `min_extra` of them:
+/// the move a slipstream adds (18-0-3). The corner bookkeeping, the overshoot (18-2-2: a car
+/// overshooting keeps its lane) and the line crossings carry on from `r`; a straight stretch
+/// begins afresh where `r` ends, since the pull-outs of a slipstream are not zigzags (18-3-3).
+/// Lengths in the result count from the start of the whole move, so `spaces` of a reach is the
+/// whole move; its path ([`Reaches::path`]) holds only the spaces after `r`'s end.
+pub fn reaches_after(b: &Board<'_>, r: &Reach, extra: u8, min_extra: u8) -> Reaches {
+    let mut root = r.state;
+    let corner = b.track.compact(r.end).corner;
+    root.anchor = if corner == NONE16 { root.pos } else { NONE16 };
+    root.anchor_k = root.k;
+    root.mask = 0;
+    let max = root.k.saturating_add(extra);
+    let min = root.k.saturating_add(min_extra.max(1));
+    search(b, root, max, min)
+}
+
+fn search(b: &Board<'_>, root: Node, max: u8, min: u8) -> Reaches {
     let t = b.track;
-    let root = reaches_root(b, m);
     let mut fields = Fields::new(t);
     let mut nodes: Vec<Node> = Vec::with_capacity(128);
     let mut tree: Vec<(u16, u32)> = Vec::with_capacity(128);
     nodes.push(root);
     tree.push((root.pos, u32::MAX));
     let mut layer = 0..1usize;
-    let mut longest = 0u8;
+    let mut longest = root.k;
     let mut next = Layer::<()>::new();
-    for k in 0..m.max {
+    for k in root.k..max {
         next.clear();
         for i in layer.clone() {
             let n = nodes[i];
             let pos = SpaceIdx(n.pos);
             for &nxt in t.next(pos) {
-                if let Some(child) = step(b, &mut fields, &n, pos, nxt, m.max) {
+                if let Some(child) = step(b, &mut fields, &n, pos, nxt, max) {
                     next.add(child, i as u32, ());
                 }
             }
@@ -353,9 +370,9 @@ pub fn reaches(b: &Board<'_>, m: &Mover) -> Reaches {
 
     // Nodes are in layers, so by increasing length already.
     let mut all = Vec::with_capacity(nodes.len());
-    let mut start = vec![0u32; m.max as usize + 2];
+    let mut start = vec![0u32; max as usize + 2];
     for (i, n) in nodes.iter().enumerate() {
-        if n.k < m.min && n.k != longest {
+        if n.k < min && n.k != longest {
             continue;
         }
         all.push(reach_of(t, n, i as u32));
@@ -525,5 +542,6 @@ fn reach_of(t: &Track, n: &Node, node: u32) -> Reach {
         stops,
         crossings: n.crossings,
         node,
+        state: *n,
     }
 }

@@ -6,6 +6,7 @@ use crate::track::{CornerIdx, SpaceIdx, Track};
 
 use super::movement::{Reach, Reaches};
 use super::rulebook::{blocking_cost, overshoot_factor};
+use super::slipstream::Slip;
 use super::state::{CarState, Elimination};
 
 /// What an option does to the car beyond its wear.
@@ -50,12 +51,14 @@ pub struct MoveOption {
     pub crossings: u8,
     /// What happens to the car.
     pub fate: Fate,
+    /// The slipstreams that extend the move, if the player takes them (18).
+    pub slip: Option<Slip>,
 }
 
 impl MoveOption {
     /// All brake points lost.
     pub fn brake_points(&self) -> u8 {
-        self.brakes + self.blocking_brakes
+        self.brakes + self.blocking_brakes + self.slip.as_ref().map_or(0, Slip::brake_points)
     }
 
     /// All tyre points lost.
@@ -184,7 +187,49 @@ fn build(car: &CarState, wet: bool, r: &Reach, brakes: u8, blocked: u8) -> MoveO
         stops: r.stops,
         crossings: r.crossings,
         fate,
+        slip: None,
     }
+}
+
+/// The option of ending where `r` ends after braking `brakes` spaces short on purpose and being
+/// blocked `blocked` spaces short, priced (for the modules that extend moves, like 18).
+pub(crate) fn build_option(car: &CarState, wet: bool, r: &Reach, brakes: u8, blocked: u8) -> MoveOption {
+    build(car, wet, r, brakes, blocked)
+}
+
+/// Drops the options another one beats (see [`prune`]), counting a road-handling test for each
+/// dangerous space on the path.
+pub(crate) fn prune_options(v: &mut Vec<MoveOption>) {
+    let tests: Vec<u8> = v.iter().map(|o| o.dangerous.len() as u8).collect();
+    let group = |o: &MoveOption| (o.end, fate_rank(o.fate), o.stops, o.crossings, o.missed);
+    let cost = |i: usize, o: &MoveOption| (o.brake_points(), o.tyre_points(), tests[i]);
+    let beats = |a: (u8, u8, u8), b: (u8, u8, u8)| a.0 <= b.0 && a.1 <= b.1 && a.2 <= b.2 && a != b;
+    let keep: Vec<bool> = (0..v.len())
+        .map(|i| {
+            !(0..v.len()).any(|j| {
+                j != i
+                    && group(&v[j]) == group(&v[i])
+                    && (beats(cost(j, &v[j]), cost(i, &v[i])) || (j < i && cost(j, &v[j]) == cost(i, &v[i])))
+            })
+        })
+        .collect();
+    let mut it = keep.into_iter();
+    v.retain(|_| it.next().unwrap_or(true));
+}
+
+/// Adds `extra` options (slipstreams, 18) to `base` and lists them all as [`options`] does:
+/// farthest first, then cheapest, fewest tests; `base` keeps its order among equals.
+pub fn merge(t: &Track, car: &CarState, base: Vec<MoveOption>, extra: Vec<MoveOption>) -> Vec<MoveOption> {
+    if extra.is_empty() {
+        return base;
+    }
+    let mut all = base;
+    all.extend(extra);
+    all.sort_by_key(|o| {
+        let gap = t.progress_gap(car.space, o.end) + o.crossings as u32 * t.lap_length;
+        (std::cmp::Reverse(gap), o.brake_points(), o.tyre_points(), o.dangerous.len(), o.end, o.blocked)
+    });
+    all
 }
 
 /// Drops options that another option of the same group (same end, fate, stops...) beats: no

@@ -15,9 +15,10 @@ use super::events::Event;
 use super::gearbox::{self, GearError};
 use super::incidents;
 use super::movement::{Board, Mover, Walk, reaches, through};
-use super::options::{Fate, MoveOption, options};
+use super::options::{Fate, MoveOption, merge, options};
 use super::order::key;
 use super::rulebook::{Die, Edition, Rulebook, STALL_FACE, SUPER_START_FACE, SUPER_START_SPACES, handling_threshold};
+use super::slipstream;
 use super::state::{CarId, Elimination, OrderKey, RaceState, Status};
 
 /// Why an order cannot be carried out. An illegal order changes nothing.
@@ -187,7 +188,10 @@ pub fn move_options(t: &Track, s: &RaceState, car: CarId, value: u8) -> Vec<Move
     let board = Board { track: t, occupied: &occupied, dangerous: &s.dangerous, pit_open: false };
     let mover = Mover { start: c.space, stops: c.stops, max: value, min: value.saturating_sub(c.wear.brakes) };
     let r = reaches(&board, &mover);
-    options(t, c, value, s.wet, &r)
+    let base = options(t, c, value, s.wet, &r);
+    // 18: the slipstreams that may extend the move, as more options.
+    let slips = slipstream::extend(t, s, car, &board, &r, value, s.wet);
+    merge(t, c, base, slips)
 }
 
 /// The spaces other cars stand on, as `car` sees the board (eliminated cars not yet removed
@@ -250,6 +254,16 @@ pub fn resolve(
     if !eliminated_now {
         wear(&mut s, &mut events, Part::Brakes, opt.blocking_brakes, "12-0-1");
         wear(&mut s, &mut events, Part::Tyres, opt.blocking_tyres, "12-0-1");
+    }
+
+    // Slipstreams (18): the cars drawn, the brake points of a short one (18-1-2) and of entering
+    // a corner thanks to them (18-1-4).
+    if let Some(slip) = &opt.slip {
+        for &ahead in &slip.behind {
+            events.push(Event::Slipstream { car, ahead });
+        }
+        wear(&mut s, &mut events, Part::Brakes, slip.short, "18-1-2");
+        wear(&mut s, &mut events, Part::Brakes, slip.corner_brakes, "18-1-4");
     }
 
     // The move itself.

@@ -223,6 +223,21 @@ pub const SUPER_START_FACE: u8 = 20;
 /// Spaces a super start moves the car (9-2-1, 10-4-6).
 pub const SUPER_START_SPACES: u8 = 4;
 
+/// Slipstream (18-4 table): car B (the mover, in `behind` gear) may slipstream car A (in
+/// `ahead` gear) only when both are in 4th or higher (18-0-1, 18-1-1) and B's gear is at least A's
+/// (18-1-1). Rows of the 18-4 table, B's gear by A's gear:
+/// 1-3 → never; 4 → A in 4th; 5 → A in 4th or 5th; 6 → A in 4th, 5th or 6th.
+pub fn slipstream_allowed(behind: u8, ahead: u8) -> bool {
+    (SLIPSTREAM_MIN_GEAR..=TOP_GEAR).contains(&behind) && (SLIPSTREAM_MIN_GEAR..=behind).contains(&ahead)
+}
+
+/// The lowest gear a slipstream works in, for both cars (18-0-1).
+pub const SLIPSTREAM_MIN_GEAR: u8 = 4;
+/// Spaces a slipstream adds to the move (18-0-3).
+pub const SLIPSTREAM_SPACES: u8 = 3;
+/// Brake points a slipstream costs when it takes the car into a corner (18-1-4, 18-3-2).
+pub const SLIPSTREAM_CORNER_BRAKES: u8 = 1;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,5 +268,16 @@ mod tests {
         assert_eq!(3 * overshoot_factor(Tyres::Rain, true, 3), 3);
         assert_eq!(3 * overshoot_factor(Tyres::Rain, false, 1), 6);
         assert_eq!(3 * overshoot_factor(Tyres::Rain, false, 3), 9);
+    }
+
+    #[test]
+    fn slipstream_table_matches_18_4() {
+        // 18-4: rows B in 1-3, 4, 5, 6; columns A in 1-3, 4, 5, 6.
+        let row = |b: u8| [3u8, 4, 5, 6].map(|a| slipstream_allowed(b, a));
+        assert_eq!(row(3), [false, false, false, false]);
+        assert_eq!(row(4), [false, true, false, false]);
+        assert_eq!(row(5), [false, true, true, false]);
+        assert_eq!(row(6), [false, true, true, true]);
+        assert!(!slipstream_allowed(1, 1) && !slipstream_allowed(2, 1));
     }
 }

@@ -122,7 +122,13 @@ fn state_bytes(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pendin
                 None => w.s("-"),
             };
             w.s(" dangerous ").spaces(t, &o.dangerous).s(" stops ").pair(o.stops.map(|(c, n)| (c.0, n)));
-            w.s(" crossings ").n(o.crossings).s(" fate ").s(&fate(o.fate)).s("\n");
+            w.s(" crossings ").n(o.crossings).s(" fate ").s(&fate(o.fate));
+            if let Some(slip) = &o.slip {
+                // Written only for a slipstream option (18), so older games keep their digests.
+                w.s(" slip ").s(&t.space(slip.from).id).s(" behind ").list(&slip.behind);
+                w.s(" short ").n(slip.short).s(" corner ").n(slip.corner_brakes);
+            }
+            w.s("\n");
         }
     }
     w.0

@@ -200,6 +200,14 @@ pub fn option_text(t: &Track, o: &MoveOption) -> String {
     if o.brakes > 0 {
         parts.push(format!("brake {} ({} brake point(s))", o.brakes, o.brakes));
     }
+    if let Some(slip) = &o.slip {
+        parts.push(format!(
+            "slipstream {} time(s) from {} (18-0-3; {} brake point(s))",
+            slip.behind.len(),
+            t.space(slip.from).id,
+            slip.brake_points()
+        ));
+    }
     if o.blocked > 0 {
         parts.push(format!(
             "blocked {} short ({} brake, {} tyre point(s))",
