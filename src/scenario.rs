@@ -16,7 +16,7 @@ use serde::Deserialize;
 
 use crate::engine::order::advance;
 use crate::engine::{
-    CarId, CarState, Fate, FixedDice, MoveOption, RaceState, Rulebook, Status, Step, Tyres, Wear, resolve, roll,
+    CarId, CarState, Fate, FixedDice, MoveOption, RaceState, Rulebook, Status, Step, Tyres, Wear, roll,
 };
 use crate::track::{self, Track};
 
@@ -92,6 +92,55 @@ pub struct CarSpec {
     /// Arrival order on its space (lower came first; default: file order).
     #[serde(default)]
     pub arrival: Option<u32>,
+    /// Wear points waiting at its pit (4-0-2; default 0).
+    #[serde(default)]
+    pub pit_points: Option<u8>,
+    /// In the pit lane (19): `to_box` (entered, going to its box), `stopped` (in its box after a
+    /// missed quick stop or a long stop), `to_exit` (left its box, not yet out of the lane).
+    #[serde(default)]
+    pub pit: Option<String>,
+    /// The lap (crossings) of its last pit stop, if any (19-2-4).
+    #[serde(default)]
+    pub last_stop: Option<u16>,
+}
+
+/// A pit decision: `{ kind = "long", tyres = "soft", repairs = { brakes = 1 } }`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PitSpec {
+    /// `quick` (default) or `long`.
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// The tyres announced (default: the same type, 19-2-7).
+    #[serde(default)]
+    pub tyres: Option<String>,
+    /// Points taken from the pit points, part by part (long stop).
+    #[serde(default)]
+    pub repairs: Option<WearSpec>,
+}
+
+fn pit_order(spec: Option<&PitSpec>) -> Result<crate::engine::pits::PitOrder, String> {
+    use crate::engine::pits::{PitOrder, StopKind};
+    let Some(p) = spec else { return Ok(PitOrder::default()) };
+    let kind = match &p.kind {
+        Some(k) => Some(StopKind::parse(k).ok_or_else(|| format!("pit kind `{k}` (quick, long)"))?),
+        None => None,
+    };
+    let tyres = match &p.tyres {
+        Some(x) => Some(Tyres::parse(x).ok_or_else(|| format!("pit tyres `{x}` (hard, soft, rain)"))?),
+        None => None,
+    };
+    let mut repairs = Vec::new();
+    if let Some(r) = &p.repairs {
+        let zero = Wear { tyres: 0, brakes: 0, gas: 0, body: 0, engine: 0, handling: 0 };
+        let w = apply_wear(zero, Some(r));
+        for part in crate::engine::Part::ALL {
+            if w.get(part) > 0 {
+                repairs.push((part, w.get(part)));
+            }
+        }
+    }
+    Ok(PitOrder { kind, tyres, repairs })
 }
 
 /// Wear points, each optional.
@@ -134,6 +183,9 @@ pub struct MoveSpec {
     /// Among options ending there, the one taking this many slipstreams (18; 0: none).
     #[serde(default)]
     pub slipstreams: Option<u8>,
+    /// The decision at the box, when the move reaches it (19-2-6, 19-3, 19-4).
+    #[serde(default)]
+    pub pit: Option<PitSpec>,
     /// Instead of playing, put the car there as if it had moved (for order-of-play cases).
     #[serde(default)]
     pub place: Option<String>,
@@ -237,6 +289,14 @@ pub struct CarExpect {
     pub stops: Option<u8>,
     /// Line crossings.
     pub crossings: Option<u16>,
+    /// Pit stage: `out`, `to_box`, `stopped`, `to_exit` (19).
+    pub pit: Option<String>,
+    /// Wear points left at its pit (4-0-2, 19-4-1).
+    pub pit_points: Option<u8>,
+    /// Tyre type fitted.
+    pub tyres: Option<String>,
+    /// Lap of its set of tyres (8-0-2).
+    pub tyre_lap: Option<u16>,
 }
 
 /// The result of running one case.
@@ -342,7 +402,7 @@ fn setup(sc: &Scenario, t: &Track) -> Result<RaceState, String> {
             space,
             gear: c.gear,
             wear,
-            pit_points: 0,
+            pit_points: c.pit_points.unwrap_or(0),
             tyres,
             tyre_lap: c.tyre_lap.unwrap_or(1),
             crossings: c.crossings.unwrap_or(1),
@@ -350,6 +410,19 @@ fn setup(sc: &Scenario, t: &Track) -> Result<RaceState, String> {
             status,
             arrival: c.arrival.unwrap_or(i as u32),
             moves: 0,
+            pit: {
+                use crate::engine::pits::{PitStage, PitState};
+                let mut p = PitState::new(Wear::standard().max(&wear));
+                p.stage = match c.pit.as_deref().unwrap_or("out") {
+                    "out" => PitStage::Out,
+                    "to_box" => PitStage::ToBox,
+                    "stopped" => PitStage::Stopped { max_gear: 4 },
+                    "to_exit" => PitStage::ToExit,
+                    other => return Err(format!("car {}: pit `{other}` (out, to_box, stopped, to_exit)", c.number)),
+                };
+                p.last_stop = c.last_stop;
+                p
+            },
         });
     }
     let mut state = RaceState::from_cars(cars, sc.laps.unwrap_or(3), sc.wet);
@@ -460,7 +533,10 @@ fn play_move(
             return if expect.error.is_some() { Some(state) } else { None };
         }
     };
-    if let Some(want) = &expect.error {
+    // A refusal may come with the choice instead (a pit decision, 19-4-1): checked there.
+    if let Some(want) = &expect.error
+        && m.choose.is_none()
+    {
         fails.push(format!("{at}: the order was accepted; expected a refusal saying `{want}`"));
     }
     let outcome = match step {
@@ -494,15 +570,31 @@ fn play_move(
                 ));
                 return None;
             };
-            match resolve(t, &r, i, &mut dice, rules) {
+            let order = match pit_order(m.pit.as_ref()) {
+                Ok(o) => o,
+                Err(e) => {
+                    fails.push(format!("{at}: {e}"));
+                    return None;
+                }
+            };
+            match crate::engine::play::resolve_with(t, &r, i, &order, &mut dice, rules) {
                 Ok(o) => {
+                    if let Some(want) = &expect.error {
+                        fails.push(format!("{at}: the order was accepted; expected a refusal saying `{want}`"));
+                    }
                     let mut events = r.events.clone();
                     events.extend(o.events);
                     crate::engine::Outcome { state: o.state, events }
                 }
                 Err(e) => {
-                    fails.push(format!("{at}: {e}"));
-                    return None;
+                    match &expect.error {
+                        Some(want) if e.to_string().contains(want.as_str()) => {}
+                        Some(want) => {
+                            fails.push(format!("{at}: refused with `{e}`, expected a refusal saying `{want}`"))
+                        }
+                        None => fails.push(format!("{at}: choice refused: {e}")),
+                    }
+                    return if expect.error.is_some() { Some(state) } else { None };
                 }
             }
         }
@@ -759,6 +851,33 @@ fn check_state(t: &Track, s: &RaceState, e: &Expect, at: &str, fails: &mut Vec<S
             && c.crossings != n
         {
             fails.push(format!("{who} crossed the line {} time(s), expected {n}", c.crossings));
+        }
+        if let Some(p) = &ce.pit {
+            use crate::engine::pits::PitStage;
+            let have = match c.pit.stage {
+                PitStage::Out => "out",
+                PitStage::ToBox => "to_box",
+                PitStage::Stopped { .. } => "stopped",
+                PitStage::ToExit => "to_exit",
+            };
+            if have != p {
+                fails.push(format!("{who} pit stage is {have}, expected {p}"));
+            }
+        }
+        if let Some(n) = ce.pit_points
+            && c.pit_points != n
+        {
+            fails.push(format!("{who} has {} pit point(s) left, expected {n}", c.pit_points));
+        }
+        if let Some(ty) = &ce.tyres
+            && Tyres::parse(ty) != Some(c.tyres)
+        {
+            fails.push(format!("{who} is on {} tyres, expected {ty}", c.tyres.name()));
+        }
+        if let Some(n) = ce.tyre_lap
+            && c.tyre_lap != n
+        {
+            fails.push(format!("{who} is on lap {} of its tyres, expected {n}", c.tyre_lap));
         }
     }
     if let Some(d) = &e.dangerous {

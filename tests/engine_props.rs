@@ -66,6 +66,7 @@ fn build(t: &Track, seeds: &[CarSeed], dangerous: &[usize]) -> RaceState {
             status: if c.gear == 0 { Status::Grid } else { Status::Racing },
             arrival: i as u32,
             moves: 0,
+            pit: steward::engine::pits::PitState::new(Wear::standard()),
         });
     }
     let mut s = RaceState { to_play: Some(CarId(0)), ..RaceState::from_cars(cars, 3, dangerous.len() % 2 == 1) };
@@ -100,8 +101,11 @@ proptest! {
         let Step::Choose(rolled) = step else { return Ok(()); };
         prop_assert!(!rolled.options.is_empty(), "a roll always offers at least one option");
         for (i, o) in rolled.options.iter().enumerate() {
-            // Enough black dice for any handling test the option triggers.
-            let mut d = FixedDice::new(vec![10; o.dangerous.len()]);
+            // Enough black dice for any handling test the option triggers, then a missed quick
+            // stop (19-3-4) if the option ends at the car's box, so that the car stays there.
+            let mut faces = vec![10; o.dangerous.len()];
+            faces.push(15);
+            let mut d = FixedDice::new(faces);
             let out = resolve(t, &rolled, i, &mut d, &rules).expect("an offered option is accepted");
             let c = out.state.car(car);
             prop_assert!(c.space == o.end || !c.status.on_board(), "the car lands where the option says");

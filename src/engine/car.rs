@@ -91,6 +91,15 @@ impl Wear {
     pub fn standard() -> Self {
         Wear { tyres: 6, brakes: 4, gas: 3, body: 3, engine: 3, handling: 1 }
     }
+
+    /// Part by part, the more of `self` and `other`.
+    pub fn max(&self, other: &Wear) -> Wear {
+        let mut w = *self;
+        for p in Part::ALL {
+            *w.get_mut(p) = self.get(p).max(other.get(p));
+        }
+        w
+    }
 }
 
 impl fmt::Display for Wear {

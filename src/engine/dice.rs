@@ -19,6 +19,8 @@ pub enum Purpose {
     Start,
     /// A weather roll (3).
     Weather,
+    /// The black die of a quick pit stop (19-3-2).
+    Pit,
     /// Anything else the rules roll the black die for.
     Other,
 }
@@ -33,6 +35,7 @@ impl Purpose {
             Purpose::Engine => "engine",
             Purpose::Start => "start",
             Purpose::Weather => "weather",
+            Purpose::Pit => "pit",
             Purpose::Other => "other",
         }
     }

@@ -5,7 +5,9 @@ use crate::track::{CornerIdx, SpaceIdx, Track};
 
 use super::car::Part;
 use super::dice::Purpose;
+use super::pits::StopKind;
 use super::rulebook::Die;
+use super::rulebook::Tyres;
 use super::state::{CarId, Elimination};
 
 /// One thing that happened.
@@ -169,6 +171,43 @@ pub enum Event {
         /// The car that rolls.
         car: CarId,
     },
+    /// A car enters the pit lane: it must stop at its box (19-2-5).
+    PitLane {
+        /// The car.
+        car: CarId,
+    },
+    /// A car stops at its box, on the tyres announced first (19-2-6, 19-2-7).
+    PitStop {
+        /// The car.
+        car: CarId,
+        /// Quick or long.
+        kind: StopKind,
+        /// The tyres it leaves on.
+        tyres: Tyres,
+    },
+    /// Wear points regained at the pit: tyres (19-2-3) or repairs (19-4-1).
+    Repaired {
+        /// The car.
+        car: CarId,
+        /// The part.
+        part: Part,
+        /// Points regained.
+        points: u8,
+        /// Article.
+        article: &'static str,
+    },
+    /// A quick stop made: the car moves out at once in 4th (19-3-3).
+    QuickStop {
+        /// The car.
+        car: CarId,
+        /// Spaces of its exit move.
+        spaces: u8,
+    },
+    /// A quick stop missed: the car waits in its box (19-3-4).
+    QuickStopMissed {
+        /// The car.
+        car: CarId,
+    },
     /// A slipstream: `car` ends just behind `ahead` and adds three spaces to its move (18-0-3).
     Slipstream {
         /// The car that takes it.
@@ -193,6 +232,7 @@ impl Event {
                 Purpose::Collision => "14-1",
                 Purpose::Engine => "16-0-1",
                 Purpose::Weather => "3-0-1",
+                Purpose::Pit => "19-3-2",
                 Purpose::Other => "0-0-5",
             },
             Event::Moved { .. } => "7-0-1",
@@ -213,6 +253,11 @@ impl Event {
             Event::BodyTest { aggravated: true, .. } => "14-3",
             Event::EngineTest { .. } => "16-0-1",
             Event::Slipstream { .. } => "18-0-3",
+            Event::PitLane { .. } => "19-2-5",
+            Event::PitStop { .. } => "19-2-6",
+            Event::Repaired { article, .. } => article,
+            Event::QuickStop { .. } => "19-3-3",
+            Event::QuickStopMissed { .. } => "19-3-4",
         }
     }
 
@@ -258,6 +303,19 @@ impl Event {
                 number(*other)
             ),
             Event::EngineTest { car } => format!("car {} takes an engine test", number(*car)),
+            Event::PitLane { car } => format!("car {} enters the pit lane", number(*car)),
+            Event::PitStop { car, kind, tyres } => {
+                format!("car {} makes a {} stop on {} tyres", number(*car), kind.name(), tyres.name())
+            }
+            Event::Repaired { car, part, points, .. } => {
+                format!("car {} regains {points} {} point(s) at its pit", number(*car), part.name())
+            }
+            Event::QuickStop { car, spaces } => {
+                format!("car {}'s quick stop is made: it moves {spaces} space(s) out in 4th", number(*car))
+            }
+            Event::QuickStopMissed { car } => {
+                format!("car {}'s quick stop is missed: it waits in its box", number(*car))
+            }
             Event::Slipstream { car, ahead } => {
                 format!("car {} takes the slipstream of car {}: 3 more spaces", number(*car), number(*ahead))
             }

@@ -10,6 +10,7 @@
 //! - [`movement`]: legal paths under the driving code (7, 10-2);
 //! - [`options`]: the priced choices after a roll (10, 11, 12);
 //! - [`slipstream`]: the slipstreams that extend a move, as more options (18);
+//! - [`pits`]: the pit lane and pit stops (19);
 //! - [`play`]: one move, roll then resolve (6-3);
 //! - [`incidents`]: body tests and engine tests at the end of a move (14, 16);
 //! - [`order`]: who plays next (6-2);
@@ -27,6 +28,7 @@ pub mod incidents;
 pub mod movement;
 pub mod options;
 pub mod order;
+pub mod pits;
 pub mod play;
 pub mod rulebook;
 pub mod slipstream;

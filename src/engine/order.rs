@@ -25,6 +25,17 @@ pub fn key(state: &RaceState, t: &Track, car: CarId) -> OrderKey {
         Status::Racing if c.gear == 0 => 1,
         _ => c.gear,
     };
+    if let Some(i) = t.pit_lane.iter().position(|&x| x == c.space) {
+        // 19-5-2: the cars in the pit lane play after the cars on the track that have passed the
+        // pit-entry limit and before those that have not; among them, the one furthest along the
+        // lane first. They stand at the limit, above any gear (the gear slot holds 7 + the lane
+        // index), so a car on the entry space itself plays after them (19-5-5).
+        let limit = t
+            .pit_lane
+            .first()
+            .map_or(0, |&first| t.prev(first).iter().map(|&e| t.space(e).progress).max().unwrap_or(0));
+        return OrderKey { progress: limit, gear: 7u8.saturating_add(i.min(200) as u8), early: u32::MAX - c.arrival };
+    }
     OrderKey { progress: t.space(c.space).progress, gear, early: u32::MAX - c.arrival }
 }
 

@@ -17,7 +17,10 @@ use super::incidents;
 use super::movement::{Board, Mover, Walk, reaches, through};
 use super::options::{Fate, MoveOption, merge, options};
 use super::order::key;
-use super::rulebook::{Die, Edition, Rulebook, STALL_FACE, SUPER_START_FACE, SUPER_START_SPACES, handling_threshold};
+use super::pits::{self, PitError, PitOrder, PitStage};
+use super::rulebook::{
+    self, Die, Edition, Rulebook, STALL_FACE, SUPER_START_FACE, SUPER_START_SPACES, handling_threshold,
+};
 use super::slipstream;
 use super::state::{CarId, Elimination, OrderKey, RaceState, Status};
 
@@ -41,6 +44,9 @@ pub enum IllegalOrder {
     /// The gear cannot be engaged.
     #[error("{0}")]
     Gear(#[from] GearError),
+    /// A pit-lane rule refuses the gear or the pit decision (19).
+    #[error("{0}")]
+    Pit(#[from] PitError),
     /// The option does not exist.
     #[error("there is no option {label}; choose one of {first} to {last}")]
     NoSuchOption {
@@ -113,6 +119,7 @@ pub fn roll(
         _ => {}
     }
     let change = gearbox::change(c, gear)?;
+    pits::check_gear(t, state, car, gear)?;
     let mut s = state.clone();
     let mut events = Vec::new();
     let start_key = key(state, t, car);
@@ -185,13 +192,18 @@ pub fn roll(
 pub fn move_options(t: &Track, s: &RaceState, car: CarId, value: u8) -> Vec<MoveOption> {
     let c = s.car(car);
     let occupied = occupancy(t, s, car);
+    if c.pit.stage != PitStage::Out {
+        return pits::lane_options(t, s, car, &occupied, value, s.wet); // 19-1
+    }
     let board = Board { track: t, occupied: &occupied, dangerous: &s.dangerous, pit_open: false };
     let mover = Mover { start: c.space, stops: c.stops, max: value, min: value.saturating_sub(c.wear.brakes) };
     let r = reaches(&board, &mover);
     let base = options(t, c, value, s.wet, &r);
     // 18: the slipstreams that may extend the move, as more options.
-    let slips = slipstream::extend(t, s, car, &board, &r, value, s.wet);
-    merge(t, c, base, slips)
+    let mut more = slipstream::extend(t, s, car, &board, &r, value, s.wet);
+    // 19-1-1: the ways into the pit lane, when it is open to the car.
+    more.extend(pits::entry_options(t, s, car, &occupied, value, s.wet));
+    merge(t, c, base, more)
 }
 
 /// The spaces other cars stand on, as `car` sees the board (eliminated cars not yet removed
@@ -216,11 +228,33 @@ pub fn paths_through(t: &Track, s: &RaceState, car: CarId, via: &[SpaceIdx], max
     through(&board, &mover, via)
 }
 
-/// Applies option `choice` (an index into `rolled.options`) and returns the new state.
+/// Applies option `choice` (an index into `rolled.options`) and returns the new state. A car that
+/// reaches its box makes the default stop: quick, on the same tyres (19-2-7, docs/rulings.md).
 pub fn resolve(
     t: &Track,
     rolled: &Rolled,
     choice: usize,
+    dice: &mut dyn Dice,
+    rules: &Rulebook,
+) -> Result<Outcome, IllegalOrder> {
+    resolve_with(t, rolled, choice, &PitOrder::default(), dice, rules)
+}
+
+/// True when option `choice` of `rolled` ends at the car's box: the move asks for a
+/// [`PitOrder`] (19-2).
+pub fn reaches_box(t: &Track, rolled: &Rolled, choice: usize) -> bool {
+    let c = rolled.state.car(rolled.car);
+    matches!(c.pit.stage, PitStage::Out | PitStage::ToBox)
+        && rolled.options.get(choice).is_some_and(|o| Some(o.end) == pits::own_box(t, rolled.car))
+}
+
+/// [`resolve`], with the player's decision at the box if the move reaches it (19-2-6, 19-3,
+/// 19-4); the decision is ignored otherwise.
+pub fn resolve_with(
+    t: &Track,
+    rolled: &Rolled,
+    choice: usize,
+    pit: &PitOrder,
     dice: &mut dyn Dice,
     rules: &Rulebook,
 ) -> Result<Outcome, IllegalOrder> {
@@ -232,6 +266,10 @@ pub fn resolve(
         });
     };
     let car = rolled.car;
+    let at_box = reaches_box(t, rolled, choice);
+    if at_box {
+        pits::check_order(rolled.state.car(car), pit)?;
+    }
     let mut s = rolled.state.clone();
     let mut events = Vec::new();
     let wear = |s: &mut RaceState, events: &mut Vec<Event>, part: Part, points: u8, article: &'static str| {
@@ -341,14 +379,77 @@ pub fn resolve(
             }
         }
     }
-    // Body tests (6-3 step 14, 14), then engine tests after a 20 in 5th or a 30 in 6th (step
-    // 15, 16-0-1).
-    incidents::body_tests(t, &mut s, &mut events, car, exempt, dice);
+    // Pits (19): entering the lane commits the car to its box (19-2-5); at the box, the stop.
+    let mut exit = None;
+    if s.car(car).status.plays() {
+        let before = s.car(car).pit.stage;
+        let stage = pits::stage_after(t, s.car(car), opt.end);
+        s.car_mut(car).pit.stage = stage;
+        if before == PitStage::Out && stage == PitStage::ToBox {
+            events.push(Event::PitLane { car });
+        }
+        if at_box {
+            exit = pits::stop(&mut s, &mut events, car, pit, dice);
+        }
+    }
+    // Body tests (6-3 step 14, 14), none in the pit lane (19-1-3), then engine tests after a 20
+    // in 5th or a 30 in 6th (step 15, 16-0-1).
+    if !t.space(opt.end).in_pit_lane() {
+        incidents::body_tests(t, &mut s, &mut events, car, exempt, dice);
+    }
     if incidents::pushes_engine(rolled.gear, rolled.roll) {
         incidents::engine_tests(t, &mut s, &mut events, dice, rules);
     }
+    if let Some(spaces) = exit {
+        // 19-3-3: the quick stop's exit move, at once, in 4th.
+        return quick_exit(t, s, events, car, rolled, spaces, dice, rules);
+    }
     finish_turn(&mut s, car, rolled.start_key);
     Ok(Outcome { state: s, events })
+}
+
+/// The exit move of a successful quick stop (19-3-3): `spaces` along the lane in 4th, brakes
+/// allowed (19-3-7), ending in the first corner counts a stop there (19-3-8: the end of a move in
+/// a corner counts one, 7-1-1). The farthest way that costs no tyre point is taken
+/// (docs/rulings.md).
+#[allow(clippy::too_many_arguments)]
+fn quick_exit(
+    t: &Track,
+    s: RaceState,
+    mut events: Vec<Event>,
+    car: CarId,
+    rolled: &Rolled,
+    spaces: u8,
+    dice: &mut dyn Dice,
+    rules: &Rulebook,
+) -> Result<Outcome, IllegalOrder> {
+    let opts = move_options(t, &s, car, spaces);
+    let pick = opts
+        .iter()
+        .position(|o| o.fate == Fate::Continues && o.tyre_points() == 0)
+        .or_else(|| opts.iter().position(|o| o.fate == Fate::Continues))
+        .unwrap_or(0);
+    if opts.is_empty() {
+        let mut s = s;
+        finish_turn(&mut s, car, rolled.start_key);
+        return Ok(Outcome { state: s, events });
+    }
+    let from = s.car(car).space;
+    let exit = Rolled {
+        state: s,
+        car,
+        from,
+        start_key: rolled.start_key,
+        gear: rulebook::PIT_EXIT_GEAR,
+        roll: spaces,
+        options: opts,
+        events: Vec::new(),
+    };
+    let mut out = resolve_with(t, &exit, pick, &PitOrder::default(), dice, rules)?;
+    events.extend(out.events);
+    let c = out.state.car_mut(car);
+    c.moves = c.moves.saturating_sub(1); // one move (coup) with its stop
+    Ok(Outcome { state: out.state, events })
 }
 
 /// Takes `car` out of the race where it stands (20), with the consequences its reason carries.

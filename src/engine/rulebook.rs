@@ -238,6 +238,12 @@ pub const SLIPSTREAM_SPACES: u8 = 3;
 /// Brake points a slipstream costs when it takes the car into a corner (18-1-4, 18-3-2).
 pub const SLIPSTREAM_CORNER_BRAKES: u8 = 1;
 
+/// The gear a car leaves its box in: at once in 4th after a quick stop (19-3-3), 4th at most
+/// after a missed quick stop (19-3-4) or a long stop (19-4-2).
+pub const PIT_EXIT_GEAR: u8 = 4;
+/// Black-die faces of a successful quick stop (19-3-3: 1 to 10; 11 to 20 miss it, 19-3-4).
+pub const QUICK_STOP_MAX_FACE: u8 = 10;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,7 @@
 use crate::track::{CornerIdx, SpaceIdx, Track};
 
 use super::car::{Setup, Wear};
+use super::pits::PitState;
 use super::rulebook::Tyres;
 
 /// A car's index in [`RaceState::cars`].
@@ -127,6 +128,8 @@ pub struct CarState {
     pub arrival: u32,
     /// Moves (coups) played.
     pub moves: u32,
+    /// Where the car stands with its pit stops (19) and the sheet its repairs restore.
+    pub pit: PitState,
 }
 
 impl CarState {
@@ -145,6 +148,7 @@ impl CarState {
             status: Status::Grid,
             arrival,
             moves: 0,
+            pit: PitState::new(setup.wear),
         }
     }
 

@@ -1,0 +1,406 @@
+//! Pit stops (19): entering the pit lane, the single lane to the box, the quick and the long
+//! stop, the gear rules of the pit lane, and leaving it.
+//!
+//! Why a module of its own: the pit lane changes the move (a single lane where nobody passes and
+//! nobody is blocked, 19-1-5; a box reached without the exact roll, 19-2-2), the gear a car may
+//! engage (19-1-8, 19-1-9, 19-3-4, 19-4-2) and what happens at the end of a move (the stop). The
+//! player's decision at the box (quick or long stop, repairs, tyres) is a [`PitOrder`], an input
+//! of [`play::resolve_with`](super::play::resolve_with) that a game store records with the turn.
+//!
+//! The car's pit stage ([`PitStage`]) is part of its state: `Out` on the track, `ToBox` once it
+//! has entered the lane (it must stop at its box, 19-2-5), `Stopped` while it waits in its box
+//! (missed quick stop 19-3-4, long stop 19-4-2), `ToExit` from its box to the end of the lane.
+//! Each car's box is the pit box of its grid position (4-0-1: the pole chooses first; here the
+//! boxes are handed out in grid order, docs/rulings.md).
+
+use thiserror::Error;
+
+use crate::track::{SpaceIdx, Track};
+
+use super::car::{Part, Wear};
+use super::dice::{Dice, Purpose};
+use super::events::Event;
+use super::gearbox;
+use super::movement::{Board, Mover, reaches};
+use super::options::{Fate, MoveOption, build_option, options};
+use super::rulebook::{Die, PIT_EXIT_GEAR, QUICK_STOP_MAX_FACE, Tyres};
+use super::state::{CarId, CarState, RaceState, Status};
+
+/// Where a car stands with its pit stops (19).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum PitStage {
+    /// On the racing track.
+    Out,
+    /// In the pit lane on its way to its box: it must stop there (19-2-5).
+    ToBox,
+    /// In its box, waiting for its next move (missed quick stop 19-3-4, long stop 19-4-2): it
+    /// leaves in `max_gear` or lower, never 1st (19-1-9).
+    Stopped {
+        /// The highest gear it may leave in (4th, 19-3-4, 19-4-2).
+        max_gear: u8,
+    },
+    /// Out of its box, not yet out of the pit lane: no 1st gear (19-1-9).
+    ToExit,
+}
+
+/// A car's pit record.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PitState {
+    /// Where it stands with its stops.
+    pub stage: PitStage,
+    /// The lap (line crossings) of its last stop: one whole lap on a set of tyres before the
+    /// next (19-2-4).
+    pub last_stop: Option<u16>,
+    /// Stops made.
+    pub stops: u8,
+    /// The sheet as configured at the start: tyres are regenerated to it (19-2-3) and repairs
+    /// never go above it (19-4-1).
+    pub sheet: Wear,
+}
+
+impl PitState {
+    /// A car on the track that has not stopped, with its starting sheet.
+    pub fn new(sheet: Wear) -> Self {
+        PitState { stage: PitStage::Out, last_stop: None, stops: 0, sheet }
+    }
+}
+
+/// Quick or long stop (19-3, 19-4).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum StopKind {
+    /// Tyres only, then the black die: 1-10 leaves at once (19-3-3), 11-20 waits (19-3-4).
+    Quick,
+    /// Tyres and repairs from the pit points; leaves at its next move (19-4).
+    Long,
+}
+
+impl StopKind {
+    /// Name used in files and mails.
+    pub fn name(self) -> &'static str {
+        match self {
+            StopKind::Quick => "quick",
+            StopKind::Long => "long",
+        }
+    }
+
+    /// Parses `quick` / `long` (and the French `rapide` / `long`).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "quick" | "rapide" | "short" | "court" => Some(StopKind::Quick),
+            "long" => Some(StopKind::Long),
+            _ => None,
+        }
+    }
+}
+
+/// The player's decision at the box.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct PitOrder {
+    /// Quick (default, docs/rulings.md) or long.
+    pub kind: Option<StopKind>,
+    /// The tyres it leaves on, announced before anything else (19-2-6); `None` keeps the same
+    /// type (19-2-7).
+    pub tyres: Option<Tyres>,
+    /// Points taken from the pit points, part by part (long stop only, 19-4-1; never tyres,
+    /// which every stop regenerates).
+    pub repairs: Vec<(Part, u8)>,
+}
+
+/// Why a pit decision or a gear in the pit lane is refused.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum PitError {
+    /// Repairs asked for on a quick stop.
+    #[error("a quick stop changes tyres only (19-3-1); ask for a long stop to repair {0}")]
+    RepairOnQuickStop(&'static str),
+    /// More repairs than pit points.
+    #[error("the repairs take {asked} point(s) but only {left} remain at the pit (4-0-2, 19-4-1)")]
+    NotEnoughPitPoints {
+        /// Points asked.
+        asked: u8,
+        /// Points left at the pit.
+        left: u8,
+    },
+    /// A repair above the part's starting points.
+    #[error("{part} would have {would} point(s), more than the {sheet} it started with (19-4-1)")]
+    AboveSheet {
+        /// The part.
+        part: &'static str,
+        /// Points after the repair.
+        would: u8,
+        /// Points at the start.
+        sheet: u8,
+    },
+    /// Tyre points are not repaired: every stop regenerates them.
+    #[error("tyres are regenerated at every stop (19-2-3): repair another part")]
+    TyreRepair,
+    /// 1st gear between the stop and the end of the pit lane.
+    #[error("1st gear is forbidden from the pit stop to the end of the pit lane (19-1-9)")]
+    FirstGear,
+    /// Above 4th when leaving the box after a missed quick stop or a long stop.
+    #[error("the car leaves its box in {max}th gear at most (19-3-4, 19-4-2)")]
+    AboveExitGear {
+        /// The highest gear allowed.
+        max: u8,
+    },
+    /// A gear that cannot reach the box when one that can is allowed.
+    #[error("in the pit lane, engage a gear whose highest roll reaches the box ({spaces} space(s)): {gears} (19-1-8)")]
+    ShortOfTheBox {
+        /// Spaces to the box.
+        spaces: u8,
+        /// The gears that reach it.
+        gears: String,
+    },
+    /// No gear reaches the box: the highest allowed one is required.
+    #[error("no gear reaches the box: engage the highest gear allowed, {gear} (19-1-8)")]
+    NotTheHighest {
+        /// The gear required.
+        gear: u8,
+    },
+}
+
+/// The box of `car` (4-0-1): the pit box of its grid position.
+pub fn own_box(t: &Track, car: CarId) -> Option<SpaceIdx> {
+    t.pit_boxes.get(car.get()).copied()
+}
+
+/// The index of `s` along the pit lane.
+fn lane_index(t: &Track, s: SpaceIdx) -> Option<usize> {
+    t.pit_lane.iter().position(|&x| x == s)
+}
+
+/// True when `car` may enter the pit lane on this move: racing on the track, not at the start
+/// nor on the last lap (19-1-7), one whole lap on its tyres since its last stop (19-2-4), and a
+/// box to go to.
+pub fn open_for(t: &Track, s: &RaceState, car: CarId) -> bool {
+    let c = s.car(car);
+    c.status == Status::Racing
+        && c.pit.stage == PitStage::Out
+        && c.crossings >= 1
+        && c.crossings < s.laps
+        && c.pit.last_stop.is_none_or(|l| c.crossings > l)
+        && own_box(t, car).is_some()
+        && !t.pit_lane.is_empty()
+}
+
+/// True when the car stands in the pit lane (a box included).
+pub fn in_lane(t: &Track, c: &CarState) -> bool {
+    t.space(c.space).in_pit_lane()
+}
+
+/// Checks `gear` against the pit-lane gear rules (19-1-8, 19-1-9, 19-3-4, 19-4-2).
+pub fn check_gear(t: &Track, s: &RaceState, car: CarId, gear: u8) -> Result<(), PitError> {
+    let c = s.car(car);
+    match c.pit.stage {
+        PitStage::Out => Ok(()),
+        PitStage::Stopped { max_gear } => {
+            if gear == 1 {
+                Err(PitError::FirstGear)
+            } else if gear > max_gear {
+                Err(PitError::AboveExitGear { max: max_gear })
+            } else {
+                Ok(())
+            }
+        }
+        PitStage::ToExit => {
+            if gear == 1 {
+                Err(PitError::FirstGear)
+            } else {
+                Ok(())
+            }
+        }
+        PitStage::ToBox => {
+            // 19-1-8: a gear whose highest roll reaches the box; failing that, the highest gear
+            // the previous move allows.
+            let (Some(at), Some(b)) = (lane_index(t, c.space), own_box(t, car).and_then(|b| lane_index(t, b))) else {
+                return Ok(());
+            };
+            let spaces = b.saturating_sub(at) as u8;
+            let allowed: Vec<u8> = (1..=6).filter(|&g| gearbox::change(c, g).is_ok()).collect();
+            let reaching: Vec<u8> = allowed.iter().copied().filter(|&g| Die::Gear(g).range().1 >= spaces).collect();
+            if !reaching.is_empty() {
+                if reaching.contains(&gear) {
+                    Ok(())
+                } else {
+                    let gears = reaching.iter().map(u8::to_string).collect::<Vec<_>>().join(", ");
+                    Err(PitError::ShortOfTheBox { spaces, gears })
+                }
+            } else {
+                match allowed.last() {
+                    Some(&top) if top != gear => Err(PitError::NotTheHighest { gear: top }),
+                    _ => Ok(()),
+                }
+            }
+        }
+    }
+}
+
+/// The board a car in the pit lane sees: a car in its box does not block the lane (the boxes
+/// stand beside it, 19-2-1), a car in the lane does (19-1-5); for a car going to its box, the
+/// lane ends at its box (19-2-5).
+fn pit_occupancy(t: &Track, s: &RaceState, car: CarId, occupied: &[bool]) -> Vec<bool> {
+    let mut occ = occupied.to_vec();
+    for (i, o) in s.cars.iter().enumerate() {
+        if i != car.get() && o.status.on_board() && matches!(o.pit.stage, PitStage::Stopped { .. }) {
+            occ[o.space.get()] = false;
+        }
+    }
+    let c = s.car(car);
+    if matches!(c.pit.stage, PitStage::Out | PitStage::ToBox)
+        && let Some(b) = own_box(t, car).and_then(|b| lane_index(t, b))
+    {
+        for &x in &t.pit_lane[b + 1..] {
+            occ[x.get()] = true;
+        }
+    }
+    occ
+}
+
+/// The options of a car that enters the pit lane on this move (19-1-1, 19-2-2, 19-1-5): every
+/// way into the lane that ends at its box (whatever is left of the roll), after the whole roll,
+/// or just behind a car in the lane. Pricing as [`options`] (brakes on the track part, 19-1-3).
+pub fn entry_options(t: &Track, s: &RaceState, car: CarId, occupied: &[bool], roll: u8, wet: bool) -> Vec<MoveOption> {
+    if !open_for(t, s, car) {
+        return Vec::new();
+    }
+    let c = s.car(car);
+    let occ = pit_occupancy(t, s, car, occupied);
+    let board = Board { track: t, occupied: &occ, dangerous: &s.dangerous, pit_open: true };
+    let mover = Mover { start: c.space, stops: c.stops, max: roll, min: 0 };
+    let r = reaches(&board, &mover);
+    let own = own_box(t, car);
+    let mut out = Vec::new();
+    let mut seen: Vec<SpaceIdx> = Vec::new();
+    for k in 1..=roll {
+        for reach in r.at(k) {
+            if !t.space(reach.end).in_pit_lane() || seen.contains(&reach.end) {
+                continue;
+            }
+            let next_blocked = t.next(reach.end).iter().all(|&n| occ[n.get()]);
+            if k == roll || Some(reach.end) == own || next_blocked {
+                let mut o = build_option(c, wet, reach, 0, 0);
+                o.path = r.path(reach);
+                o.dangerous = r.dangerous_on(&o.path);
+                if o.fate == Fate::Continues {
+                    seen.push(reach.end);
+                    out.push(o);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The options of a car in the pit lane (19-1): along the single lane to its box (19-2-2, no
+/// blocking behind a car, 19-1-5), or from its box out of the lane and onto the track.
+pub fn lane_options(t: &Track, s: &RaceState, car: CarId, occupied: &[bool], roll: u8, wet: bool) -> Vec<MoveOption> {
+    let c = s.car(car);
+    let occ = pit_occupancy(t, s, car, occupied);
+    let board = Board { track: t, occupied: &occ, dangerous: &s.dangerous, pit_open: true };
+    let mover = Mover { start: c.space, stops: c.stops, max: roll, min: roll.saturating_sub(c.wear.brakes) };
+    let r = reaches(&board, &mover);
+    if r.longest < roll {
+        // Short of the roll: at the box, or behind a car of the lane: no blocking (19-1-5,
+        // 19-2-2). Beyond the lane, the blocking rules of the track apply (12).
+        let far = r.at(r.longest);
+        if let Some(reach) = far.iter().find(|x| t.space(x.end).in_pit_lane()) {
+            let mut o = build_option(c, wet, reach, 0, 0);
+            o.path = r.path(reach);
+            o.dangerous = r.dangerous_on(&o.path);
+            return vec![o];
+        }
+    }
+    options(t, c, roll, wet, &r)
+}
+
+/// The stop at the box (19-2, 19-3, 19-4), after the move that reached it: tyres announced and
+/// regenerated, repairs, the quick stop's black die. Returns the spaces of a successful quick
+/// stop's exit move (19-3-3), played at once in 4th by the caller.
+pub fn stop(
+    s: &mut RaceState,
+    events: &mut Vec<Event>,
+    car: CarId,
+    order: &PitOrder,
+    dice: &mut dyn Dice,
+) -> Option<u8> {
+    let kind = order.kind.unwrap_or(StopKind::Quick);
+    let c = s.car_mut(car);
+    // 19-2-6, 19-2-7: the tyres first, the same type unless another is announced.
+    let tyres = order.tyres.unwrap_or(c.tyres);
+    events.push(Event::PitStop { car, kind, tyres });
+    c.tyres = tyres;
+    c.tyre_lap = 1; // a new set: its laps count from 1 (8-0-2)
+    let regained = c.pit.sheet.tyres.saturating_sub(c.wear.tyres);
+    c.wear.tyres = c.pit.sheet.tyres; // 19-2-3
+    if regained > 0 {
+        events.push(Event::Repaired { car, part: Part::Tyres, points: regained, article: "19-2-3" });
+    }
+    c.pit.last_stop = Some(c.crossings);
+    c.pit.stops += 1;
+    match kind {
+        StopKind::Long => {
+            for &(part, points) in &order.repairs {
+                *c.wear.get_mut(part) += points;
+                c.pit_points -= points;
+                events.push(Event::Repaired { car, part, points, article: "19-4-1" });
+            }
+            c.pit.stage = PitStage::Stopped { max_gear: PIT_EXIT_GEAR }; // 19-4-2
+            None
+        }
+        StopKind::Quick => {
+            let v = dice.roll(Die::Black, Some(car), Purpose::Pit);
+            events.push(Event::Rolled { car: Some(car), die: Die::Black, purpose: Purpose::Pit, value: v });
+            let c = s.car_mut(car);
+            if v <= QUICK_STOP_MAX_FACE {
+                // 19-3-3: half the face, rounded up, at once in 4th.
+                let spaces = v.div_ceil(2);
+                events.push(Event::QuickStop { car, spaces });
+                c.gear = PIT_EXIT_GEAR;
+                c.pit.stage = PitStage::ToExit;
+                Some(spaces)
+            } else {
+                events.push(Event::QuickStopMissed { car });
+                c.pit.stage = PitStage::Stopped { max_gear: PIT_EXIT_GEAR }; // 19-3-4
+                None
+            }
+        }
+    }
+}
+
+/// Checks a pit decision against the car (19-3-1, 19-4-1, 4-0-2) before anything is applied.
+pub fn check_order(c: &CarState, order: &PitOrder) -> Result<(), PitError> {
+    let kind = order.kind.unwrap_or(StopKind::Quick);
+    if kind == StopKind::Quick
+        && let Some(&(part, _)) = order.repairs.iter().find(|(_, n)| *n > 0)
+    {
+        return Err(PitError::RepairOnQuickStop(part.name()));
+    }
+    let asked: u16 = order.repairs.iter().map(|&(_, n)| n as u16).sum();
+    if asked > c.pit_points as u16 {
+        return Err(PitError::NotEnoughPitPoints { asked: asked.min(255) as u8, left: c.pit_points });
+    }
+    let mut w = c.wear;
+    for &(part, n) in &order.repairs {
+        if part == Part::Tyres && n > 0 {
+            return Err(PitError::TyreRepair);
+        }
+        let would = w.get(part).saturating_add(n);
+        if would > c.pit.sheet.get(part) {
+            return Err(PitError::AboveSheet { part: part.name(), would, sheet: c.pit.sheet.get(part) });
+        }
+        *w.get_mut(part) = would;
+    }
+    Ok(())
+}
+
+/// The stage after a move that ended on `end` (19-2-5, 19-1-9): entering the lane commits the
+/// car to its box; leaving it puts the car back on the track.
+pub fn stage_after(t: &Track, c: &CarState, end: SpaceIdx) -> PitStage {
+    let in_lane = t.space(end).in_pit_lane();
+    match c.pit.stage {
+        PitStage::Out if in_lane => PitStage::ToBox,
+        PitStage::ToBox => PitStage::ToBox,
+        PitStage::Stopped { .. } | PitStage::ToExit if in_lane => PitStage::ToExit,
+        PitStage::Stopped { .. } | PitStage::ToExit => PitStage::Out,
+        stage => stage,
+    }
+}
