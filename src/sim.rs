@@ -10,7 +10,8 @@ use thiserror::Error;
 use crate::dice::{LabelledDice, sim_race_key};
 use crate::engine::bot::Bot;
 use crate::engine::order::advance;
-use crate::engine::{CarId, Elimination, Fate, RaceState, Rulebook, Setup, Status, Step, Tyres, Wear, resolve, roll};
+use crate::engine::rulebook::PIT_POINTS;
+use crate::engine::{CarId, Elimination, Fate, Part, RaceState, Rulebook, Setup, Status, Step, Tyres, Wear, roll};
 use crate::track::Track;
 
 /// What to simulate.
@@ -41,6 +42,10 @@ pub struct RaceResult {
     pub moves: u32,
     /// Rounds of play.
     pub rounds: u32,
+    /// Pit stops made (19).
+    pub pit_stops: u32,
+    /// Slipstreams taken (18).
+    pub slipstreams: u32,
 }
 
 /// An engine invariant broken during a simulation: always a bug.
@@ -79,6 +84,16 @@ pub fn run_race(
     // The key of the game `steward sim --keep` writes for this race (src/store/keep.rs).
     let mut dice = LabelledDice::new(sim_race_key(cfg.seed, &t.name, race, cfg.cars), "0");
     let mut moves = 0u32;
+    let (mut pit_stops, mut slipstreams) = (0u32, 0u32);
+    let mut count = |events: &[crate::engine::Event]| {
+        for e in events {
+            match e {
+                crate::engine::Event::PitStop { .. } => pit_stops += 1,
+                crate::engine::Event::Slipstream { .. } => slipstreams += 1,
+                _ => {}
+            }
+        }
+    };
     loop {
         let (s, next, events) = advance(t, &state);
         state = s;
@@ -121,7 +136,14 @@ pub fn run_race(
                         c.wear
                     );
                 }
-                let o = resolve(t, &r, i, &mut dice, rules).map_err(|e| broken(moves, e.to_string()))?;
+                let pit = if crate::engine::play::reaches_box(t, &r, i) {
+                    bot.pit_order(&r.state, car)
+                } else {
+                    crate::engine::pits::PitOrder::default()
+                };
+                let o = crate::engine::play::resolve_with(t, &r, i, &pit, &mut dice, rules)
+                    .map_err(|e| broken(moves, e.to_string()))?;
+                count(&o.events);
                 log(trace, t, &o.state, &o.events);
                 o.state
             }
@@ -135,6 +157,8 @@ pub fn run_race(
         rolls: dice.log.len() as u32,
         moves,
         rounds: state.round,
+        pit_stops,
+        slipstreams,
     })
 }
 
@@ -180,6 +204,24 @@ pub fn check(t: &Track, before: &RaceState, after: &RaceState) -> Result<(), Str
         {
             return Err(format!("car {} finished after {} crossings of {} laps", c.number, c.crossings, after.laps));
         }
+        // 4-0-2, 19-4-1: repairs come from the 2 pit points only, and no part goes above the
+        // sheet it started with.
+        let gained: u32 = [Part::Brakes, Part::Gas, Part::Body, Part::Engine, Part::Handling]
+            .iter()
+            .map(|&p| c.wear.get(p).saturating_sub(b.wear.get(p)) as u32)
+            .sum();
+        if c.pit_points > b.pit_points || gained != (b.pit_points - c.pit_points) as u32 {
+            return Err(format!(
+                "car {} regained {gained} point(s) for {} pit point(s)",
+                c.number,
+                b.pit_points - c.pit_points
+            ));
+        }
+        if PIT_POINTS.saturating_sub(c.pit_points) > PIT_POINTS
+            || Part::ALL.iter().any(|&p| c.wear.get(p) > c.pit.sheet.get(p))
+        {
+            return Err(format!("car {} has more points than its sheet or its 2 pit points allow", c.number));
+        }
         if c.status == Status::Racing && c.wear.tyres == 0 && b.wear.tyres > 0 {
             return Err(format!("car {} used its last tyre point without spinning (10-4-1)", c.number));
         }
@@ -220,6 +262,7 @@ pub fn summary(t: &Track, cfg: &SimConfig, results: &[RaceResult]) -> String {
     let mut by_reason: BTreeMap<&str, u32> = BTreeMap::new();
     let mut wins: BTreeMap<u8, u32> = BTreeMap::new();
     let (mut finishers, mut rolls, mut moves, mut rounds) = (0usize, 0u64, 0u64, 0u64);
+    let (mut pit_stops, mut slipstreams) = (0u64, 0u64);
     for (i, r) in results.iter().enumerate() {
         let line = format!(
             "race {:>4}: finish {:?} out {:?} rolls {} rounds {}",
@@ -243,6 +286,8 @@ pub fn summary(t: &Track, cfg: &SimConfig, results: &[RaceResult]) -> String {
         rolls += r.rolls as u64;
         moves += r.moves as u64;
         rounds += r.rounds as u64;
+        pit_stops += r.pit_stops as u64;
+        slipstreams += r.slipstreams as u64;
     }
     let n = results.len().max(1) as f64;
     let _ = writeln!(out, "finishers: {finishers} of {} cars", results.len() * cfg.cars);
@@ -265,6 +310,12 @@ pub fn summary(t: &Track, cfg: &SimConfig, results: &[RaceResult]) -> String {
         "rolls {rolls} ({:.1} a race), moves {moves}, rounds {:.1} a race",
         rolls as f64 / n,
         rounds as f64 / n
+    );
+    let _ = writeln!(
+        out,
+        "pit stops {pit_stops} ({:.1} a race), slipstreams {slipstreams} ({:.1} a race)",
+        pit_stops as f64 / n,
+        slipstreams as f64 / n
     );
     let _ = writeln!(out, "digest {}", hex::encode(digest.finalize()));
     out

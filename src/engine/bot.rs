@@ -65,8 +65,10 @@ use rustc_hash::FxHashMap;
 
 use crate::track::{SpaceIdx, Track};
 
+use super::car::Part;
 use super::gearbox::{self, legal_gears};
 use super::options::{Fate, MoveOption};
+use super::pits::{self, PitOrder, PitStage, StopKind};
 use super::play::Rolled;
 use super::rulebook::{
     Die, MAX_SKIP, OVER_REV, TOP_GEAR, blocking_cost, collision_threshold, engine_threshold, handling_threshold,
@@ -783,6 +785,9 @@ impl Bot {
     /// The gear the bot engages for `car`.
     pub fn gear(&mut self, t: &Track, state: &RaceState, car: CarId) -> u8 {
         let c = state.car(car);
+        if c.pit.stage != PitStage::Out {
+            return pit_gear(t, state, car);
+        }
         let gears = legal_gears(c);
         let fallback = gears.iter().copied().find(|&g| g + 1 >= c.gear).unwrap_or(1);
         if gears.len() <= 1 {
@@ -942,6 +947,18 @@ impl Bot {
         m.plan(key);
         let m = self.model.as_ref().expect("built");
         let d = Driver { model: m, plan: &m.plans[&key], r: remaining(s.laps, c), car: c, wet: s.wet };
+        // 19: a worn car takes the pit lane when it is offered: its box if it can, else as far
+        // along the lane as it gets.
+        if c.pit.stage == PitStage::Out && wants_pit(c) {
+            let own = pits::own_box(t, rolled.car);
+            let lane = |o: &MoveOption| t.space(o.end).in_pit_lane() && o.fate == Fate::Continues;
+            if let Some(i) = rolled.options.iter().position(|o| lane(o) && Some(o.end) == own) {
+                return i;
+            }
+            if let Some(i) = rolled.options.iter().position(lane) {
+                return i;
+            }
+        }
         let mut best = (f32::INFINITY, 0);
         for (i, o) in rolled.options.iter().enumerate() {
             let v = option_cost(t, &d, o) + contact_cost(t, s, rolled.car, o.end);
@@ -950,6 +967,50 @@ impl Bot {
             }
         }
         best.1
+    }
+}
+
+/// True when the car is worn enough to stop at its pit (19): tyres down to a third of its sheet,
+/// or a part the pit points can repair down to its last point.
+fn wants_pit(c: &CarState) -> bool {
+    let tyres_low = c.wear.tyres * 3 <= c.pit.sheet.tyres;
+    let repairable = c.pit_points > 0
+        && [Part::Brakes, Part::Body, Part::Engine].iter().any(|&p| c.wear.get(p) <= 1 && c.pit.sheet.get(p) > 1);
+    tyres_low || repairable
+}
+
+/// The gear of a car in the pit lane (19-1-8, 19-1-9, 19-3-4, 19-4-2): the highest the rules
+/// allow, 4th at most (the lane is short and a corner may follow its exit).
+fn pit_gear(t: &Track, state: &RaceState, car: CarId) -> u8 {
+    let c = state.car(car);
+    let ok: Vec<u8> = legal_gears(c).into_iter().filter(|&g| pits::check_gear(t, state, car, g).is_ok()).collect();
+    ok.iter().copied().filter(|&g| g <= 4).max().or_else(|| ok.first().copied()).unwrap_or(c.gear.max(2))
+}
+
+impl Bot {
+    /// The bot's decision at the box (19-2-6, 19-3, 19-4): a long stop when the pit points can
+    /// repair a part down to its last points (the most worn of brakes, body, engine, gas first),
+    /// a quick stop otherwise; the same tyres.
+    pub fn pit_order(&self, state: &RaceState, car: CarId) -> PitOrder {
+        let c = state.car(car);
+        let mut left = c.pit_points;
+        let mut repairs: Vec<(Part, u8)> = Vec::new();
+        let mut wear = c.wear;
+        while left > 0 {
+            let need = [Part::Brakes, Part::Body, Part::Engine, Part::Gas]
+                .into_iter()
+                .filter(|&p| wear.get(p) < c.pit.sheet.get(p) && wear.get(p) <= 2)
+                .min_by_key(|&p| wear.get(p));
+            let Some(p) = need else { break };
+            *wear.get_mut(p) += 1;
+            left -= 1;
+            match repairs.iter_mut().find(|(q, _)| *q == p) {
+                Some((_, n)) => *n += 1,
+                None => repairs.push((p, 1)),
+            }
+        }
+        let kind = if repairs.is_empty() { StopKind::Quick } else { StopKind::Long };
+        PitOrder { kind: Some(kind), tyres: None, repairs }
     }
 }
 

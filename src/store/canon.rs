@@ -4,6 +4,7 @@
 //! state and nothing else (not on field order in memory, not on a serializer's version).
 //! `docs/store.md` specifies the lines.
 
+use crate::engine::pits::PitStage;
 use sha2::{Digest, Sha256};
 
 use crate::engine::state::OrderKey;
@@ -104,7 +105,20 @@ fn state_bytes(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pendin
         w.n(wr.body).s(",").n(wr.engine).s(",").n(wr.handling).s(" pit ").n(c.pit_points);
         w.s(" tyres ").s(c.tyres.name()).s(" tyre_lap ").n(c.tyre_lap).s(" crossings ").n(c.crossings);
         w.s(" stops ").pair(c.stops.map(|(k, n)| (k.0, n))).s(" status ").s(&status(c.status));
-        w.s(" arrival ").n(c.arrival).s(" moves ").n(c.moves).s("\n");
+        w.s(" arrival ").n(c.arrival).s(" moves ").n(c.moves);
+        if c.pit.stage != PitStage::Out || c.pit.stops > 0 {
+            // Written only once a car has been to the pits (19), so older games keep their
+            // digests.
+            let stage = match c.pit.stage {
+                PitStage::Out => "out".to_string(),
+                PitStage::ToBox => "to_box".to_string(),
+                PitStage::Stopped { max_gear } => format!("stopped:{max_gear}"),
+                PitStage::ToExit => "to_exit".to_string(),
+            };
+            w.s(" pit_stage ").s(&stage).s(" pit_stops ").n(c.pit.stops);
+            w.s(" last_stop ").n(c.pit.last_stop.map_or(0, u64::from));
+        }
+        w.s("\n");
     }
     if let Some(p) = pending {
         let r = &p.rolled;

@@ -15,7 +15,7 @@ use crate::engine::{Step, Tyres, Wear, roll};
 use crate::track;
 
 use super::error::StoreError;
-use super::files::{By, Kind, OrderRecord, PlayerRecord, SecretFile, SetupRecord, Source, TurnFile};
+use super::files::{By, Kind, OrderRecord, PitRecord, PlayerRecord, SecretFile, SetupRecord, Source, TurnFile};
 use super::fsio::{self, DirLock, Durability, write_atomic};
 use super::replay::{Game, hex32, sha256_hex, token_hash, valid_id, wear_record};
 use super::time::Stamp;
@@ -375,7 +375,7 @@ impl Handle {
     pub fn gear(&mut self, car: u8, gear: u8, by: By, meta: Meta) -> Result<&TurnFile, StoreError> {
         self.need_seed()?;
         let mut input = self.input(Kind::Move, meta);
-        input.orders.push(OrderRecord { car, by, gear: Some(gear), choose: None, space: None });
+        input.orders.push(OrderRecord { car, by, gear: Some(gear), choose: None, space: None, pit: None });
         self.commit(input)
     }
 
@@ -383,7 +383,37 @@ impl Handle {
     pub fn choose(&mut self, car: u8, answer: &str, by: By, meta: Meta) -> Result<&TurnFile, StoreError> {
         self.need_seed()?;
         let mut input = self.input(Kind::Move, meta);
-        input.orders.push(OrderRecord { car, by, gear: None, choose: Some(answer.trim().to_string()), space: None });
+        input.orders.push(OrderRecord {
+            car,
+            by,
+            gear: None,
+            choose: Some(answer.trim().to_string()),
+            space: None,
+            pit: None,
+        });
+        self.commit(input)
+    }
+
+    /// Car `car` chooses an option that ends at its box, with its decision there (19-2-6, 19-3,
+    /// 19-4): `pit` is recorded with the choice.
+    pub fn choose_with_pit(
+        &mut self,
+        car: u8,
+        answer: &str,
+        pit: PitRecord,
+        by: By,
+        meta: Meta,
+    ) -> Result<&TurnFile, StoreError> {
+        self.need_seed()?;
+        let mut input = self.input(Kind::Move, meta);
+        input.orders.push(OrderRecord {
+            car,
+            by,
+            gear: None,
+            choose: Some(answer.trim().to_string()),
+            space: None,
+            pit: Some(pit),
+        });
         self.commit(input)
     }
 
@@ -401,13 +431,14 @@ impl Handle {
             let car = g.number(p.rolled.car);
             let i = bot.option(&g.track, &p.rolled);
             let label = crate::engine::MoveOption::label(i);
-            input.orders.push(OrderRecord { car, by: By::Bot, gear: None, choose: Some(label), space: None });
+            let pit = bot_pit(bot, &g.track, &p.rolled, i);
+            input.orders.push(OrderRecord { car, by: By::Bot, gear: None, choose: Some(label), space: None, pit });
             return self.commit(input);
         }
         let id = race.state.to_play.ok_or(StoreError::Over)?;
         let car = g.number(id);
         let gear = bot.gear(&g.track, &race.state, id);
-        input.orders.push(OrderRecord { car, by: By::Bot, gear: Some(gear), choose: None, space: None });
+        input.orders.push(OrderRecord { car, by: By::Bot, gear: Some(gear), choose: None, space: None, pit: None });
         // Look at the roll the gear gives (the dice are derived, so this is the roll the turn
         // will make) to pick the option in the same turn.
         let key = g.now.key;
@@ -417,12 +448,14 @@ impl Handle {
                 && r.options.len() > 1
             {
                 let i = bot.option(&g.track, &r);
+                let pit = bot_pit(bot, &g.track, &r, i);
                 input.orders.push(OrderRecord {
                     car,
                     by: By::Bot,
                     gear: None,
                     choose: Some(crate::engine::MoveOption::label(i)),
                     space: None,
+                    pit,
                 });
             }
         }
@@ -454,4 +487,17 @@ pub fn authenticate(game: &Game, address: &str, token: &str) -> Result<u8, Store
         return Err(StoreError::BadToken(p.address.clone()));
     }
     Ok(p.car)
+}
+
+/// The bot's decision at the box as a turn records it, when option `i` ends there (19-2-6).
+fn bot_pit(bot: &Bot, t: &crate::track::Track, r: &crate::engine::Rolled, i: usize) -> Option<PitRecord> {
+    if !crate::engine::play::reaches_box(t, r, i) {
+        return None;
+    }
+    let o = bot.pit_order(&r.state, r.car);
+    Some(PitRecord {
+        kind: o.kind.map(|k| k.name().to_string()),
+        tyres: o.tyres.map(|x| x.name().to_string()),
+        repairs: o.repairs.iter().map(|&(p, n)| (p.name().to_string(), n)).collect(),
+    })
 }

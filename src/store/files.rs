@@ -276,6 +276,26 @@ pub struct OrderRecord {
     /// The option's destination space.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub space: Option<String>,
+    /// The decision at the box, with a choice that ends there (19-2-6, 19-3, 19-4). Absent: a
+    /// quick stop on the same tyres (19-2-7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pit: Option<PitRecord>,
+}
+
+/// A pit decision as written in a turn: `pit = { kind = "long", tyres = "soft", repairs = {
+/// brakes = 1 } }`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PitRecord {
+    /// `quick` or `long` (absent: quick).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// The tyres announced (absent: the same type).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tyres: Option<String>,
+    /// Points taken from the pit points, by part name (long stop).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub repairs: std::collections::BTreeMap<String, u8>,
 }
 
 /// One die roll.

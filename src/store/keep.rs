@@ -177,5 +177,12 @@ fn result(h: &mut Handle) -> RaceResult {
         rolls: g.turns.iter().map(|t| t.rolls.len() as u32).sum(),
         moves: race.moves,
         rounds: s.round,
+        pit_stops: count_events(g, "19-2-6"),
+        slipstreams: count_events(g, "18-0-3"),
     }
+}
+
+/// Events of the game's turns citing `article`.
+fn count_events(g: &crate::store::replay::Game, article: &str) -> u32 {
+    g.turns.iter().flat_map(|t| t.events.iter()).filter(|e| e.article == article).count() as u32
 }

@@ -14,8 +14,10 @@ use sha2::{Digest, Sha256};
 use crate::dice::{commitment, dice_key, face_index, roll_label};
 use crate::engine::explain;
 use crate::engine::order::advance;
+use crate::engine::pits::{PitOrder, StopKind};
+use crate::engine::play::resolve_with;
 use crate::engine::{
-    CarId, Dice, Die, Event, Fate, MoveOption, Purpose, RaceState, Rolled, Rulebook, Setup, Step, Tyres, Wear, resolve,
+    CarId, Dice, Die, Event, Fate, MoveOption, Part, Purpose, RaceState, Rolled, Rulebook, Setup, Step, Tyres, Wear,
     roll,
 };
 use crate::track::Track;
@@ -23,7 +25,7 @@ use crate::track::Track;
 use super::canon::state_digest;
 use super::error::StoreError;
 use super::files::{
-    By, Contribution, EventRecord, Kind, OptionRecord, OrderRecord, PendingRecord, PlayerRecord, RollRecord,
+    By, Contribution, EventRecord, Kind, OptionRecord, OrderRecord, PendingRecord, PitRecord, PlayerRecord, RollRecord,
     SetupRecord, TurnFile, WearRecord,
 };
 use super::time::Stamp;
@@ -192,6 +194,29 @@ impl Dice for TurnDice<'_> {
         self.log.push(RollRecord { label, die: Cow::Borrowed(die.name()), face: face as u8, value: faces[face] });
         faces[face]
     }
+}
+
+/// The engine's pit decision from its record, checked for names (19-2-6, 19-3, 19-4).
+fn pit_order(r: Option<&PitRecord>) -> Result<Option<(PitOrder, PitRecord)>, StoreError> {
+    let Some(r) = r else { return Ok(None) };
+    let bad = |what: String| StoreError::BadSetting(what);
+    let kind = match &r.kind {
+        Some(k) => Some(StopKind::parse(k).ok_or_else(|| bad(format!("pit stop `{k}`: quick or long (19-3, 19-4)")))?),
+        None => None,
+    };
+    let tyres = match &r.tyres {
+        Some(x) => Some(Tyres::parse(x).ok_or_else(|| bad(format!("tyres `{x}`: hard, soft or rain (19-2-6)")))?),
+        None => None,
+    };
+    let mut repairs = Vec::new();
+    for (name, &n) in &r.repairs {
+        let part = Part::ALL
+            .into_iter()
+            .find(|p| p.name() == name.as_str())
+            .ok_or_else(|| bad(format!("repair `{name}`: brakes, gas, body, engine or handling (19-4-1)")))?;
+        repairs.push((part, n));
+    }
+    Ok(Some((PitOrder { kind, tyres, repairs }, r.clone())))
 }
 
 /// A one-line summary of what an option costs and does.
@@ -531,6 +556,7 @@ impl Game {
                     gear: Some(gear),
                     choose: None,
                     space: None,
+                    pit: None,
                 });
                 let n = self.dice_done(dice, out)?;
                 match step {
@@ -580,7 +606,8 @@ impl Game {
                         });
                     }
                 }
-                self.choose(race, next, out, input, pending, index, order.car, order.by, used)
+                let pit = pit_order(order.pit.as_ref())?;
+                self.choose_with(race, next, out, input, pending, index, order.car, order.by, used, pit)
             }
             _ => Err(StoreError::BadOrder),
         }
@@ -600,9 +627,28 @@ impl Game {
         by: By,
         used: usize,
     ) -> Result<usize, StoreError> {
+        self.choose_with(race, next, out, input, pending, index, number, by, used, None)
+    }
+
+    /// [`Game::choose`] with the decision at the box (19-2-6), recorded with the choice.
+    #[allow(clippy::too_many_arguments)]
+    fn choose_with(
+        &self,
+        race: &mut Race,
+        next: &mut Progress,
+        out: &mut TurnFile,
+        input: &TurnFile,
+        pending: Pending,
+        index: usize,
+        number: u8,
+        by: By,
+        used: usize,
+        pit: Option<(PitOrder, PitRecord)>,
+    ) -> Result<usize, StoreError> {
         let recorded = input.rolls.get(used..).unwrap_or(&[]);
         let mut dice = TurnDice::new(next.key, recorded, pending.move_no, pending.next_index);
-        let outcome = resolve(&self.track, &pending.rolled, index, &mut dice, &self.rules)?;
+        let order = pit.as_ref().map(|(o, _)| o.clone()).unwrap_or_default();
+        let outcome = resolve_with(&self.track, &pending.rolled, index, &order, &mut dice, &self.rules)?;
         out.move_no = Some(pending.move_no);
         out.orders.push(OrderRecord {
             car: number,
@@ -610,6 +656,7 @@ impl Game {
             gear: None,
             choose: Some(MoveOption::label(index)),
             space: Some(self.track.space(pending.rolled.options[index].end).id.clone()),
+            pit: pit.map(|(_, r)| r),
         });
         let n = self.dice_done(dice, out)?;
         self.events(&outcome.state, &outcome.events, out);
