@@ -130,6 +130,15 @@ pub enum GameCommand {
         /// Choose this option (letter) or destination (space id).
         #[arg(long, conflicts_with = "bot")]
         choose: Option<String>,
+        /// With --choose ending at the car's box: `quick` or `long` stop (19-3, 19-4).
+        #[arg(long, requires = "choose")]
+        stop: Option<String>,
+        /// With --choose ending at the car's box: the tyres announced (default: the same, 19-2-7).
+        #[arg(long, requires = "choose")]
+        tyres: Option<String>,
+        /// With --stop long: a repair from the pit points, `part=points` (`brakes=1`), repeatable.
+        #[arg(long, requires = "choose")]
+        repair: Vec<String>,
         /// Let the bot play the car awaited (a bot car, or a missed deadline).
         #[arg(long)]
         bot: bool,
@@ -249,7 +258,7 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
             print!("{}", show::brief(h.game()));
             Ok(ExitCode::SUCCESS)
         }
-        GameCommand::Play { game, car, gear, choose, bot, token, source, games } => {
+        GameCommand::Play { game, car, gear, choose, stop, tyres, repair, bot, token, source, games } => {
             let (store, id) = locate(&games, &game);
             let mut h = store.open(&id)?;
             if let (Some(token), Some(from)) = (&token, &source.from) {
@@ -271,7 +280,18 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
                 h.gear(c, g, By::Player, source.meta("player"))?;
             } else if let Some(answer) = choose {
                 let c = car_or_awaited()?;
-                h.choose(c, &answer, By::Player, source.meta("player"))?;
+                if stop.is_some() || tyres.is_some() || !repair.is_empty() {
+                    let mut repairs = std::collections::BTreeMap::new();
+                    for r in &repair {
+                        let (part, n) = r.split_once('=').context("--repair takes part=points, e.g. brakes=1")?;
+                        let n: u8 = n.trim().parse().context("--repair takes part=points, e.g. brakes=1")?;
+                        repairs.insert(part.trim().to_string(), n);
+                    }
+                    let pit = crate::store::files::PitRecord { kind: stop, tyres, repairs };
+                    h.choose_with_pit(c, &answer, pit, By::Player, source.meta("player"))?;
+                } else {
+                    h.choose(c, &answer, By::Player, source.meta("player"))?;
+                }
             } else {
                 bail!("say what to play: --gear G, --choose OPTION, or --bot");
             }

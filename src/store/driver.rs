@@ -445,7 +445,7 @@ impl Handle {
         if let Some(key) = key {
             let mut dice = crate::dice::LabelledDice::new(key, &(race.moves + 1).to_string());
             if let Ok(Step::Choose(r)) = roll(&g.track, &race.state, id, gear, &mut dice, &g.rules)
-                && r.options.len() > 1
+                && (r.options.len() > 1 || crate::engine::play::reaches_box(&g.track, &r, 0))
             {
                 let i = bot.option(&g.track, &r);
                 let pit = bot_pit(bot, &g.track, &r, i);

@@ -571,7 +571,11 @@ impl Game {
                         // `race.state` becomes the rolled state only if the choice stays
                         // pending at the end of the turn (see `apply_with`).
                         let pending = Pending { rolled: *r, move_no, next_index: n as u32 };
-                        if pending.rolled.options.len() == 1 {
+                        // A single option is played at once, unless it reaches the car's box: the
+                        // player still decides the stop there (19-2-6).
+                        if pending.rolled.options.len() == 1
+                            && !crate::engine::play::reaches_box(&self.track, &pending.rolled, 0)
+                        {
                             let m = self.choose(race, next, out, input, pending, 0, order.car, By::Forced, used + n)?;
                             return Ok(n + m);
                         }
