@@ -254,3 +254,35 @@ fn replay_is_byte_identical() {
     let games = keep(&again, "sprint", 4, 1, 1, 11);
     assert_eq!(super::tree(&games[0]), super::tree(&dir));
 }
+
+/// The decision at the box is part of the turn: a kept race with a long stop verifies, and the
+/// same turn with another repair does not (19-4-1: the state digest changes).
+#[test]
+fn a_changed_pit_decision_is_caught() {
+    let base = scratch("tamper-src-pit");
+    let games = keep(&base, "monaco", 10, 3, 2, 1);
+    let (game, n) = games
+        .iter()
+        .find_map(|g| {
+            let turns = std::fs::read_dir(g.join("turns")).unwrap().count() as u32;
+            (1..turns)
+                .find(|&n| read_turn(g, n).orders.iter().any(|o| o.pit.as_ref().is_some_and(|p| !p.repairs.is_empty())))
+                .map(|n| (g.clone(), n))
+        })
+        .expect("a kept race with a long stop (monaco, 10 cars, seed 1)");
+    assert!(verify(&game, None).is_ok(), "the untouched race verifies");
+    let dir = scratch("tamper-pit").join("game");
+    copy_dir(&game, &dir);
+    edit(&dir, n, |t| {
+        for o in &mut t.orders {
+            if let Some(p) = &mut o.pit {
+                p.repairs.clear();
+                p.kind = Some("long".into());
+            }
+        }
+    });
+    match verify(&dir, None) {
+        Err(StoreError::BadTurn { turn, .. }) => assert_eq!(turn, n),
+        other => panic!("verify should fail at turn {n}, got {other:?}"),
+    }
+}
