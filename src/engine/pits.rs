@@ -237,10 +237,10 @@ pub fn check_gear(t: &Track, s: &RaceState, car: CarId, gear: u8) -> Result<(), 
 /// The board a car in the pit lane sees: a car in its box does not block the lane (the boxes
 /// stand beside it, 19-2-1), a car in the lane does (19-1-5); for a car going to its box, the
 /// lane ends at its box (19-2-5).
-fn pit_occupancy(t: &Track, s: &RaceState, car: CarId, occupied: &[bool]) -> Vec<bool> {
+fn pit_occupancy(t: &Track, s: &RaceState, car: CarId, occupied: &[bool], pass_boxes: bool) -> Vec<bool> {
     let mut occ = occupied.to_vec();
     for (i, o) in s.cars.iter().enumerate() {
-        if i != car.get() && o.status.on_board() && matches!(o.pit.stage, PitStage::Stopped { .. }) {
+        if pass_boxes && i != car.get() && o.status.on_board() && matches!(o.pit.stage, PitStage::Stopped { .. }) {
             occ[o.space.get()] = false;
         }
     }
@@ -263,7 +263,7 @@ pub fn entry_options(t: &Track, s: &RaceState, car: CarId, occupied: &[bool], ro
         return Vec::new();
     }
     let c = s.car(car);
-    let occ = pit_occupancy(t, s, car, occupied);
+    let occ = pit_occupancy(t, s, car, occupied, true);
     let board = Board { track: t, occupied: &occ, dangerous: &s.dangerous, pit_open: true };
     let mover = Mover { start: c.space, stops: c.stops, max: roll, min: 0 };
     let r = reaches(&board, &mover);
@@ -276,6 +276,10 @@ pub fn entry_options(t: &Track, s: &RaceState, car: CarId, occupied: &[bool], ro
                 continue;
             }
             let next_blocked = t.next(reach.end).iter().all(|&n| occ[n.get()]);
+            // Never onto a car standing in its box (its space is passed, not taken).
+            if occupied[reach.end.get()] {
+                continue;
+            }
             if k == roll || Some(reach.end) == own || next_blocked {
                 let mut o = build_option(c, wet, reach, 0, 0);
                 o.path = r.path(reach);
@@ -291,10 +295,29 @@ pub fn entry_options(t: &Track, s: &RaceState, car: CarId, occupied: &[bool], ro
 }
 
 /// The options of a car in the pit lane (19-1): along the single lane to its box (19-2-2, no
-/// blocking behind a car, 19-1-5), or from its box out of the lane and onto the track.
+/// blocking behind a car, 19-1-5), or from its box out of the lane and onto the track. A car in
+/// its box is passed, but its space is never taken: ways ending there are dropped, and if the
+/// move can then only brake, the cars in their boxes block like the others for this move.
 pub fn lane_options(t: &Track, s: &RaceState, car: CarId, occupied: &[bool], roll: u8, wet: bool) -> Vec<MoveOption> {
+    let mut free = lane_options_with(t, s, car, occupied, roll, wet, true);
+    free.retain(|o| !occupied[o.end.get()]);
+    if free.iter().any(|o| o.brakes == 0) {
+        return free;
+    }
+    lane_options_with(t, s, car, occupied, roll, wet, false)
+}
+
+fn lane_options_with(
+    t: &Track,
+    s: &RaceState,
+    car: CarId,
+    occupied: &[bool],
+    roll: u8,
+    wet: bool,
+    pass_boxes: bool,
+) -> Vec<MoveOption> {
     let c = s.car(car);
-    let occ = pit_occupancy(t, s, car, occupied);
+    let occ = pit_occupancy(t, s, car, occupied, pass_boxes);
     let board = Board { track: t, occupied: &occ, dangerous: &s.dangerous, pit_open: true };
     let mover = Mover { start: c.space, stops: c.stops, max: roll, min: roll.saturating_sub(c.wear.brakes) };
     let r = reaches(&board, &mover);
