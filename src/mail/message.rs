@@ -1,0 +1,283 @@
+//! An incoming mail, reduced to what the daemon needs: who sent it, what it answers, whether it
+//! must never be answered (bounces, auto-replies, lists: no mail loops), and the text the
+//! player wrote, whatever the client did to it (any charset and transfer encoding, HTML only,
+//! quoted replies, signatures, Outlook and Gmail top-posting). Pure: bytes in, values out.
+
+use std::fmt;
+
+use mail_parser::{Address, HeaderValue, MessageParser, MimeHeaders};
+use thiserror::Error;
+
+/// Largest mail read, in bytes: orders are a few lines; anything bigger is refused unread.
+pub const MAX_MESSAGE_BYTES: usize = 256 * 1024;
+
+/// Why a mail cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum MessageError {
+    /// Bigger than [`MAX_MESSAGE_BYTES`].
+    #[error("the mail is {size} bytes; the most read is {max}: send your orders as plain text without attachments")]
+    TooLarge {
+        /// Its size.
+        size: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// Not a mail at all.
+    #[error("this is not a mail message (no header could be read)")]
+    Unreadable,
+    /// No usable From address.
+    #[error("the mail has no sender address (From:)")]
+    NoSender,
+}
+
+/// Why a mail must not be answered (RFC 3834, RFC 2369, RFC 3464).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LoopReason {
+    /// `Auto-Submitted` other than `no` (RFC 3834).
+    AutoSubmitted(String),
+    /// `Precedence: bulk`, `junk` or `list`.
+    Precedence(String),
+    /// From a mailer daemon or postmaster.
+    DaemonSender(String),
+    /// An empty `Return-Path: <>` (bounces, RFC 5321 4.5.5).
+    NullReturnPath,
+    /// A `List-*` header (RFC 2369, RFC 2919): mailing-list mail.
+    ListHeader(String),
+    /// A vendor auto-reply header (`X-Autoreply`, `X-Autorespond`, `X-Auto-Response-Suppress`...).
+    AutoReplyHeader(String),
+    /// A delivery or disposition report (`multipart/report`, RFC 3462).
+    Report,
+}
+
+impl fmt::Display for LoopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoopReason::AutoSubmitted(v) => write!(f, "Auto-Submitted: {v}"),
+            LoopReason::Precedence(v) => write!(f, "Precedence: {v}"),
+            LoopReason::DaemonSender(a) => write!(f, "sent by {a}"),
+            LoopReason::NullReturnPath => write!(f, "empty Return-Path (a bounce)"),
+            LoopReason::ListHeader(h) => write!(f, "mailing-list header {h}"),
+            LoopReason::AutoReplyHeader(h) => write!(f, "auto-reply header {h}"),
+            LoopReason::Report => write!(f, "delivery report"),
+        }
+    }
+}
+
+/// What the daemon reads of an incoming mail.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Incoming {
+    /// The sender's address (From), lower case.
+    pub from: String,
+    /// The sender's display name, if any.
+    pub from_name: Option<String>,
+    /// The Reply-To address, lower case, if any.
+    pub reply_to: Option<String>,
+    /// Message-ID without angle brackets.
+    pub message_id: Option<String>,
+    /// In-Reply-To ids.
+    pub in_reply_to: Vec<String>,
+    /// References ids.
+    pub references: Vec<String>,
+    /// Subject (empty if none).
+    pub subject: String,
+    /// The Date header in RFC 3339, if any and readable.
+    pub date: Option<String>,
+    /// The text the sender wrote: quotes, signature and quoted replies removed.
+    pub body: String,
+    /// The whole body as text, before cleaning.
+    pub full_body: String,
+    loop_reason: Option<LoopReason>,
+}
+
+/// Checks a mail's size before reading it.
+pub fn check_size(size: usize) -> Result<(), MessageError> {
+    if size > MAX_MESSAGE_BYTES {
+        return Err(MessageError::TooLarge { size, max: MAX_MESSAGE_BYTES });
+    }
+    Ok(())
+}
+
+fn first_address(a: Option<&Address<'_>>) -> Option<(String, Option<String>)> {
+    let a = a?.first()?;
+    let addr = a.address()?.trim().trim_matches(['<', '>']).to_lowercase();
+    if addr.is_empty() {
+        return None;
+    }
+    let name = a.name().map(|n| n.trim().to_string()).filter(|n| !n.is_empty());
+    Some((addr, name))
+}
+
+fn ids(v: &HeaderValue<'_>) -> Vec<String> {
+    match v {
+        HeaderValue::Text(t) => vec![t.to_string()],
+        HeaderValue::TextList(l) => l.iter().map(|t| t.to_string()).collect(),
+        _ => Vec::new(),
+    }
+}
+
+impl Incoming {
+    /// Reads a raw RFC 5322 message.
+    pub fn parse(raw: &[u8]) -> Result<Incoming, MessageError> {
+        check_size(raw.len())?;
+        let m = MessageParser::default().parse(raw).ok_or(MessageError::Unreadable)?;
+        if m.headers().is_empty() {
+            return Err(MessageError::Unreadable);
+        }
+        let headers: Vec<(String, String)> =
+            m.headers_raw().map(|(n, v)| (n.to_ascii_lowercase(), v.trim().to_string())).collect();
+        let (from, from_name) = first_address(m.from()).ok_or(MessageError::NoSender)?;
+        let reply_to = first_address(m.reply_to()).map(|(a, _)| a);
+        let full_body = m.body_text(0).map(|b| b.into_owned()).unwrap_or_default();
+        let body = clean_body(&full_body);
+        let report = m.root_part().content_type().is_some_and(|ct| {
+            ct.ctype().eq_ignore_ascii_case("multipart")
+                && ct.subtype().is_some_and(|s| s.eq_ignore_ascii_case("report"))
+        });
+        let loop_reason = if report { Some(LoopReason::Report) } else { loop_reason(&headers, &from) };
+        Ok(Incoming {
+            from,
+            from_name,
+            reply_to,
+            message_id: m.message_id().map(str::to_string),
+            in_reply_to: ids(m.in_reply_to()),
+            references: ids(m.references()),
+            subject: m.subject().unwrap_or_default().trim().to_string(),
+            date: m.date().map(|d| d.to_rfc3339()),
+            body,
+            full_body,
+            loop_reason,
+        })
+    }
+
+    /// Why this mail must not be answered, if it must not.
+    pub fn loop_reason(&self) -> Option<LoopReason> {
+        self.loop_reason.clone()
+    }
+
+    /// The address replies go to: Reply-To if given, else From.
+    pub fn reply_address(&self) -> &str {
+        self.reply_to.as_deref().unwrap_or(&self.from)
+    }
+}
+
+/// The loop checks on raw headers (lower-case names, trimmed values) and the sender.
+fn loop_reason(headers: &[(String, String)], from: &str) -> Option<LoopReason> {
+    let local = from.split('@').next().unwrap_or_default();
+    if matches!(local, "mailer-daemon" | "postmaster" | "mail-daemon" | "mailerdaemon")
+        || local.starts_with("mailer-daemon")
+    {
+        return Some(LoopReason::DaemonSender(from.to_string()));
+    }
+    for (name, value) in headers {
+        let v = value.to_ascii_lowercase();
+        let reason = match name.as_str() {
+            "auto-submitted" if !v.is_empty() && !v.starts_with("no") => {
+                Some(LoopReason::AutoSubmitted(value.clone()))
+            }
+            "precedence" if matches!(v.as_str(), "bulk" | "junk" | "list" | "auto_reply") => {
+                Some(LoopReason::Precedence(value.clone()))
+            }
+            "return-path" if v.trim_matches(['<', '>', ' ']).is_empty() => Some(LoopReason::NullReturnPath),
+            n if n.starts_with("list-") => Some(LoopReason::ListHeader(name.clone())),
+            "x-autoreply" | "x-autorespond" | "x-auto-response-suppress" | "x-autogenerated" | "x-loop" => {
+                Some(LoopReason::AutoReplyHeader(name.clone()))
+            }
+            "x-mailing-list" | "mailing-list" => Some(LoopReason::ListHeader(name.clone())),
+            _ => None,
+        };
+        if reason.is_some() {
+            return reason;
+        }
+    }
+    None
+}
+
+/// Whether a line starts a top-posted quote whose text is not marked with `>`: Outlook's
+/// "-----Original Message-----" or its line of underscores, and a "From: ... Sent:" block.
+fn quote_block_starts(lines: &[&str], i: usize) -> bool {
+    let l = lines[i].trim();
+    let lower = l.to_lowercase();
+    if lower.starts_with("-----") && (lower.contains("original") || lower.contains("origine")) {
+        return true;
+    }
+    if l.len() >= 10 && l.chars().all(|c| c == '_') {
+        return true;
+    }
+    let header = |s: &str, names: &[&str]| {
+        let s = s.trim().trim_start_matches('*').to_lowercase();
+        names.iter().any(|n| s.starts_with(n))
+    };
+    if header(l, &["from:", "de :", "de:", "von:"]) {
+        return lines[i + 1..]
+            .iter()
+            .take(4)
+            .any(|n| header(n, &["sent:", "date:", "envoyé :", "envoyé:", "gesendet:", "to:", "à :"]));
+    }
+    false
+}
+
+/// Whether a line (perhaps with the next, when the client wrapped it) is an attribution such as
+/// "On Mon, 3 Nov 2026, Ann <ann@x.org> wrote:" or "Le lun. 3 nov. 2026, Ann a écrit :".
+/// Returns the number of lines it takes.
+fn attribution(lines: &[&str], i: usize) -> Option<usize> {
+    let ends = |s: &str| {
+        let s = s.trim_end().to_lowercase();
+        s.ends_with("wrote:") || s.ends_with("écrit :") || s.ends_with("écrit:") || s.ends_with("schrieb:")
+    };
+    let l = lines[i].trim_start();
+    let starts = ["On ", "Le ", "Am "].iter().any(|p| l.starts_with(p));
+    if !starts {
+        return None;
+    }
+    if ends(l) {
+        return Some(1);
+    }
+    match lines.get(i + 1) {
+        Some(n) if ends(n) && !n.trim_start().starts_with('>') => Some(2),
+        _ => None,
+    }
+}
+
+/// The text a sender wrote: lines quoted with `>` dropped, everything after a signature
+/// separator (`-- `) or the start of a top-posted quote dropped, and an attribution line
+/// ("On ... wrote:") dropped when quoted lines follow it (a bottom-posted answer goes on below
+/// them) or cut with all that follows when the quote is not marked (HTML converted to text).
+pub fn clean_body(text: &str) -> String {
+    let text = text.replace("\r\n", "\n").replace(['\r', '\u{a0}'], " ").replace('\u{feff}', "");
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let l = lines[i];
+        let t = l.trim_end();
+        if t == "--" || t == "-- " || l == "-- " {
+            break;
+        }
+        if l.trim_start().starts_with('>') {
+            i += 1;
+            continue;
+        }
+        if quote_block_starts(&lines, i) {
+            break;
+        }
+        if let Some(n) = attribution(&lines, i) {
+            let quoted_next = lines[i + n..].iter().find(|l| !l.trim().is_empty()).is_none_or(|l| l.trim_start().starts_with('>'));
+            if !quoted_next {
+                break;
+            }
+            i += n;
+            continue;
+        }
+        out.push(t);
+        i += 1;
+    }
+    while out.last().is_some_and(|l| l.trim().is_empty()) {
+        out.pop();
+    }
+    let start = out.iter().position(|l| !l.trim().is_empty()).unwrap_or(out.len());
+    let mut s = out[start..].join("\n");
+    if !s.is_empty() {
+        s.push('\n');
+    }
+    s
+}

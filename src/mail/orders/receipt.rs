@@ -1,0 +1,143 @@
+//! The receipt of a mail's orders: each line read, echoed with its number, and under each
+//! refused line what to write instead. Plain text within [`RECEIPT_WIDTH`] columns, so every
+//! mail client shows it whole.
+
+use super::keyword::Lang;
+use super::{Line, Parsed};
+
+/// Widest receipt line, in characters.
+pub const RECEIPT_WIDTH: usize = 78;
+
+/// Columns before the echoed text: `  12  `.
+const GUTTER: usize = 6;
+
+/// The receipt of `parsed` in `lang`.
+pub fn receipt(parsed: &Parsed, lang: Lang) -> String {
+    let fr = lang == Lang::Fr;
+    let mut out = String::new();
+    if parsed.lines.is_empty() {
+        out.push_str(if fr {
+            "Aucun ordre trouvé dans votre message. Écrivez AIDE pour la liste des ordres.\n"
+        } else {
+            "No order found in your mail. Write HELP for the list of orders.\n"
+        });
+        return out;
+    }
+    out.push_str(if fr { "Ordres lus :\n" } else { "Orders read:\n" });
+    for line in &parsed.lines {
+        echo(&mut out, line);
+        if let Err(e) = &line.result {
+            let label = if fr { "ERREUR : " } else { "ERROR: " };
+            wrap(&mut out, &format!("{label}{}", e.message(lang)), GUTTER);
+        }
+    }
+    let errors = parsed.errors().count();
+    let n = parsed.lines.len();
+    let summary = match (errors, fr) {
+        (0, false) => format!("{n} line{} read, no error.", plural(n)),
+        (0, true) => format!("{n} ligne{} lue{}, aucune erreur.", plural(n), plural(n)),
+        (e, false) => format!(
+            "{e} error{}: nothing was applied. Correct the lines marked ERROR and send all your orders again.",
+            plural(e)
+        ),
+        (e, true) => format!(
+            "{e} erreur{} : rien n'a été appliqué. Corrigez les lignes marquées ERREUR et renvoyez tous vos ordres.",
+            plural(e)
+        ),
+    };
+    out.push('\n');
+    wrap(&mut out, &summary, 0);
+    if parsed.skipped > 0 {
+        let s = parsed.skipped;
+        let note = if fr {
+            format!("({s} ligne{} de texte ignorée{}.)", plural(s), plural(s))
+        } else {
+            format!("({s} line{} of text skipped.)", plural(s))
+        };
+        wrap(&mut out, &note, 0);
+    }
+    out
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// `  12  GEAR 9`, the text cut to fit and any control character shown as `?`.
+fn echo(out: &mut String, line: &Line) {
+    let head = format!("{:>4}  ", line.number % 10_000);
+    out.push_str(&head);
+    let room = RECEIPT_WIDTH - head.chars().count();
+    let clean: String = line.text.chars().map(|c| if c.is_control() { '?' } else { c }).collect();
+    if clean.chars().count() > room {
+        out.extend(clean.chars().take(room - 3));
+        out.push_str("...");
+    } else {
+        out.push_str(&clean);
+    }
+    out.push('\n');
+}
+
+/// Words of `text` in lines of at most [`RECEIPT_WIDTH`] characters, each indented by
+/// `indent`; a word longer than a line is cut.
+fn wrap(out: &mut String, text: &str, indent: usize) {
+    let room = RECEIPT_WIDTH - indent;
+    let mut line = String::new();
+    let mut len = 0;
+    let flush = |out: &mut String, line: &mut String, len: &mut usize| {
+        if *len > 0 {
+            out.extend(std::iter::repeat_n(' ', indent));
+            out.push_str(line);
+            out.push('\n');
+            line.clear();
+            *len = 0;
+        }
+    };
+    for word in text.split_whitespace() {
+        let word: String = word.chars().map(|c| if c.is_control() { '?' } else { c }).collect();
+        let mut w: &str = &word;
+        loop {
+            let wl = w.chars().count();
+            let need = if len == 0 { wl } else { len + 1 + wl };
+            if need <= room {
+                if len > 0 {
+                    line.push(' ');
+                }
+                line.push_str(w);
+                len = need;
+                break;
+            }
+            if len > 0 {
+                flush(out, &mut line, &mut len);
+                continue;
+            }
+            // A word wider than the line: cut it.
+            let cut = w.char_indices().nth(room).map_or(w.len(), |(i, _)| i);
+            line.push_str(&w[..cut]);
+            len = room;
+            flush(out, &mut line, &mut len);
+            w = &w[cut..];
+            if w.is_empty() {
+                break;
+            }
+        }
+    }
+    flush(out, &mut line, &mut len);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrap_keeps_every_word_within_the_width() {
+        let mut out = String::new();
+        let long = format!("{} {} end", "word ".repeat(40), "x".repeat(200));
+        wrap(&mut out, &long, 6);
+        for l in out.lines() {
+            assert!(l.chars().count() <= RECEIPT_WIDTH, "{l:?}");
+        }
+        assert!(out.ends_with("end\n"));
+        assert_eq!(out.matches('x').count(), 200);
+    }
+}
