@@ -7,10 +7,14 @@
 
 pub mod compose;
 pub mod config;
+pub mod daemon;
+mod dispatch;
 pub mod ledger;
 pub mod message;
 pub mod orders;
 pub mod outbox;
 pub mod policy;
+pub mod report;
+pub mod standing;
 
 pub use orders::Lang;
