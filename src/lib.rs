@@ -8,6 +8,7 @@ pub mod cli;
 pub mod dice;
 pub mod engine;
 pub mod game_cli;
+pub mod mail;
 pub mod render;
 pub mod scenario;
 pub mod sim;

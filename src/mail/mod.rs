@@ -1,0 +1,3 @@
+//! Mail: moving messages in and out (`transport`).
+
+pub mod transport;
