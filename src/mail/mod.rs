@@ -16,5 +16,6 @@ pub mod outbox;
 pub mod policy;
 pub mod report;
 pub mod standing;
+pub mod transport;
 
 pub use orders::Lang;

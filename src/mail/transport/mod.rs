@@ -1,0 +1,152 @@
+//! Moving raw messages in and out: the only code in steward that touches mailboxes and the
+//! network.
+//!
+//! The daemon sees two small traits: an [`Inbox`] it fetches unprocessed messages from and marks
+//! them processed in (after the turn they caused is committed), and a [`Sender`] that delivers
+//! one finished RFC 5322 message. Each comes in a local flavour (a Maildir: the embedded default,
+//! the demo's "network", the tests) and a network flavour (IMAP in, SMTP out). The transports
+//! never parse a message: they move bytes, so a malformed mail reaches the order parser intact.
+//!
+//! Errors are one typed enum, [`TransportError`], that says whether retrying may help
+//! ([`TransportError::is_transient`]) and never carries a password: passwords live in
+//! [`Secret`], whose `Debug` and `Display` print `***`.
+
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+
+pub mod maildir;
+
+pub use self::maildir::{MaildirInbox, MaildirSender, deliver};
+
+/// A message as it sits in a mailbox: `key` is stable and unique within that mailbox
+/// (Maildir: the unique part of the file name; IMAP: "<uidvalidity>:<uid>").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fetched {
+    pub key: String,
+    pub raw: Vec<u8>,
+}
+
+/// Where incoming mail is read.
+pub trait Inbox {
+    /// Messages not yet marked processed, oldest first (at most `limit`).
+    fn fetch(&mut self, limit: usize) -> Result<Vec<Fetched>, TransportError>;
+    /// Mark one message processed; idempotent (marking twice or a vanished key is Ok).
+    fn mark_processed(&mut self, key: &str) -> Result<(), TransportError>;
+    /// Block until new mail may have arrived or `timeout` passed (IMAP IDLE where supported,
+    /// else sleep); returns early is fine.
+    fn wait(&mut self, timeout: std::time::Duration) -> Result<(), TransportError>;
+}
+
+/// Where outgoing mail is handed over.
+pub trait Sender {
+    /// Deliver one RFC 5322 message to `to` (envelope), from envelope sender `from`.
+    fn send(&mut self, from: &str, to: &[String], raw: &[u8]) -> Result<(), TransportError>;
+}
+
+impl<T: Inbox + ?Sized> Inbox for Box<T> {
+    fn fetch(&mut self, limit: usize) -> Result<Vec<Fetched>, TransportError> {
+        (**self).fetch(limit)
+    }
+    fn mark_processed(&mut self, key: &str) -> Result<(), TransportError> {
+        (**self).mark_processed(key)
+    }
+    fn wait(&mut self, timeout: std::time::Duration) -> Result<(), TransportError> {
+        (**self).wait(timeout)
+    }
+}
+
+impl<T: Sender + ?Sized> Sender for Box<T> {
+    fn send(&mut self, from: &str, to: &[String], raw: &[u8]) -> Result<(), TransportError> {
+        (**self).send(from, to, raw)
+    }
+}
+
+/// A password or other secret from the configuration: compared and used, never printed.
+#[derive(Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(transparent)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(s: impl Into<String>) -> Secret {
+        Secret(s.into())
+    }
+    /// The secret itself, for the one place that sends it to a server.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("***")
+    }
+}
+
+impl fmt::Display for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("***")
+    }
+}
+
+/// Why a transport failed. Messages name the server or directory and what to check; none
+/// contains a password.
+#[derive(Debug, thiserror::Error)]
+pub enum TransportError {
+    /// A Maildir (or file in it) could not be read or written.
+    #[error("cannot {action} {}: {source}", path.display())]
+    Maildir {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    /// The server could not be reached (refused, unreachable, timed out).
+    #[error("cannot reach {server}: {source} (is the server running and the address right?)")]
+    Connect {
+        server: String,
+        #[source]
+        source: io::Error,
+    },
+    /// An open connection broke or timed out; reconnecting may help.
+    #[error("the connection to {server} broke: {detail}")]
+    Connection { server: String, detail: String },
+    /// The server refused the user name or password.
+    #[error("{server} refused the login of user {user:?}: {detail} (check the user name and password)")]
+    Login { server: String, user: String, detail: String },
+    /// The server refused a command; `transient` when it said to try again later.
+    #[error("{server} refused {command}: {detail}")]
+    Refused { server: String, command: String, detail: String, transient: bool },
+    /// The SMTP server refused the message or one of its recipients (reply `code`: 4xx means
+    /// try again later, 5xx means never).
+    #[error("{server} refused the message ({code}): {detail}")]
+    Rejected { server: String, code: u16, detail: String },
+    /// The configuration cannot work (bad address, empty recipient list...).
+    #[error("transport configuration: {0}")]
+    Config(String),
+}
+
+impl TransportError {
+    /// True when the same call may succeed later unchanged (network trouble, a 4xx reply, a
+    /// full disk); false when something must be fixed first (credentials, a 5xx reply, a
+    /// missing directory, a bad configuration).
+    pub fn is_transient(&self) -> bool {
+        match self {
+            TransportError::Maildir { source, .. } => io_is_transient(source),
+            TransportError::Connect { .. } | TransportError::Connection { .. } => true,
+            TransportError::Login { .. } | TransportError::Config(_) => false,
+            TransportError::Refused { transient, .. } => *transient,
+            TransportError::Rejected { code, .. } => (400..500).contains(code),
+        }
+    }
+
+    pub(crate) fn maildir(action: &'static str, path: impl Into<PathBuf>, source: io::Error) -> TransportError {
+        TransportError::Maildir { action, path: path.into(), source }
+    }
+}
+
+/// Local I/O errors that may clear up by themselves.
+fn io_is_transient(e: &io::Error) -> bool {
+    use io::ErrorKind::*;
+    matches!(e.kind(), Interrupted | WouldBlock | TimedOut | StorageFull | QuotaExceeded | ResourceBusy | OutOfMemory)
+}

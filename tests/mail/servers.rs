@@ -1,0 +1,1 @@
+//! The real-server harness: Dovecot (IMAP, LMTP) and Postfix (SMTP) on loopback.
