@@ -60,6 +60,8 @@ enum Command {
     },
     #[command(flatten)]
     Game(crate::game_cli::GameCommand),
+    #[command(flatten)]
+    Mail(crate::mail_cli::MailCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -124,6 +126,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(if failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
         Command::Game(g) => crate::game_cli::run(g),
+        Command::Mail(m) => crate::mail_cli::run(m),
         Command::Sim { track: name, cars, laps, races, seed, profile, trace, keep, no_sync } => {
             let t = track::load::resolve(&name)?;
             let rules = crate::engine::Rulebook::from_profile(&profile)

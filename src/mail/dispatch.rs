@@ -93,7 +93,7 @@ impl Daemon {
 
     fn open(&self, game: &str) -> Result<Handle, String> {
         self.store.open(game).map_err(|e| match e {
-            StoreError::NoGame(_) => format!("there is no game `{game}`"),
+            StoreError::NoSuchGame { .. } => format!("there is no game `{game}`"),
             e => e.to_string(),
         })
     }
@@ -590,7 +590,7 @@ impl Daemon {
         for (game, first) in games {
             let h = match self.store.open(&game) {
                 Ok(h) => h,
-                Err(StoreError::NoGame(_)) => continue,
+                Err(StoreError::NoSuchGame { .. }) => continue,
                 Err(source) => return Err(DaemonError::Store { game, source }),
             };
             let g = h.game();

@@ -8,6 +8,7 @@
 pub mod compose;
 pub mod config;
 pub mod daemon;
+pub mod demo;
 mod dispatch;
 pub mod ledger;
 pub mod message;
