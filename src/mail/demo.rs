@@ -173,9 +173,8 @@ fn read_token(p: &mut Player) -> Result<(), DaemonError> {
     for m in p.inbox.fetch(1000)? {
         if let Ok(msg) = Incoming::parse(&m.raw)
             && let Some(t) = msg.full_body.lines().find_map(|l| {
-                let l = l.trim();
-                let rest = l.strip_prefix("(TOKEN ").or_else(|| l.strip_prefix("Put it in every order (TOKEN "))?;
-                Some(rest.split(')').next()?.trim().to_string())
+                let t = l.trim().strip_prefix("TOKEN ")?.trim();
+                (!t.is_empty() && !t.contains(' ')).then(|| t.to_string())
             })
         {
             p.token = Some(t);

@@ -87,7 +87,7 @@ impl World {
             let welcome = self.read(&who);
             let token = welcome
                 .iter()
-                .find_map(|m| m.full_body.lines().find_map(|l| l.trim().strip_prefix("(TOKEN ")?.split(')').next().map(str::to_string)))
+                .find_map(|m| m.full_body.lines().find_map(|l| l.trim().strip_prefix("TOKEN ").map(str::to_string)))
                 .expect("the welcome carries the token");
             tokens.push(token);
         }
