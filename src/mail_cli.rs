@@ -9,7 +9,6 @@ use clap::Subcommand;
 use crate::mail::config::{InboxConfig, SendConfig, ServeConfig, moderator_token_hash};
 use crate::mail::daemon::Daemon;
 use crate::mail::demo::{DemoSpec, run as run_demo};
-use crate::mail::outbox::Via;
 use crate::mail::transport::{Inbox, MaildirInbox, MaildirSender};
 use crate::store::fsio::Durability;
 

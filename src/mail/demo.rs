@@ -57,15 +57,44 @@ pub struct DemoResult {
     pub final_text: String,
 }
 
-/// A player of the demo.
-struct Player {
-    address: String,
-    car: u8,
-    token: Option<String>,
+/// A bot player that reads its Maildir and answers what it is asked (the demo's, and the
+/// crash tests').
+pub struct Player {
+    /// Its address.
+    pub address: String,
+    /// Its car.
+    pub car: u8,
+    /// Its token, once the welcome is read.
+    pub token: Option<String>,
     inbox: MaildirInbox,
     policy: bool,
     /// The last turn answered, so one report is answered once.
     answered: Option<u32>,
+}
+
+impl Player {
+    /// A player reading `mailbox`; with `policy` it leaves its choices to `POLICY BOT`.
+    pub fn new(address: &str, car: u8, mailbox: &Path, policy: bool) -> Result<Player, DaemonError> {
+        Ok(Player {
+            address: address.into(),
+            car,
+            token: None,
+            inbox: MaildirInbox::open(mailbox)?,
+            policy,
+            answered: None,
+        })
+    }
+
+    /// Reads new mail for the token of the welcome.
+    pub fn read_token(&mut self) -> Result<(), DaemonError> {
+        read_token(self)
+    }
+
+    /// The body of the player's answer to its newest report, if it asks this car for
+    /// something and the game still waits for it.
+    pub fn answer(&mut self, g: &Game, bot: &mut Bot) -> Result<Option<String>, DaemonError> {
+        Ok(answer(self, g, bot)?.map(|(_, body)| body))
+    }
 }
 
 fn say(dir: &Path, from: &str, n: &mut u64, subject: &str, body: &str) -> Result<(), DaemonError> {
@@ -111,8 +140,7 @@ pub fn run(spec: &DemoSpec) -> Result<DemoResult, DaemonError> {
             "join",
             &format!("JOIN {game} CAR {car} PHRASE demo driver {car} says hello\nSETUP tyres=6 brakes=3 gas=3 body=3 engine=3 handling=2"),
         )?;
-        let inbox = MaildirInbox::open(sender.mailbox_of(&address))?;
-        players.push(Player { address, car, token: None, inbox, policy: car <= spec.policy_cars, answered: None });
+        players.push(Player::new(&address, car, &sender.mailbox_of(&address), car <= spec.policy_cars)?);
     }
     let mut mails_in = 0;
     daemon_pass(&mut daemon, &mut inbox, &mut via, &mut mails_in)?;
@@ -189,11 +217,16 @@ fn answer(p: &mut Player, g: &Game, bot: &mut Bot) -> Result<Option<(String, Str
     let mut asked: Option<u32> = None;
     for m in p.inbox.fetch(10_000)? {
         if let Ok(msg) = Incoming::parse(&m.raw) {
-            // "It is your move, car N" then "    TURN n" in the report.
-            if msg.full_body.contains(&format!("It is your move, car {}", p.car))
-                && let Some(turn) = msg.full_body.lines().find_map(|l| l.trim().strip_prefix("TURN ")?.trim().parse().ok())
+            // A report that asks this car ends with the lines to send back: `CAR n` then
+            // `TURN t` (`VOITURE n`, `TOUR t` in French).
+            let lines: Vec<&str> = msg.full_body.lines().map(str::trim).collect();
+            let mine = [format!("CAR {}", p.car), format!("VOITURE {}", p.car)];
+            if let Some(i) = lines.iter().position(|l| mine.iter().any(|m| m == l))
+                && let Some(turn) = lines.get(i + 2).and_then(|l| {
+                    l.strip_prefix("TURN ").or_else(|| l.strip_prefix("TOUR "))?.trim().parse().ok()
+                })
             {
-                asked = Some(turn);
+                asked = asked.max(Some(turn));
             }
         }
         p.inbox.mark_processed(&m.key)?;

@@ -302,15 +302,18 @@ impl Daemon {
                 let game = Self::need_game(job, head)?;
                 let mut h = self.open(&game)?;
                 let car = self.player_car(job, h.game(), head)?;
+                if Self::done_before(h.game(), &job.mid, Kind::Move, Some(car)) {
+                    // Applied before a crash: the message is being processed again.
+                    job.applied = true;
+                    return Ok(Some(game));
+                }
                 self.stale_gear(job, h.game(), head, car)?;
                 let awaited = h.game().awaited();
                 if awaited == Some((car, false)) && !h.game().now.paused {
-                    if !Self::done_before(h.game(), &job.mid, Kind::Move, Some(car)) {
-                        let next = h.game().next_turn();
-                        self.touch(job, &game, next).map_err(|e| e.to_string())?;
-                        let meta = self.meta(job, None);
-                        h.gear(car, *gear, By::Player, meta).map_err(|e| e.to_string())?;
-                    }
+                    let next = h.game().next_turn();
+                    self.touch(job, &game, next).map_err(|e| e.to_string())?;
+                    let meta = self.meta(job, None);
+                    h.gear(car, *gear, By::Player, meta).map_err(|e| e.to_string())?;
                     job.applied = true;
                     return Ok(Some(game));
                 }

@@ -103,7 +103,7 @@ impl Outbox {
         write_atomic(&self.dir.join(format!("{}.toml", env.id)), text.as_bytes(), self.durability, false)
     }
 
-    /// Messages queued, oldest id first.
+    /// Messages queued, oldest first.
     pub fn pending(&self) -> io::Result<Vec<Envelope>> {
         let mut v = Vec::new();
         for e in fs::read_dir(&self.dir)? {
@@ -115,9 +115,12 @@ impl Outbox {
             let text = fs::read_to_string(e.path())?;
             let env: Envelope =
                 toml::from_str(&text).map_err(|err| io::Error::other(format!("{}: {err}", e.path().display())))?;
-            v.push(env);
+            let queued = e.metadata()?.modified().ok();
+            v.push((queued, env));
         }
-        v.sort_by(|a, b| a.id.cmp(&b.id));
+        // In the order queued (ids are stable names, not sequence numbers).
+        v.sort_by(|a, b| (a.0, &a.1.id).cmp(&(b.0, &b.1.id)));
+        let v: Vec<Envelope> = v.into_iter().map(|(_, e)| e).collect();
         Ok(v)
     }
 

@@ -136,7 +136,7 @@ fn a_message_with_an_error_applies_nothing_and_marks_the_line() {
     let reply = body_of(&w.read("p1@test.invalid"));
     assert!(reply.contains("GEAR 9"), "the line is echoed: {reply}");
     assert!(reply.contains("ERROR"), "the error is marked: {reply}");
-    assert!(reply.contains("nothing was applied") || reply.contains("Nothing in this message"), "{reply}");
+    assert!(reply.contains("nothing was applied"), "{reply}");
     assert_eq!(w.store().load("g1", None).unwrap().next_turn(), before, "no turn was written");
 }
 

@@ -1,6 +1,7 @@
 //! Mail: the transports (Maildir, and IMAP/SMTP against real Dovecot and Postfix started by the
 //! harness in `servers`).
 
+mod crash;
 mod daemon;
 mod servers;
 mod transport;
