@@ -297,3 +297,26 @@ fn policies_pick_from_the_engine_options() {
     let ties = [option(8, 1, 0, 1, Fate::Continues), option(7, 1, 0, 0, Fate::Continues), option(6, 1, 0, 0, Fate::Continues)];
     assert_eq!(label(decide(&p(&[Rule::Safest]), &ties)).as_deref(), Some("B"));
 }
+
+#[test]
+fn game_ids_are_lower_cased_like_the_store_keeps_them() {
+    assert_eq!(one("GAME Monaco-1"), Order::Game("monaco-1".into()));
+    assert!(matches!(err("GAME -x"), OrderError::Invalid { what: Arg::GameId, .. }));
+}
+
+/// docs/orders.md names every keyword in both languages, and its receipts are the real ones.
+#[test]
+fn docs_agree_with_the_parser() {
+    let doc = std::fs::read_to_string(crate::support::root().join("docs/orders.md")).unwrap();
+    for k in Kw::ALL {
+        for lang in [Lang::En, Lang::Fr] {
+            assert!(doc.contains(&format!("`{}", k.word(lang))), "docs/orders.md lacks {}", k.word(lang));
+            let ex = k.example(lang);
+            assert!(parse(ex).is_ok() || k == Kw::End, "the example {ex} must parse");
+        }
+    }
+    for (text, lang) in [("GAME monaco-1\nGEAR 9\nCHOOSE B", Lang::En), ("VITESSE 4\nCHOIX", Lang::Fr)] {
+        let r = receipt(&parse(text), lang);
+        assert!(doc.contains(&format!("```\n{r}```")), "docs/orders.md should show this receipt:\n{r}");
+    }
+}

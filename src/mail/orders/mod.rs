@@ -247,6 +247,15 @@ fn name(order: Kw, what: Arg, word: Option<&&str>) -> Result<String, OrderError>
     if ok { Ok(w.to_string()) } else { Err(OrderError::Invalid { order, what, got: w.to_string() }) }
 }
 
+/// A game's id, lower-cased as the store keeps it (`store::replay::valid_id`).
+fn game_id(order: Kw, word: Option<&&str>) -> Result<String, OrderError> {
+    let id = name(order, Arg::GameId, word)?.to_ascii_lowercase();
+    if !id.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+        return Err(OrderError::Invalid { order, what: Arg::GameId, got: id });
+    }
+    Ok(id)
+}
+
 fn tyres(order: Kw, word: Option<&&str>) -> Result<Tyres, OrderError> {
     let Some(w) = word else { return Err(OrderError::Missing { order, what: Arg::TyreType }) };
     Tyres::parse(&fold(w)).ok_or_else(|| OrderError::Invalid { order, what: Arg::TyreType, got: w.to_string() })
@@ -287,7 +296,7 @@ fn pairs<'a>(order: Kw, words: &[&'a str]) -> Result<Vec<(Part, u8)>, OrderError
 fn order(k: Kw, args: &[&str], line: &str) -> Result<Order, OrderError> {
     let bare = |o: Order| no_more(k, args).map(|_| o);
     match k {
-        Kw::Game => name(k, Arg::GameId, args.first()).and_then(|g| no_more(k, &args[1..]).map(|_| Order::Game(g))),
+        Kw::Game => game_id(k, args.first()).and_then(|g| no_more(k, &args[1..]).map(|_| Order::Game(g))),
         Kw::Car => {
             let n = number(k, Arg::CarNumber, args.first(), 1, 99)?;
             no_more(k, &args[1..])?;
@@ -382,7 +391,7 @@ fn car_word(k: Kw, args: &[&str]) -> Result<u8, OrderError> {
 
 fn join(args: &[&str], line: &str) -> Result<Order, OrderError> {
     let k = Kw::Join;
-    let game = name(k, Arg::GameId, args.first())?;
+    let game = game_id(k, args.first())?;
     let (mut car, mut password, mut phrase) = (None, None, None);
     let mut i = 1;
     while i < args.len() {
@@ -529,7 +538,7 @@ fn policy(args: &[&str]) -> Result<Order, OrderError> {
 
 fn create(args: &[&str]) -> Result<Order, OrderError> {
     let k = Kw::Create;
-    let game = name(k, Arg::GameId, args.first())?;
+    let game = game_id(k, args.first())?;
     let (mut track, mut laps, mut cars, mut hours, mut profile) = (None, None, None, None, None);
     let mut i = 1;
     while i < args.len() {

@@ -78,6 +78,19 @@ fn echo(out: &mut String, line: &Line) {
     out.push('\n');
 }
 
+/// The words of `text`, except that the example after the last "write " / "écrivez " stays
+/// whole (so `write CHOOSE B` is never split between lines) when it fits on a line.
+fn units(text: &str, room: usize) -> Vec<String> {
+    let cut = ["write ", "écrivez "].iter().filter_map(|w| text.rfind(w).map(|p| p + w.len())).max();
+    let (head, tail) = match cut {
+        Some(p) if text[p..].chars().count() <= room && !text[p..].trim().is_empty() => (&text[..p], Some(&text[p..])),
+        _ => (text, None),
+    };
+    let mut v: Vec<String> = head.split_whitespace().map(str::to_string).collect();
+    v.extend(tail.map(|t| t.split_whitespace().collect::<Vec<_>>().join(" ")));
+    v
+}
+
 /// Words of `text` in lines of at most [`RECEIPT_WIDTH`] characters, each indented by
 /// `indent`; a word longer than a line is cut.
 fn wrap(out: &mut String, text: &str, indent: usize) {
@@ -93,7 +106,7 @@ fn wrap(out: &mut String, text: &str, indent: usize) {
             *len = 0;
         }
     };
-    for word in text.split_whitespace() {
+    for word in units(text, room) {
         let word: String = word.chars().map(|c| if c.is_control() { '?' } else { c }).collect();
         let mut w: &str = &word;
         loop {
