@@ -178,9 +178,7 @@ fn loop_reason(headers: &[(String, String)], from: &str) -> Option<LoopReason> {
     for (name, value) in headers {
         let v = value.to_ascii_lowercase();
         let reason = match name.as_str() {
-            "auto-submitted" if !v.is_empty() && !v.starts_with("no") => {
-                Some(LoopReason::AutoSubmitted(value.clone()))
-            }
+            "auto-submitted" if !v.is_empty() && !v.starts_with("no") => Some(LoopReason::AutoSubmitted(value.clone())),
             "precedence" if matches!(v.as_str(), "bulk" | "junk" | "list" | "auto_reply") => {
                 Some(LoopReason::Precedence(value.clone()))
             }
@@ -268,7 +266,8 @@ pub fn clean_body(text: &str) -> String {
             break;
         }
         if let Some(n) = attribution(&lines, i) {
-            let quoted_next = lines[i + n..].iter().find(|l| !l.trim().is_empty()).is_none_or(|l| l.trim_start().starts_with('>'));
+            let quoted_next =
+                lines[i + n..].iter().find(|l| !l.trim().is_empty()).is_none_or(|l| l.trim_start().starts_with('>'));
             if !quoted_next {
                 break;
             }
@@ -328,11 +327,11 @@ pub fn html_to_text(html: &str) -> String {
                         newline(&mut out, &mut at_line_start);
                     }
                 }
-                "br" | "p" | "div" | "li" | "tr" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "pre" | "table"
-                | "ul" | "ol" | "hr" => {
-                    if !at_line_start || name == "br" {
-                        newline(&mut out, &mut at_line_start);
-                    }
+                "br" | "p" | "div" | "li" | "tr" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "pre" | "table" | "ul"
+                | "ol" | "hr"
+                    if !at_line_start || name == "br" =>
+                {
+                    newline(&mut out, &mut at_line_start);
                 }
                 _ => {}
             }

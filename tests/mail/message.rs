@@ -150,7 +150,8 @@ fn mail(headers: &str) -> Incoming {
 
 #[test]
 fn each_loop_signal_alone() {
-    let cases: [(&str, fn(&LoopReason) -> bool); 9] = [
+    type Check = fn(&LoopReason) -> bool;
+    let cases: [(&str, Check); 9] = [
         ("From: MAILER-DAEMON@x.org", |r| matches!(r, LoopReason::DaemonSender(_))),
         ("From: postmaster@x.org", |r| matches!(r, LoopReason::DaemonSender(_))),
         ("From: a@x.org\r\nAuto-Submitted: auto-generated", |r| matches!(r, LoopReason::AutoSubmitted(_))),
@@ -173,7 +174,10 @@ fn each_loop_signal_alone() {
 #[test]
 fn size_limit_and_unreadable_mail() {
     let big = vec![b'a'; MAX_MESSAGE_BYTES + 1];
-    assert_eq!(Incoming::parse(&big), Err(MessageError::TooLarge { size: MAX_MESSAGE_BYTES + 1, max: MAX_MESSAGE_BYTES }));
+    assert_eq!(
+        Incoming::parse(&big),
+        Err(MessageError::TooLarge { size: MAX_MESSAGE_BYTES + 1, max: MAX_MESSAGE_BYTES })
+    );
     assert_eq!(Incoming::parse(b""), Err(MessageError::Unreadable));
     assert_eq!(Incoming::parse(b"Subject: hi\r\n\r\nGEAR 4\r\n"), Err(MessageError::NoSender));
     assert!(MessageError::NoSender.to_string().contains("From"));

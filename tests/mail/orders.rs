@@ -38,10 +38,7 @@ fn header_orders_in_both_languages() {
 
 #[test]
 fn join_setup_and_tyres() {
-    assert_eq!(
-        one("JOIN monaco-1"),
-        Order::Join { game: "monaco-1".into(), car: None, password: None, phrase: None }
-    );
+    assert_eq!(one("JOIN monaco-1"), Order::Join { game: "monaco-1".into(), car: None, password: None, phrase: None });
     assert_eq!(
         one("rejoindre monaco-1 voiture 4 motdepasse bleu phrase Il était   une fois"),
         Order::Join {
@@ -51,12 +48,10 @@ fn join_setup_and_tyres() {
             phrase: Some("Il était   une fois".into()),
         }
     );
-    assert_eq!(one("INSCRIPTION m PHRASE car 5").clone(), Order::Join {
-        game: "m".into(),
-        car: None,
-        password: None,
-        phrase: Some("car 5".into())
-    });
+    assert_eq!(
+        one("INSCRIPTION m PHRASE car 5").clone(),
+        Order::Join { game: "m".into(), car: None, password: None, phrase: Some("car 5".into()) }
+    );
     let w = Wear::standard();
     assert_eq!(one("SETUP tyres=6 brakes=4 gas=3 body=3 engine=3 handling=1"), Order::Setup(w));
     assert_eq!(one("CONFIG pneus 6, freins 4, conso 3, carrosserie 3, moteur 3, tenue 1"), Order::Setup(w));
@@ -84,7 +79,10 @@ fn moves_pits_and_policies() {
     );
     let pol = |rules: &[Rule]| Order::Policy(Policy { rules: rules.to_vec() });
     assert_eq!(one("POLICY FARTHEST-FREE ELSE SAFEST"), pol(&[Rule::FarthestFree, Rule::Safest]));
-    assert_eq!(one("policy farthest free else farthest else bot"), pol(&[Rule::FarthestFree, Rule::Farthest, Rule::Bot]));
+    assert_eq!(
+        one("policy farthest free else farthest else bot"),
+        pol(&[Rule::FarthestFree, Rule::Farthest, Rule::Bot])
+    );
     assert_eq!(one("CONSIGNE LOIN-GRATUIT SINON SÛR"), pol(&[Rule::FarthestFree, Rule::Safest]));
     assert_eq!(one("consigne plus loin sinon robot"), pol(&[Rule::Farthest, Rule::Bot]));
     assert_eq!(one("POLICY NONE"), pol(&[]));
@@ -104,10 +102,11 @@ fn requests_and_moderator_commands() {
         ("PAUSE", "pause", Order::Pause),
         ("RESUME", "REPRENDRE", Order::Resume),
         ("DEADLINE 48", "DÉLAI 48", Order::Deadline(48)),
-        ("REPLACE CAR 3 Ann@Example.org", "REMPLACER VOITURE 3 <ann@example.org>", Order::Replace {
-            car: 3,
-            address: "ann@example.org".into(),
-        }),
+        (
+            "REPLACE CAR 3 Ann@Example.org",
+            "REMPLACER VOITURE 3 <ann@example.org>",
+            Order::Replace { car: 3, address: "ann@example.org".into() },
+        ),
         ("FORCE CAR 2", "FORCER VOITURE 2", Order::Force { car: 2 }),
         ("REVEAL", "REVELER", Order::Reveal),
     ] {
@@ -128,7 +127,14 @@ fn requests_and_moderator_commands() {
     );
     assert_eq!(
         one("CRÉER monaco-1 CIRCUIT monaco TOURS 2"),
-        Order::Create { game: "monaco-1".into(), track: "monaco".into(), laps: 2, cars: None, hours: None, profile: None }
+        Order::Create {
+            game: "monaco-1".into(),
+            track: "monaco".into(),
+            laps: 2,
+            cars: None,
+            hours: None,
+            profile: None
+        }
     );
 }
 
@@ -234,7 +240,8 @@ fn receipts_mark_errors_on_their_line() {
     assert!(ok.contains("1 ligne lue, aucune erreur.") && ok.contains("(1 ligne de texte ignorée.)"), "{ok}");
     assert!(receipt(&parse("hello"), Lang::En).starts_with("No order found"));
     let long = format!("JOIN g PHRASE {}", "très longue phrase ".repeat(10));
-    for r in [receipt(&parse(&long), Lang::En), receipt(&parse(&format!("{long}\nGEAR 12 {}", "x".repeat(90))), Lang::Fr)]
+    for r in
+        [receipt(&parse(&long), Lang::En), receipt(&parse(&format!("{long}\nGEAR 12 {}", "x".repeat(90))), Lang::Fr)]
     {
         assert!(r.lines().all(|l| l.chars().count() <= RECEIPT_WIDTH), "{r}");
     }
@@ -272,12 +279,12 @@ fn policies_pick_from_the_engine_options() {
     let out = Fate::Eliminated(Elimination::Overshoot);
     // Farthest first, as the engine lists them.
     let opts = [
-        option(9, 0, 0, 0, out),              // A: off the road
-        option(8, 0, 2, 0, Fate::Continues),  // B: 2 tyre points
-        option(7, 0, 0, 1, Fate::Continues),  // C: free but a dangerous space
-        option(6, 1, 0, 0, Fate::Continues),  // D: 1 brake point
-        option(5, 0, 0, 0, Fate::Continues),  // E: free
-        option(4, 0, 1, 0, Fate::SpinOut),    // F: spins
+        option(9, 0, 0, 0, out),             // A: off the road
+        option(8, 0, 2, 0, Fate::Continues), // B: 2 tyre points
+        option(7, 0, 0, 1, Fate::Continues), // C: free but a dangerous space
+        option(6, 1, 0, 0, Fate::Continues), // D: 1 brake point
+        option(5, 0, 0, 0, Fate::Continues), // E: free
+        option(4, 0, 1, 0, Fate::SpinOut),   // F: spins
     ];
     let p = |r: &[Rule]| Policy { rules: r.to_vec() };
     assert_eq!(label(decide(&p(&[Rule::FarthestFree]), &opts)).as_deref(), Some("E"));
@@ -294,7 +301,8 @@ fn policies_pick_from_the_engine_options() {
     assert_eq!(label(decide(&p(&[Rule::FarthestFree, Rule::Farthest, Rule::Safest]), &doomed)), None);
     assert_eq!(label(decide(&p(&[Rule::Safest, Rule::Bot]), &doomed)).as_deref(), Some("bot"));
     // Ties in SAFEST go to fewer dangerous spaces, then to the farthest.
-    let ties = [option(8, 1, 0, 1, Fate::Continues), option(7, 1, 0, 0, Fate::Continues), option(6, 1, 0, 0, Fate::Continues)];
+    let ties =
+        [option(8, 1, 0, 1, Fate::Continues), option(7, 1, 0, 0, Fate::Continues), option(6, 1, 0, 0, Fate::Continues)];
     assert_eq!(label(decide(&p(&[Rule::Safest]), &ties)).as_deref(), Some("B"));
 }
 

@@ -275,7 +275,7 @@ fn part(folded: &str) -> Option<Part> {
 }
 
 /// `part=n`, `part:n` or `part n` pairs, as in `SETUP` and `REPAIR`.
-fn pairs<'a>(order: Kw, words: &[&'a str]) -> Result<Vec<(Part, u8)>, OrderError> {
+fn pairs(order: Kw, words: &[&str]) -> Result<Vec<(Part, u8)>, OrderError> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < words.len() {
@@ -342,8 +342,11 @@ fn order(k: Kw, args: &[&str], line: &str) -> Result<Order, OrderError> {
         Kw::Standings => bare(Order::Standings),
         Kw::Lang => {
             let Some(w) = args.first() else { return Err(OrderError::Missing { order: k, what: Arg::Language }) };
-            let l = Lang::parse(&squash(w))
-                .ok_or_else(|| OrderError::Invalid { order: k, what: Arg::Language, got: w.to_string() })?;
+            let l = Lang::parse(&squash(w)).ok_or_else(|| OrderError::Invalid {
+                order: k,
+                what: Arg::Language,
+                got: w.to_string(),
+            })?;
             no_more(k, &args[1..])?;
             Ok(Order::Lang(l))
         }
