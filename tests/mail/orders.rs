@@ -328,3 +328,25 @@ fn docs_agree_with_the_parser() {
         assert!(doc.contains(&format!("```\n{r}```")), "docs/orders.md should show this receipt:\n{r}");
     }
 }
+
+#[test]
+fn one_game_car_token_and_turn_per_mail() {
+    let p = parse("GAME g\nCAR 3\nTOKEN t\nTURN 4\nGEAR 2\nCAR 3");
+    assert!(p.is_ok(), "the same value again is harmless");
+    let h = p.headers();
+    assert_eq!((h.game.as_deref(), h.car, h.token.as_deref(), h.turn), (Some("g"), Some(3), Some("t"), Some(4)));
+    let p = parse("CAR 3\nGEAR 2\nVOITURE 5");
+    let (line, e) = p.errors().next().unwrap();
+    assert_eq!(line.number, 3);
+    assert_eq!(*e, OrderError::Conflict { order: Kw::Car, line: 1 });
+    assert_eq!(e.to_string(), "CAR is already given on line 1 with another value: keep one CAR line");
+    assert!(e.message(Lang::Fr).contains("gardez une seule ligne VOITURE"));
+    assert_eq!(parse("GEAR 4").headers(), Default::default());
+}
+
+#[test]
+fn receipts_never_echo_a_secret() {
+    let r = receipt(&parse("GAME g\nTOKEN k7w2-x9qa\nJOIN g PASSWORD letmein PHRASE my words\nGEAR 9"), Lang::En);
+    assert!(!r.contains("k7w2") && !r.contains("letmein"), "{r}");
+    assert!(r.contains("TOKEN ********") && r.contains("PASSWORD ******** PHRASE my words"), "{r}");
+}

@@ -27,6 +27,13 @@ pub enum OrderError {
     PartTwice { part: &'static str },
     /// `SETUP` that chapter 5 refuses.
     Setup(SetupError),
+    /// A second `GAME`, `CAR`, `TOKEN` or `TURN` line with another value.
+    Conflict {
+        /// The header.
+        order: Kw,
+        /// The line that gave it first.
+        line: usize,
+    },
     /// A quick stop only changes tyres (19-3-1): repairs need a long stop.
     QuickRepair,
     /// `POLICY NONE` with other rules.
@@ -214,6 +221,14 @@ impl OrderError {
                     format!("{why} : {write} {ex}")
                 } else {
                     format!("{e}: {write} {ex}")
+                }
+            }
+            OrderError::Conflict { order, line } => {
+                let o = order.word(lang);
+                if fr {
+                    format!("{o} est déjà donné ligne {line} avec une autre valeur : gardez une seule ligne {o}")
+                } else {
+                    format!("{o} is already given on line {line} with another value: keep one {o} line")
                 }
             }
             OrderError::QuickRepair => {

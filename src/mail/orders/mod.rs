@@ -9,7 +9,7 @@ mod receipt;
 
 pub use error::{Arg, OrderError};
 pub use keyword::{Kw, Lang, fold, squash};
-pub use receipt::{RECEIPT_WIDTH, receipt};
+pub use receipt::{RECEIPT_WIDTH, masked, receipt};
 
 use crate::engine::{Part, Setup, Tyres, Wear};
 use crate::mail::policy::{Policy, Rule};
@@ -146,6 +146,19 @@ pub struct Line {
     pub result: Result<Order, OrderError>,
 }
 
+/// Who and what a mail is about: its `GAME`, `CAR`, `TOKEN` and `TURN` lines.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Headers {
+    /// The game.
+    pub game: Option<String>,
+    /// The car.
+    pub car: Option<u8>,
+    /// The player's token.
+    pub token: Option<String>,
+    /// The turn answered.
+    pub turn: Option<u32>,
+}
+
 /// A mail's orders.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Parsed {
@@ -170,6 +183,21 @@ impl Parsed {
             return Vec::new();
         }
         self.lines.iter().filter_map(|l| l.result.as_ref().ok()).collect()
+    }
+
+    /// What the mail's `GAME`, `CAR`, `TOKEN` and `TURN` lines say.
+    pub fn headers(&self) -> Headers {
+        let mut h = Headers::default();
+        for l in &self.lines {
+            match &l.result {
+                Ok(Order::Game(g)) => h.game = Some(g.clone()),
+                Ok(Order::Car(c)) => h.car = Some(*c),
+                Ok(Order::Token(t)) => h.token = Some(t.clone()),
+                Ok(Order::Turn(t)) => h.turn = Some(*t),
+                _ => {}
+            }
+        }
+        h
     }
 
     /// The refused lines.
@@ -208,6 +236,16 @@ pub fn parse(text: &str) -> Parsed {
             Some(k) => order(k, &words[1..], line),
             None => Err(OrderError::Unknown { word: words[0].to_string(), suggestion: Kw::suggest(&first) }),
         };
+        // One game, car, token and turn per mail: a second line saying otherwise is refused.
+        let result = match result {
+            Ok(o) if o.is_header() => match out.lines.iter().find(|l| {
+                l.result.as_ref().is_ok_and(|p| std::mem::discriminant(p) == std::mem::discriminant(&o) && *p != o)
+            }) {
+                Some(l) => Err(OrderError::Conflict { order: k_of(&o), line: l.number }),
+                None => Ok(o),
+            },
+            r => r,
+        };
         out.lines.push(Line { number: i + 1, text: line.to_string(), result });
     }
     // Prose after the last order ("Thanks, Ann") is skipped too, unless it looks like a
@@ -218,6 +256,16 @@ pub fn parse(text: &str) -> Parsed {
         out.skipped += 1;
     }
     out
+}
+
+/// The keyword of a header order.
+fn k_of(o: &Order) -> Kw {
+    match o {
+        Order::Game(_) => Kw::Game,
+        Order::Car(_) => Kw::Car,
+        Order::Token(_) => Kw::Token,
+        _ => Kw::Turn,
+    }
 }
 
 /// Words of a line: separated by white space, commas and semicolons.
