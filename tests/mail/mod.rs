@@ -4,3 +4,4 @@
 mod fuzz;
 mod message;
 mod orders;
+mod policy;
