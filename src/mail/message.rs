@@ -133,7 +133,18 @@ impl Incoming {
         let full_body = if html_only {
             m.body_html(0).map(|h| html_to_text(&h)).unwrap_or_default()
         } else {
-            m.body_text(0).map(|b| b.into_owned()).unwrap_or_default()
+            let text = m.body_text(0).map(|b| b.into_owned()).unwrap_or_default();
+            let attr = |name: &str| {
+                m.text_part(0)
+                    .and_then(|p| p.content_type())
+                    .and_then(|ct| ct.attribute(name))
+                    .map(str::to_ascii_lowercase)
+            };
+            if attr("format").as_deref() == Some("flowed") {
+                unflow(&text, attr("delsp").as_deref() == Some("yes"))
+            } else {
+                text
+            }
         };
         let body = clean_body(&full_body);
         let report = m.root_part().content_type().is_some_and(|ct| {
@@ -195,6 +206,42 @@ fn loop_reason(headers: &[(String, String)], from: &str) -> Option<LoopReason> {
         }
     }
     None
+}
+
+/// Undoes `format=flowed` (RFC 3676): a line ending in a space goes on with the next line of the
+/// same quote depth (Thunderbird and Apple Mail wrap long lines so); space-stuffing is removed;
+/// with `delsp=yes` the trailing space itself is dropped. The signature separator stays a line.
+pub fn unflow(text: &str, delsp: bool) -> String {
+    let text = text.replace("\r\n", "\n");
+    let mut out: Vec<String> = Vec::new();
+    let mut open: Option<usize> = None;
+    for raw in text.split('\n') {
+        let depth = raw.chars().take_while(|&c| c == '>').count();
+        let mut line = &raw[depth..];
+        if let Some(l) = line.strip_prefix(' ') {
+            line = l;
+        }
+        let quote = ">".repeat(depth);
+        let joined = match (open, out.last_mut()) {
+            (Some(d), Some(last)) if d == depth => {
+                last.push_str(line);
+                true
+            }
+            _ => false,
+        };
+        if !joined {
+            out.push(if depth > 0 { format!("{quote} {line}") } else { line.to_string() });
+        }
+        let soft = line.ends_with(' ') && line != "-- ";
+        open = soft.then_some(depth);
+        if soft
+            && delsp
+            && let Some(last) = out.last_mut()
+        {
+            last.pop();
+        }
+    }
+    out.join("\n")
 }
 
 /// Whether a line starts a top-posted quote whose text is not marked with `>`: Outlook's

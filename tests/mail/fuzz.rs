@@ -3,7 +3,7 @@
 //! receipt stays within 78 columns.
 
 use proptest::prelude::*;
-use steward::mail::message::{Incoming, clean_body, html_to_text};
+use steward::mail::message::{Incoming, clean_body, html_to_text, unflow};
 use steward::mail::orders::{Lang, RECEIPT_WIDTH, parse, receipt};
 
 use crate::support::root;
@@ -130,6 +130,8 @@ proptest! {
         check_text(&text);
         check_text(&clean_body(&text));
         check_text(&html_to_text(&text));
+        check_text(&unflow(&text, true));
+        check_text(&clean_body(&unflow(&text, false)));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! and which ones must never be answered.
 
 use steward::engine::{Part, Tyres};
-use steward::mail::message::{Incoming, LoopReason, MAX_MESSAGE_BYTES, MessageError, clean_body, html_to_text};
+use steward::mail::message::{Incoming, LoopReason, MAX_MESSAGE_BYTES, MessageError, clean_body, html_to_text, unflow};
 use steward::mail::orders::{Order, Stop, parse};
 use steward::mail::policy::Rule;
 
@@ -206,4 +206,17 @@ fn html_conversion() {
     assert_eq!(html_to_text("A<br>B<br/><br>C"), "A\nB\n\nC");
     assert_eq!(html_to_text("<style>p{}</style>X<blockquote>Y<div>Z</div></blockquote>W"), "X\n> Y\n> Z\nW");
     assert_eq!(html_to_text("R&#201;V&#xC9;LER &bogus; &amp"), "RÉVÉLER &bogus; &amp");
+}
+
+#[test]
+fn format_flowed_lines_are_joined() {
+    let m = fixture("thunderbird_flowed.eml");
+    assert_eq!(
+        m.body,
+        "JOIN monaco-1 CAR 3 PASSWORD letmein PHRASE the quick brown fox jumps over the lazy dog, twice on Sundays\nGEAR 4\n"
+    );
+    let o = orders(&m);
+    assert!(matches!(&o[0], Order::Join { phrase: Some(p), .. } if p.ends_with("twice on Sundays")));
+    assert_eq!(unflow("a \r\nb\r\n> c \r\n> d\r\n-- \r\nsig", false), "a b\n> c d\n-- \nsig");
+    assert_eq!(unflow("ab \nc", true), "abc");
 }
