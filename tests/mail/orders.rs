@@ -215,9 +215,13 @@ fn prose_before_and_after_is_skipped_but_not_between_orders() {
     assert_eq!((line.number, line.text.as_str()), (2, "please be kind"));
     assert!(e.to_string().contains("or END after your last order"));
 
-    // A misspelt keyword before the first order is reported, not skipped.
+    // A misspelt keyword before the first order is reported, not skipped; prose that happens
+    // to start with a word near a keyword is skipped.
     let p = parse("Gaer 4\n");
     assert!(!p.is_ok());
+    let p = parse("Pour le tour 12, voici mes ordres :\nVITESSE 4\nAnd thanks again\nFine.");
+    assert!(p.is_ok(), "{:#?}", p.lines);
+    assert_eq!(p.skipped, 3);
     // END stops the reading.
     let p = parse("GEAR 4\nEND\nanything at all 42\nGEAR 9");
     assert!(p.is_ok() && p.ended);

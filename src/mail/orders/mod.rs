@@ -210,9 +210,9 @@ impl Parsed {
 const MAX_LINE: usize = 1000;
 
 /// Reads the orders of a cleaned mail body (see `mail::message`). Lines before the first
-/// keyword line are prose and skipped, unless their first word looks like a misspelt keyword;
-/// after it, blank lines are skipped and every other line must be an order. `END` stops the
-/// reading.
+/// keyword line and after the last are prose and skipped, unless they look like a misspelt
+/// order (at most 3 words, the first one letter off a keyword); between orders, blank lines are
+/// skipped and every other line must be an order. `END` stops the reading.
 pub fn parse(text: &str) -> Parsed {
     let mut out = Parsed::default();
     for (i, raw) in text.lines().enumerate() {
@@ -221,7 +221,10 @@ pub fn parse(text: &str) -> Parsed {
         let Some(first) = words.first() else { continue };
         let first = squash(first.trim_end_matches(':'));
         let kw = Kw::lookup(&first);
-        if kw.is_none() && out.lines.is_empty() && Kw::suggest(&first).is_none() {
+        // A short line whose first word is one letter off a keyword is a misspelt order; a
+        // longer one is prose ("Pour le tour 12, voici mes ordres").
+        let suggestion = if words.len() <= 3 { Kw::suggest(&first) } else { None };
+        if kw.is_none() && out.lines.is_empty() && suggestion.is_none() {
             out.skipped += 1;
             continue;
         }
@@ -234,7 +237,7 @@ pub fn parse(text: &str) -> Parsed {
                 Err(OrderError::Unknown { word: words[0].chars().take(20).collect(), suggestion: None })
             }
             Some(k) => order(k, &words[1..], line),
-            None => Err(OrderError::Unknown { word: words[0].to_string(), suggestion: Kw::suggest(&first) }),
+            None => Err(OrderError::Unknown { word: words[0].to_string(), suggestion }),
         };
         // One game, car, token and turn per mail: a second line saying otherwise is refused.
         let result = match result {
