@@ -220,3 +220,12 @@ fn format_flowed_lines_are_joined() {
     assert_eq!(unflow("a \r\nb\r\n> c \r\n> d\r\n-- \r\nsig", false), "a b\n> c d\n-- \nsig");
     assert_eq!(unflow("ab \nc", true), "abc");
 }
+
+#[test]
+fn multi_byte_charsets_are_read() {
+    let m = fixture("shift_jis.eml");
+    assert_eq!(m.from_name.as_deref(), Some("山田"), "ISO-2022-JP encoded word");
+    assert_eq!(m.subject, "注文", "Shift_JIS encoded word");
+    assert_eq!(m.body, "こんにちは、ステュワードさん。\nGEAR 3\n");
+    assert_eq!(orders(&m), [Order::Gear(3)]);
+}
