@@ -127,7 +127,25 @@ impl Incoming {
             m.headers_raw().map(|(n, v)| (n.to_ascii_lowercase(), v.trim().to_string())).collect();
         let (from, from_name) = first_address(m.from()).ok_or(MessageError::NoSender)?;
         let reply_to = first_address(m.reply_to()).map(|(a, _)| a);
-        let full_body = m.body_text(0).map(|b| b.into_owned()).unwrap_or_default();
+        // HTML-only mail: block elements become lines and blockquotes become `>` quotes, which
+        // mail-parser's own conversion does not do.
+        let html_only = m.text_part(0).is_some_and(|p| p.is_text_html());
+        let full_body = if html_only {
+            m.body_html(0).map(|h| html_to_text(&h)).unwrap_or_default()
+        } else {
+            let text = m.body_text(0).map(|b| b.into_owned()).unwrap_or_default();
+            let attr = |name: &str| {
+                m.text_part(0)
+                    .and_then(|p| p.content_type())
+                    .and_then(|ct| ct.attribute(name))
+                    .map(str::to_ascii_lowercase)
+            };
+            if attr("format").as_deref() == Some("flowed") {
+                unflow(&text, attr("delsp").as_deref() == Some("yes"))
+            } else {
+                text
+            }
+        };
         let body = clean_body(&full_body);
         let report = m.root_part().content_type().is_some_and(|ct| {
             ct.ctype().eq_ignore_ascii_case("multipart")
@@ -171,9 +189,7 @@ fn loop_reason(headers: &[(String, String)], from: &str) -> Option<LoopReason> {
     for (name, value) in headers {
         let v = value.to_ascii_lowercase();
         let reason = match name.as_str() {
-            "auto-submitted" if !v.is_empty() && !v.starts_with("no") => {
-                Some(LoopReason::AutoSubmitted(value.clone()))
-            }
+            "auto-submitted" if !v.is_empty() && !v.starts_with("no") => Some(LoopReason::AutoSubmitted(value.clone())),
             "precedence" if matches!(v.as_str(), "bulk" | "junk" | "list" | "auto_reply") => {
                 Some(LoopReason::Precedence(value.clone()))
             }
@@ -190,6 +206,42 @@ fn loop_reason(headers: &[(String, String)], from: &str) -> Option<LoopReason> {
         }
     }
     None
+}
+
+/// Undoes `format=flowed` (RFC 3676): a line ending in a space goes on with the next line of the
+/// same quote depth (Thunderbird and Apple Mail wrap long lines so); space-stuffing is removed;
+/// with `delsp=yes` the trailing space itself is dropped. The signature separator stays a line.
+pub fn unflow(text: &str, delsp: bool) -> String {
+    let text = text.replace("\r\n", "\n");
+    let mut out: Vec<String> = Vec::new();
+    let mut open: Option<usize> = None;
+    for raw in text.split('\n') {
+        let depth = raw.chars().take_while(|&c| c == '>').count();
+        let mut line = &raw[depth..];
+        if let Some(l) = line.strip_prefix(' ') {
+            line = l;
+        }
+        let quote = ">".repeat(depth);
+        let joined = match (open, out.last_mut()) {
+            (Some(d), Some(last)) if d == depth => {
+                last.push_str(line);
+                true
+            }
+            _ => false,
+        };
+        if !joined {
+            out.push(if depth > 0 { format!("{quote} {line}") } else { line.to_string() });
+        }
+        let soft = line.ends_with(' ') && line != "-- ";
+        open = soft.then_some(depth);
+        if soft
+            && delsp
+            && let Some(last) = out.last_mut()
+        {
+            last.pop();
+        }
+    }
+    out.join("\n")
 }
 
 /// Whether a line starts a top-posted quote whose text is not marked with `>`: Outlook's
@@ -261,7 +313,8 @@ pub fn clean_body(text: &str) -> String {
             break;
         }
         if let Some(n) = attribution(&lines, i) {
-            let quoted_next = lines[i + n..].iter().find(|l| !l.trim().is_empty()).is_none_or(|l| l.trim_start().starts_with('>'));
+            let quoted_next =
+                lines[i + n..].iter().find(|l| !l.trim().is_empty()).is_none_or(|l| l.trim_start().starts_with('>'));
             if !quoted_next {
                 break;
             }
@@ -280,4 +333,132 @@ pub fn clean_body(text: &str) -> String {
         s.push('\n');
     }
     s
+}
+
+/// HTML to plain text for order reading: block elements (`p`, `div`, `br`, `li`, `tr`,
+/// headings) end lines, text inside `blockquote` is quoted with `> `, `head`, `style` and
+/// `script` are dropped, entities are decoded, other tags vanish.
+pub fn html_to_text(html: &str) -> String {
+    let mut out = String::new();
+    let mut quote = 0usize;
+    let mut skip: Option<String> = None;
+    let mut at_line_start = true;
+    let mut rest = html;
+    let newline = |out: &mut String, at_line_start: &mut bool| {
+        out.push('\n');
+        *at_line_start = true;
+    };
+    while !rest.is_empty() {
+        if let Some(tag_start) = rest.strip_prefix('<') {
+            let end = tag_start.find('>').unwrap_or(tag_start.len());
+            let tag = &tag_start[..end];
+            rest = tag_start.get(end + 1..).unwrap_or("");
+            let closing = tag.starts_with('/');
+            let name: String = tag
+                .trim_start_matches('/')
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .collect::<String>()
+                .to_ascii_lowercase();
+            if let Some(s) = &skip {
+                if closing && *s == name {
+                    skip = None;
+                }
+                continue;
+            }
+            match name.as_str() {
+                "head" | "style" | "script" | "title" if !closing && !tag.ends_with('/') => skip = Some(name),
+                "blockquote" => {
+                    quote = if closing { quote.saturating_sub(1) } else { quote + 1 };
+                    if !at_line_start {
+                        newline(&mut out, &mut at_line_start);
+                    }
+                }
+                "br" | "p" | "div" | "li" | "tr" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "pre" | "table" | "ul"
+                | "ol" | "hr"
+                    if !at_line_start || name == "br" =>
+                {
+                    newline(&mut out, &mut at_line_start);
+                }
+                _ => {}
+            }
+            continue;
+        }
+        let next = rest.find('<').unwrap_or(rest.len());
+        let text = &rest[..next];
+        rest = &rest[next..];
+        if skip.is_some() {
+            continue;
+        }
+        for c in decode_entities(text).chars() {
+            let c = if c == '\u{a0}' || c == '\t' { ' ' } else { c };
+            if c == '\n' || c == '\r' {
+                // Source line breaks are spaces in HTML.
+                if !at_line_start && !out.ends_with(' ') {
+                    out.push(' ');
+                }
+                continue;
+            }
+            if at_line_start {
+                if c == ' ' {
+                    continue;
+                }
+                out.extend(std::iter::repeat_n("> ", quote));
+                at_line_start = false;
+            }
+            out.push(c);
+        }
+    }
+    out.lines().map(str::trim_end).collect::<Vec<_>>().join("\n")
+}
+
+/// Decodes the HTML entities mail clients write (`&lt;`, `&amp;`, `&nbsp;`, `&#233;`, `&#xE9;`,
+/// and the accented letters of French); an unknown entity stays as written.
+fn decode_entities(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(p) = rest.find('&') {
+        out.push_str(&rest[..p]);
+        rest = &rest[p..];
+        let end = rest[1..].find(';').map(|e| e + 1).filter(|&e| e <= 10);
+        let decoded = end.and_then(|e| {
+            let name = &rest[1..e];
+            let c = match name {
+                "lt" => Some('<'),
+                "gt" => Some('>'),
+                "amp" => Some('&'),
+                "quot" => Some('"'),
+                "apos" => Some('\''),
+                "nbsp" => Some(' '),
+                "eacute" => Some('é'),
+                "egrave" => Some('è'),
+                "ecirc" => Some('ê'),
+                "agrave" => Some('à'),
+                "ccedil" => Some('ç'),
+                "ucirc" => Some('û'),
+                "Eacute" => Some('É'),
+                _ => {
+                    let n = name.strip_prefix('#')?;
+                    let v = match n.strip_prefix(['x', 'X']) {
+                        Some(h) => u32::from_str_radix(h, 16).ok()?,
+                        None => n.parse().ok()?,
+                    };
+                    char::from_u32(v)
+                }
+            };
+            c.map(|c| (c, e))
+        });
+        match decoded {
+            Some((c, e)) => {
+                out.push(c);
+                rest = &rest[e + 1..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }

@@ -1,8 +1,14 @@
-//! Mail: the transports (Maildir, and IMAP/SMTP against real Dovecot and Postfix started by the
-//! harness in `servers`).
+//! Mail: incoming-message normalisation on real-world fixtures, the order language, receipts,
+//! standing orders, a property test that no mail makes them panic; the transports (Maildir, and
+//! IMAP/SMTP against real Dovecot and Postfix started by the harness in `servers`); the daemon
+//! end to end, and its crash test.
 
 mod crash;
 mod daemon;
+mod fuzz;
+mod message;
+mod orders;
+mod policy;
 mod servers;
 mod transport;
 

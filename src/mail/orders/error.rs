@@ -27,6 +27,13 @@ pub enum OrderError {
     PartTwice { part: &'static str },
     /// `SETUP` that chapter 5 refuses.
     Setup(SetupError),
+    /// A second `GAME`, `CAR`, `TOKEN` or `TURN` line with another value.
+    Conflict {
+        /// The header.
+        order: Kw,
+        /// The line that gave it first.
+        line: usize,
+    },
     /// A quick stop only changes tyres (19-3-1): repairs need a long stop.
     QuickRepair,
     /// `POLICY NONE` with other rules.
@@ -127,14 +134,20 @@ impl OrderError {
         match self {
             OrderError::Unknown { word, suggestion: Some(k) } => {
                 if fr {
-                    format!("« {word} » n'est pas un ordre ; vouliez-vous dire {} ? {write} {}", k.word(lang), k.example(lang))
+                    format!(
+                        "« {word} » n'est pas un ordre ; vouliez-vous dire {} ? {write} {}",
+                        k.word(lang),
+                        k.example(lang)
+                    )
                 } else {
                     format!("'{word}' is not an order; did you mean {}? {write} {}", k.word(lang), k.example(lang))
                 }
             }
             OrderError::Unknown { word, suggestion: None } => {
                 if fr {
-                    format!("« {word} » n'est pas un ordre : écrivez AIDE pour la liste, ou FIN après votre dernier ordre")
+                    format!(
+                        "« {word} » n'est pas un ordre : écrivez AIDE pour la liste, ou FIN après votre dernier ordre"
+                    )
                 } else {
                     format!("'{word}' is not an order: write HELP for the list, or END after your last order")
                 }
@@ -150,7 +163,11 @@ impl OrderError {
             OrderError::Range { order, what, got, min, max } => {
                 let o = order.word(lang);
                 if fr {
-                    format!("{o} : {} de {min} à {max}, pas « {got} » : {write} {}", what.name(lang), order.example(lang))
+                    format!(
+                        "{o} : {} de {min} à {max}, pas « {got} » : {write} {}",
+                        what.name(lang),
+                        order.example(lang)
+                    )
                 } else {
                     format!("{o} takes {min} to {max}, not '{got}': {write} {}", order.example(lang))
                 }
@@ -167,11 +184,7 @@ impl OrderError {
                 let o = order.word(lang);
                 let allowed = what.allowed(lang).map(|a| format!(" ({a})")).unwrap_or_default();
                 if fr {
-                    format!(
-                        "{o} : « {got} » n'est pas {}{allowed} : {write} {}",
-                        what.name(lang),
-                        order.example(lang)
-                    )
+                    format!("{o} : « {got} » n'est pas {}{allowed} : {write} {}", what.name(lang), order.example(lang))
                 } else {
                     format!("{o}: '{got}' is not {}{allowed}: {write} {}", what.name(lang), order.example(lang))
                 }
@@ -179,7 +192,10 @@ impl OrderError {
             OrderError::MissingParts { parts } => {
                 let ex = Kw::Setup.example(lang);
                 if fr {
-                    format!("la configuration doit donner les six parties (5-0-1), il manque {} : {write} {ex}", parts.join(", "))
+                    format!(
+                        "la configuration doit donner les six parties (5-0-1), il manque {} : {write} {ex}",
+                        parts.join(", ")
+                    )
                 } else {
                     format!("SETUP needs all six parts (5-0-1), missing {}: {write} {ex}", parts.join(", "))
                 }
@@ -205,6 +221,14 @@ impl OrderError {
                     format!("{why} : {write} {ex}")
                 } else {
                     format!("{e}: {write} {ex}")
+                }
+            }
+            OrderError::Conflict { order, line } => {
+                let o = order.word(lang);
+                if fr {
+                    format!("{o} est déjà donné ligne {line} avec une autre valeur : gardez une seule ligne {o}")
+                } else {
+                    format!("{o} is already given on line {line} with another value: keep one {o} line")
                 }
             }
             OrderError::QuickRepair => {

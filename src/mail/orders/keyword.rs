@@ -185,10 +185,11 @@ impl Kw {
     /// The closest keyword to a misspelt word (one letter wrong, missing, extra or two letters
     /// swapped), for "did you mean GEAR?".
     pub fn suggest(folded: &str) -> Option<Kw> {
-        if folded.chars().count() < 3 {
+        // Short words are left out: `and` is one letter from `end`, `car` from `cat`.
+        if folded.chars().count() < 4 {
             return None;
         }
-        WORDS.iter().find(|(w, _)| w.len() >= 3 && near(w, folded)).map(|&(_, k)| k)
+        WORDS.iter().find(|(w, _)| w.len() >= 4 && near(w, folded)).map(|&(_, k)| k)
     }
 
     /// The keyword as written in `lang`.
@@ -332,5 +333,6 @@ mod tests {
         assert_eq!(Kw::suggest("vitese"), Some(Kw::Gear));
         assert_eq!(Kw::suggest("hello"), None);
         assert_eq!(Kw::suggest("ge"), None);
+        assert_eq!(Kw::suggest("and"), None);
     }
 }

@@ -9,7 +9,7 @@ mod receipt;
 
 pub use error::{Arg, OrderError};
 pub use keyword::{Kw, Lang, fold, squash};
-pub use receipt::{RECEIPT_WIDTH, receipt};
+pub use receipt::{RECEIPT_WIDTH, masked, receipt};
 
 use crate::engine::{Part, Setup, Tyres, Wear};
 use crate::mail::policy::{Policy, Rule};
@@ -146,6 +146,19 @@ pub struct Line {
     pub result: Result<Order, OrderError>,
 }
 
+/// Who and what a mail is about: its `GAME`, `CAR`, `TOKEN` and `TURN` lines.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Headers {
+    /// The game.
+    pub game: Option<String>,
+    /// The car.
+    pub car: Option<u8>,
+    /// The player's token.
+    pub token: Option<String>,
+    /// The turn answered.
+    pub turn: Option<u32>,
+}
+
 /// A mail's orders.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Parsed {
@@ -172,6 +185,21 @@ impl Parsed {
         self.lines.iter().filter_map(|l| l.result.as_ref().ok()).collect()
     }
 
+    /// What the mail's `GAME`, `CAR`, `TOKEN` and `TURN` lines say.
+    pub fn headers(&self) -> Headers {
+        let mut h = Headers::default();
+        for l in &self.lines {
+            match &l.result {
+                Ok(Order::Game(g)) => h.game = Some(g.clone()),
+                Ok(Order::Car(c)) => h.car = Some(*c),
+                Ok(Order::Token(t)) => h.token = Some(t.clone()),
+                Ok(Order::Turn(t)) => h.turn = Some(*t),
+                _ => {}
+            }
+        }
+        h
+    }
+
     /// The refused lines.
     pub fn errors(&self) -> impl Iterator<Item = (&Line, &OrderError)> {
         self.lines.iter().filter_map(|l| l.result.as_ref().err().map(|e| (l, e)))
@@ -182,9 +210,9 @@ impl Parsed {
 const MAX_LINE: usize = 1000;
 
 /// Reads the orders of a cleaned mail body (see `mail::message`). Lines before the first
-/// keyword line are prose and skipped, unless their first word looks like a misspelt keyword;
-/// after it, blank lines are skipped and every other line must be an order. `END` stops the
-/// reading.
+/// keyword line and after the last are prose and skipped, unless they look like a misspelt
+/// order (at most 3 words, the first one letter off a keyword); between orders, blank lines are
+/// skipped and every other line must be an order. `END` stops the reading.
 pub fn parse(text: &str) -> Parsed {
     let mut out = Parsed::default();
     for (i, raw) in text.lines().enumerate() {
@@ -193,7 +221,10 @@ pub fn parse(text: &str) -> Parsed {
         let Some(first) = words.first() else { continue };
         let first = squash(first.trim_end_matches(':'));
         let kw = Kw::lookup(&first);
-        if kw.is_none() && out.lines.is_empty() && Kw::suggest(&first).is_none() {
+        // A short line whose first word is one letter off a keyword is a misspelt order; a
+        // longer one is prose ("Pour le tour 12, voici mes ordres").
+        let suggestion = if words.len() <= 3 { Kw::suggest(&first) } else { None };
+        if kw.is_none() && out.lines.is_empty() && suggestion.is_none() {
             out.skipped += 1;
             continue;
         }
@@ -206,7 +237,17 @@ pub fn parse(text: &str) -> Parsed {
                 Err(OrderError::Unknown { word: words[0].chars().take(20).collect(), suggestion: None })
             }
             Some(k) => order(k, &words[1..], line),
-            None => Err(OrderError::Unknown { word: words[0].to_string(), suggestion: Kw::suggest(&first) }),
+            None => Err(OrderError::Unknown { word: words[0].to_string(), suggestion }),
+        };
+        // One game, car, token and turn per mail: a second line saying otherwise is refused.
+        let result = match result {
+            Ok(o) if o.is_header() => match out.lines.iter().find(|l| {
+                l.result.as_ref().is_ok_and(|p| std::mem::discriminant(p) == std::mem::discriminant(&o) && *p != o)
+            }) {
+                Some(l) => Err(OrderError::Conflict { order: k_of(&o), line: l.number }),
+                None => Ok(o),
+            },
+            r => r,
         };
         out.lines.push(Line { number: i + 1, text: line.to_string(), result });
     }
@@ -218,6 +259,16 @@ pub fn parse(text: &str) -> Parsed {
         out.skipped += 1;
     }
     out
+}
+
+/// The keyword of a header order.
+fn k_of(o: &Order) -> Kw {
+    match o {
+        Order::Game(_) => Kw::Game,
+        Order::Car(_) => Kw::Car,
+        Order::Token(_) => Kw::Token,
+        _ => Kw::Turn,
+    }
 }
 
 /// Words of a line: separated by white space, commas and semicolons.
@@ -247,6 +298,15 @@ fn name(order: Kw, what: Arg, word: Option<&&str>) -> Result<String, OrderError>
     if ok { Ok(w.to_string()) } else { Err(OrderError::Invalid { order, what, got: w.to_string() }) }
 }
 
+/// A game's id, lower-cased as the store keeps it (`store::replay::valid_id`).
+fn game_id(order: Kw, word: Option<&&str>) -> Result<String, OrderError> {
+    let id = name(order, Arg::GameId, word)?.to_ascii_lowercase();
+    if !id.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+        return Err(OrderError::Invalid { order, what: Arg::GameId, got: id });
+    }
+    Ok(id)
+}
+
 fn tyres(order: Kw, word: Option<&&str>) -> Result<Tyres, OrderError> {
     let Some(w) = word else { return Err(OrderError::Missing { order, what: Arg::TyreType }) };
     Tyres::parse(&fold(w)).ok_or_else(|| OrderError::Invalid { order, what: Arg::TyreType, got: w.to_string() })
@@ -266,7 +326,7 @@ fn part(folded: &str) -> Option<Part> {
 }
 
 /// `part=n`, `part:n` or `part n` pairs, as in `SETUP` and `REPAIR`.
-fn pairs<'a>(order: Kw, words: &[&'a str]) -> Result<Vec<(Part, u8)>, OrderError> {
+fn pairs(order: Kw, words: &[&str]) -> Result<Vec<(Part, u8)>, OrderError> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < words.len() {
@@ -287,7 +347,7 @@ fn pairs<'a>(order: Kw, words: &[&'a str]) -> Result<Vec<(Part, u8)>, OrderError
 fn order(k: Kw, args: &[&str], line: &str) -> Result<Order, OrderError> {
     let bare = |o: Order| no_more(k, args).map(|_| o);
     match k {
-        Kw::Game => name(k, Arg::GameId, args.first()).and_then(|g| no_more(k, &args[1..]).map(|_| Order::Game(g))),
+        Kw::Game => game_id(k, args.first()).and_then(|g| no_more(k, &args[1..]).map(|_| Order::Game(g))),
         Kw::Car => {
             let n = number(k, Arg::CarNumber, args.first(), 1, 99)?;
             no_more(k, &args[1..])?;
@@ -333,8 +393,11 @@ fn order(k: Kw, args: &[&str], line: &str) -> Result<Order, OrderError> {
         Kw::Standings => bare(Order::Standings),
         Kw::Lang => {
             let Some(w) = args.first() else { return Err(OrderError::Missing { order: k, what: Arg::Language }) };
-            let l = Lang::parse(&squash(w))
-                .ok_or_else(|| OrderError::Invalid { order: k, what: Arg::Language, got: w.to_string() })?;
+            let l = Lang::parse(&squash(w)).ok_or_else(|| OrderError::Invalid {
+                order: k,
+                what: Arg::Language,
+                got: w.to_string(),
+            })?;
             no_more(k, &args[1..])?;
             Ok(Order::Lang(l))
         }
@@ -382,7 +445,7 @@ fn car_word(k: Kw, args: &[&str]) -> Result<u8, OrderError> {
 
 fn join(args: &[&str], line: &str) -> Result<Order, OrderError> {
     let k = Kw::Join;
-    let game = name(k, Arg::GameId, args.first())?;
+    let game = game_id(k, args.first())?;
     let (mut car, mut password, mut phrase) = (None, None, None);
     let mut i = 1;
     while i < args.len() {
@@ -529,7 +592,7 @@ fn policy(args: &[&str]) -> Result<Order, OrderError> {
 
 fn create(args: &[&str]) -> Result<Order, OrderError> {
     let k = Kw::Create;
-    let game = name(k, Arg::GameId, args.first())?;
+    let game = game_id(k, args.first())?;
     let (mut track, mut laps, mut cars, mut hours, mut profile) = (None, None, None, None, None);
     let mut i = 1;
     while i < args.len() {

@@ -2,7 +2,7 @@
 //! refused line what to write instead. Plain text within [`RECEIPT_WIDTH`] columns, so every
 //! mail client shows it whole.
 
-use super::keyword::Lang;
+use super::keyword::{Kw, Lang, squash};
 use super::{Line, Parsed};
 
 /// Widest receipt line, in characters.
@@ -68,7 +68,7 @@ fn echo(out: &mut String, line: &Line) {
     let head = format!("{:>4}  ", line.number % 10_000);
     out.push_str(&head);
     let room = RECEIPT_WIDTH - head.chars().count();
-    let clean: String = line.text.chars().map(|c| if c.is_control() { '?' } else { c }).collect();
+    let clean: String = masked(&line.text).chars().map(|c| if c.is_control() { '?' } else { c }).collect();
     if clean.chars().count() > room {
         out.extend(clean.chars().take(room - 3));
         out.push_str("...");
@@ -76,6 +76,43 @@ fn echo(out: &mut String, line: &Line) {
         out.push_str(&clean);
     }
     out.push('\n');
+}
+
+/// The words of `text`, except that the example after the last "write " / "écrivez " stays
+/// whole (so `write CHOOSE B` is never split between lines) when it fits on a line.
+fn units(text: &str, room: usize) -> Vec<String> {
+    let cut = ["write ", "écrivez "].iter().filter_map(|w| text.rfind(w).map(|p| p + w.len())).max();
+    let (head, tail) = match cut {
+        Some(p) if text[p..].chars().count() <= room && !text[p..].trim().is_empty() => (&text[..p], Some(&text[p..])),
+        _ => (text, None),
+    };
+    let mut v: Vec<String> = head.split_whitespace().map(str::to_string).collect();
+    v.extend(tail.map(|t| t.split_whitespace().collect::<Vec<_>>().join(" ")));
+    v
+}
+
+/// The line with its secrets hidden: the word after `TOKEN` (`JETON`...) and after `PASSWORD`
+/// in a `JOIN`, since a receipt may go to another address than the owner's.
+pub fn masked(text: &str) -> String {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let secret = |w: &str| matches!(squash(w).as_str(), "token" | "password" | "jeton" | "motdepasse");
+    let Some(first) = words.first() else { return text.to_string() };
+    let first_kw = Kw::lookup(&squash(first));
+    if !words.iter().any(|w| secret(w)) || !matches!(first_kw, Some(Kw::Token | Kw::Join)) {
+        return text.to_string();
+    }
+    let mut out: Vec<&str> = Vec::with_capacity(words.len());
+    let mut hide = false;
+    for (i, w) in words.iter().enumerate() {
+        if first_kw == Some(Kw::Join) && squash(w) == "phrase" {
+            // The entropy phrase is no secret (docs/dice.md) and is kept as written.
+            out.extend(&words[i..]);
+            break;
+        }
+        out.push(if hide { "********" } else { w });
+        hide = secret(w) && !hide;
+    }
+    out.join(" ")
 }
 
 /// Words of `text` in lines of at most [`RECEIPT_WIDTH`] characters, each indented by
@@ -93,7 +130,7 @@ fn wrap(out: &mut String, text: &str, indent: usize) {
             *len = 0;
         }
     };
-    for word in text.split_whitespace() {
+    for word in units(text, room) {
         let word: String = word.chars().map(|c| if c.is_control() { '?' } else { c }).collect();
         let mut w: &str = &word;
         loop {
@@ -128,6 +165,18 @@ fn wrap(out: &mut String, text: &str, indent: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn secrets_are_not_echoed() {
+        assert_eq!(masked("TOKEN k7w2"), "TOKEN ********");
+        assert_eq!(masked("jeton  k7w2 extra"), "jeton ******** extra");
+        assert_eq!(
+            masked("JOIN g CAR 3 PASSWORD pw PHRASE a password b"),
+            "JOIN g CAR 3 PASSWORD ******** PHRASE a password b"
+        );
+        assert_eq!(masked("GEAR 4"), "GEAR 4");
+        assert_eq!(masked("I forgot my password"), "I forgot my password");
+    }
 
     #[test]
     fn wrap_keeps_every_word_within_the_width() {
