@@ -15,9 +15,13 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
+pub mod imap;
 pub mod maildir;
+pub mod smtp;
 
+pub use self::imap::{ImapConfig, ImapInbox, ProcessedMark};
 pub use self::maildir::{MaildirInbox, MaildirSender, deliver};
+pub use self::smtp::{SmtpConfig, SmtpSender};
 
 /// A message as it sits in a mailbox: `key` is stable and unique within that mailbox
 /// (Maildir: the unique part of the file name; IMAP: "<uidvalidity>:<uid>").

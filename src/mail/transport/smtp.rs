@@ -1,0 +1,123 @@
+//! SMTP sender: handing finished messages to a mail server with `lettre`.
+//!
+//! One connection per message (no pool: the daemon sends a few messages per turn, and the
+//! persistent outbox above retries). The message bytes go out unchanged, with the envelope given
+//! by the caller, so the outbox decides who receives what; an empty envelope sender is the null
+//! sender `<>` (bounces).
+//!
+//! The server's verdict decides [`TransportError::is_transient`]: a 4xx reply (mailbox busy,
+//! greylisting, server shutting down) or a network failure may clear up, a 5xx reply (unknown
+//! user, relay denied, message too big) will not. If any recipient is refused the whole message
+//! is refused (nothing is sent), so a retry never delivers twice to the recipients that were
+//! accepted.
+//!
+//! The connection is plain TCP, optionally with `AUTH` (`user` and `password`): meant for a
+//! server on the same host or a trusted network.
+
+use std::time::Duration;
+
+use lettre::Transport;
+use lettre::address::{Address, Envelope};
+use lettre::transport::smtp::SmtpTransport;
+use lettre::transport::smtp::authentication::Credentials;
+use lettre::transport::smtp::extension::ClientId;
+
+use super::{Secret, Sender, TransportError};
+
+/// Where and how to send mail over SMTP.
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SmtpConfig {
+    pub host: String,
+    pub port: u16,
+    /// Log in with `AUTH` when set (with `password`).
+    #[serde(default)]
+    pub user: Option<String>,
+    #[serde(default)]
+    pub password: Option<Secret>,
+    /// The name given in `EHLO` (default: this host's name).
+    #[serde(default)]
+    pub hello_name: Option<String>,
+    /// Seconds to wait for a connection or a reply (default 30).
+    #[serde(default = "default_timeout")]
+    pub timeout_secs: u64,
+}
+
+fn default_timeout() -> u64 {
+    30
+}
+
+impl SmtpConfig {
+    /// A configuration for `host:port` without login.
+    pub fn new(host: impl Into<String>, port: u16) -> SmtpConfig {
+        SmtpConfig {
+            host: host.into(),
+            port,
+            user: None,
+            password: None,
+            hello_name: None,
+            timeout_secs: default_timeout(),
+        }
+    }
+
+    fn server(&self) -> String {
+        format!("SMTP server {}:{}", self.host, self.port)
+    }
+}
+
+/// An SMTP server as a [`Sender`].
+pub struct SmtpSender {
+    cfg: SmtpConfig,
+    transport: SmtpTransport,
+}
+
+impl std::fmt::Debug for SmtpSender {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SmtpSender").field("cfg", &self.cfg).finish()
+    }
+}
+
+impl SmtpSender {
+    /// A sender for `cfg`; nothing is connected until the first message.
+    pub fn new(cfg: SmtpConfig) -> Result<SmtpSender, TransportError> {
+        let mut b = SmtpTransport::builder_dangerous(cfg.host.clone())
+            .port(cfg.port)
+            .timeout(Some(Duration::from_secs(cfg.timeout_secs.max(1))));
+        match (&cfg.user, &cfg.password) {
+            (Some(u), Some(p)) => b = b.credentials(Credentials::new(u.clone(), p.expose().to_owned())),
+            (None, None) => {}
+            _ => {
+                return Err(TransportError::Config(
+                    "SMTP `user` and `password` go together: set both or neither".into(),
+                ));
+            }
+        }
+        if let Some(name) = &cfg.hello_name {
+            b = b.hello_name(ClientId::Domain(name.clone()));
+        }
+        Ok(SmtpSender { transport: b.build(), cfg })
+    }
+
+    fn map_err(&self, e: lettre::transport::smtp::Error) -> TransportError {
+        let server = self.cfg.server();
+        match e.status() {
+            Some(code) => TransportError::Rejected { server, code: u16::from(code), detail: e.to_string() },
+            None if e.is_client() => TransportError::Config(format!("{server}: {e}")),
+            None => TransportError::Connection { server, detail: e.to_string() },
+        }
+    }
+}
+
+fn address(what: &str, a: &str) -> Result<Address, TransportError> {
+    a.parse().map_err(|e| TransportError::Config(format!("the envelope {what} {a:?} is not an address: {e}")))
+}
+
+impl Sender for SmtpSender {
+    fn send(&mut self, from: &str, to: &[String], raw: &[u8]) -> Result<(), TransportError> {
+        let from = if from.is_empty() { None } else { Some(address("sender", from)?) };
+        let to = to.iter().map(|t| address("recipient", t)).collect::<Result<Vec<_>, _>>()?;
+        let envelope = Envelope::new(from, to)
+            .map_err(|e| TransportError::Config(format!("cannot send without an envelope recipient: {e}")))?;
+        self.transport.send_raw(&envelope, raw).map(drop).map_err(|e| self.map_err(e))
+    }
+}
