@@ -5,7 +5,9 @@
 //! of the system's `/etc/dovecot` or `/etc/postfix` is read for settings. Postfix accepts mail
 //! for the domain [`DOMAIN`] from loopback, refuses unknown users (550) and relaying (554), and
 //! hands mail to Dovecot over LMTP; Dovecot stores it in per-user Maildirs and serves them over
-//! IMAP with plaintext LOGIN. Users and passwords ([`USERS`], `pw-<user>`) come from a
+//! IMAP with plaintext LOGIN, STARTTLS, and IMAPS on a port of its own; Postfix also offers
+//! STARTTLS and has an SMTPS port. Both use one self-signed certificate for `127.0.0.1` made
+//! here with `openssl` ([`Servers::ca_file`] trusts it). Users and passwords ([`USERS`], `pw-<user>`) come from a
 //! passwd-file written here.
 //!
 //! Statics are never dropped, so a small watchdog shell started beside the servers stops them
@@ -23,7 +25,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use steward::mail::transport::{ImapConfig, Secret, SmtpConfig};
+use steward::mail::transport::{ImapConfig, Secret, Security, SmtpConfig};
 
 /// The mail domain the servers accept mail for.
 pub const DOMAIN: &str = "players.test";
@@ -42,7 +44,9 @@ const INSTALL: &str = "run .ci/run, which apt-installs dovecot-imapd dovecot-lmt
 pub struct Servers {
     dir: PathBuf,
     pub imap_port: u16,
+    pub imaps_port: u16,
     pub smtp_port: u16,
+    pub smtps_port: u16,
 }
 
 /// The servers of this test process, started on first use.
@@ -76,6 +80,34 @@ impl Servers {
     pub fn smtp(&self) -> SmtpConfig {
         let mut c = SmtpConfig::new("127.0.0.1", self.smtp_port);
         c.timeout_secs = 20;
+        c
+    }
+
+    /// The self-signed certificate both servers present.
+    pub fn ca_file(&self) -> PathBuf {
+        self.dir.join("cert.pem")
+    }
+
+    /// [`Servers::imap`] secured with `security` (on the IMAPS port for `Security::Tls`),
+    /// trusting the servers' certificate.
+    pub fn imap_secure(&self, user: &str, security: Security) -> ImapConfig {
+        let mut c = self.imap(user);
+        c.security = security;
+        c.ca_file = Some(self.ca_file());
+        if security == Security::Tls {
+            c.port = self.imaps_port;
+        }
+        c
+    }
+
+    /// [`Servers::smtp`] secured with `security` (on the SMTPS port for `Security::Tls`).
+    pub fn smtp_secure(&self, security: Security) -> SmtpConfig {
+        let mut c = self.smtp();
+        c.security = security;
+        c.ca_file = Some(self.ca_file());
+        if security == Security::Tls {
+            c.port = self.smtps_port;
+        }
         c
     }
 
@@ -148,7 +180,18 @@ fn start() -> Result<Servers, String> {
     let postfix_uid = user_id("postfix").ok_or_else(|| format!("the postfix user is missing: {INSTALL}"))?;
     chown(&dir.join("pf/data"), postfix_uid, 0)?;
 
-    let (imap, lmtp, smtp) = (free_port()?, free_port()?, free_port()?);
+    let (imap, imaps, lmtp, smtp, smtps) = (free_port()?, free_port()?, free_port()?, free_port()?, free_port()?);
+    let cert = Command::new("openssl")
+        .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "7", "-subj", "/CN=127.0.0.1"])
+        .args(["-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout"])
+        .arg(dir.join("key.pem"))
+        .arg("-out")
+        .arg(dir.join("cert.pem"))
+        .output()
+        .map_err(|e| format!("cannot run openssl to make the test certificate: {e}"))?;
+    if !cert.status.success() {
+        return Err(format!("openssl req failed: {}", String::from_utf8_lossy(&cert.stderr)));
+    }
     let d = dir.display();
     let mut users = String::new();
     let mut vmailbox = String::new();
@@ -157,9 +200,9 @@ fn start() -> Result<Servers, String> {
         let _ = writeln!(vmailbox, "{u}@{DOMAIN} ok");
     }
     write(&dir.join("users"), &users)?;
-    write(&dir.join("dovecot.conf"), &dovecot_conf(&d.to_string(), imap, lmtp))?;
+    write(&dir.join("dovecot.conf"), &dovecot_conf(&d.to_string(), imap, imaps, lmtp))?;
     write(&dir.join("pf/etc/main.cf"), &postfix_main(&d.to_string(), lmtp))?;
-    write(&dir.join("pf/etc/master.cf"), &postfix_master(smtp))?;
+    write(&dir.join("pf/etc/master.cf"), &postfix_master(smtp, smtps))?;
     write(&dir.join("pf/etc/vmailbox"), &vmailbox)?;
 
     let dovecot =
@@ -186,7 +229,7 @@ fn start() -> Result<Servers, String> {
             std::thread::sleep(Duration::from_millis(50));
         }
     }
-    Ok(Servers { dir, imap_port: imap, smtp_port: smtp })
+    Ok(Servers { dir, imap_port: imap, imaps_port: imaps, smtp_port: smtp, smtps_port: smtps })
 }
 
 /// The uid of a system user, from /etc/passwd.
@@ -232,7 +275,7 @@ fn watchdog(dir: &Path, pids: &[u32]) -> Result<(), String> {
         .map_err(|e| format!("cannot start the watchdog shell: {e}"))
 }
 
-fn dovecot_conf(d: &str, imap: u16, lmtp: u16) -> String {
+fn dovecot_conf(d: &str, imap: u16, imaps: u16, lmtp: u16) -> String {
     format!(
         r#"# Throwaway Dovecot for steward's tests (tests/mail/servers.rs).
 base_dir = {d}/run
@@ -241,7 +284,9 @@ log_path = {d}/dovecot.log
 instance_name = steward-test-{pid}
 protocols = imap lmtp
 listen = 127.0.0.1
-ssl = no
+ssl = yes
+ssl_cert = <{d}/cert.pem
+ssl_key = <{d}/key.pem
 disable_plaintext_auth = no
 auth_mechanisms = plain login
 default_internal_user = dovecot
@@ -264,7 +309,9 @@ service imap-login {{
     port = {imap}
   }}
   inet_listener imaps {{
-    port = 0
+    address = 127.0.0.1
+    port = {imaps}
+    ssl = yes
   }}
 }}
 service lmtp {{
@@ -315,13 +362,18 @@ maillog_file = /dev/stdout
 biff = no
 append_dot_mydomain = no
 delay_warning_time = 0
+smtpd_tls_cert_file = {d}/cert.pem
+smtpd_tls_key_file = {d}/key.pem
+smtpd_tls_security_level = may
 "#
     )
 }
 
-fn postfix_master(smtp: u16) -> String {
+fn postfix_master(smtp: u16, smtps: u16) -> String {
     let services = [
         format!("127.0.0.1:{smtp} inet n - n - - smtpd"),
+        format!("127.0.0.1:{smtps} inet n - n - - smtpd -o smtpd_tls_wrappermode=yes"),
+        "tlsmgr unix - - n 1000? 1 tlsmgr".into(),
         "cleanup unix n - n - 0 cleanup".into(),
         "qmgr unix n - n 300 1 qmgr".into(),
         "rewrite unix - - n - - trivial-rewrite".into(),

@@ -314,3 +314,41 @@ fn a_wrong_imap_password_is_permanent_and_not_printed() {
     let e = ImapInbox::connect(cfg).unwrap_err();
     assert!(matches!(e, TransportError::Refused { .. }) && !e.is_transient(), "{e}");
 }
+
+#[test]
+fn starttls_and_tls_on_both_protocols() {
+    use steward::mail::transport::Security;
+    let s = servers();
+    for (i, security) in [Security::StartTls, Security::Tls].into_iter().enumerate() {
+        let raw = letter(s, &["grace"], &format!("secure-{i}"));
+        SmtpSender::new(s.smtp_secure(security))
+            .unwrap()
+            .send("referee@steward.test", &[s.address("grace")], &raw)
+            .unwrap();
+    }
+    let mut plain = ImapInbox::connect(s.imap("grace")).unwrap();
+    let got = fetch_at_least(s, &mut plain, 2);
+    assert_eq!(got.iter().map(subject_of).collect::<Vec<_>>(), ["secure-0", "secure-1"]);
+    for security in [Security::StartTls, Security::Tls] {
+        let mut inbox = ImapInbox::connect(s.imap_secure("grace", security)).unwrap();
+        assert_eq!(inbox.fetch(10).unwrap(), got, "{security:?}: same messages, same keys");
+        inbox.sever();
+        assert_eq!(inbox.fetch(10).unwrap(), got, "{security:?}: after a reconnect");
+        assert!(inbox.supports_idle());
+        inbox.wait(Duration::from_millis(50)).unwrap();
+    }
+
+    // Without the test certificate the servers are not trusted: a permanent TLS error.
+    let mut cfg = s.imap_secure("grace", Security::Tls);
+    cfg.ca_file = None;
+    let e = ImapInbox::connect(cfg).unwrap_err();
+    assert!(matches!(e, TransportError::Tls { .. }) && !e.is_transient(), "{e}");
+    let mut cfg = s.smtp_secure(Security::StartTls);
+    cfg.ca_file = None;
+    let e = SmtpSender::new(cfg).unwrap().send("referee@steward.test", &[s.address("grace")], b"x").unwrap_err();
+    assert!(matches!(e, TransportError::Tls { .. }) && !e.is_transient(), "{e}");
+    // A CA file that is not there is a configuration error.
+    let mut cfg = s.imap_secure("grace", Security::StartTls);
+    cfg.ca_file = Some("/nonexistent/ca.pem".into());
+    assert!(matches!(ImapInbox::connect(cfg), Err(TransportError::Config(_))));
+}

@@ -17,16 +17,19 @@
 //! connection the inbox reconnects once and repeats it; a second failure is returned, transient.
 //! **Waiting** uses IDLE (RFC 2177) when the server announces it, else sleeps.
 //!
-//! The connection is plain TCP (`LOGIN` in the clear): meant for a server on the same host or
-//! a trusted network, such as the Dovecot beside the daemon or the test harness's.
+//! The connection is plain TCP by default (`LOGIN` in the clear: for the Dovecot beside the
+//! daemon), or secured ([`Security`]: STARTTLS or TLS, with native-tls, trusting the system's
+//! certificates plus an optional `ca_file`).
 
 use std::collections::HashMap;
+use std::io::{Read, Write};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use imap::types::{Flag, UnsolicitedResponse};
 
-use super::{Fetched, Inbox, Secret, TransportError};
+use super::{Fetched, Inbox, Secret, Security, TransportError, read_ca};
 
 /// The keyword that marks a message processed.
 pub const PROCESSED_KEYWORD: &str = "$StewardDone";
@@ -58,6 +61,11 @@ pub struct ImapConfig {
     /// Seconds to wait for a connection or a reply (default 30).
     #[serde(default = "default_timeout")]
     pub timeout_secs: u64,
+    #[serde(default)]
+    pub security: Security,
+    /// A PEM certificate to trust besides the system's (a self-signed server).
+    #[serde(default)]
+    pub ca_file: Option<PathBuf>,
 }
 
 fn default_mailbox() -> String {
@@ -79,6 +87,8 @@ impl ImapConfig {
             mailbox: default_mailbox(),
             mark: ProcessedMark::default(),
             timeout_secs: default_timeout(),
+            security: Security::None,
+            ca_file: None,
         }
     }
 
@@ -93,7 +103,7 @@ impl ImapConfig {
 
 /// One logged-in connection with the mailbox selected.
 struct Conn {
-    session: imap::Session<TcpStream>,
+    session: imap::Session<imap::Connection>,
     /// The same socket, to change timeouts and to shut it down.
     socket: TcpStream,
     uid_validity: u32,
@@ -165,8 +175,19 @@ fn open(cfg: &ImapConfig) -> Result<Conn, TransportError> {
         s.try_clone()
     };
     let socket = setup(&stream).map_err(|source| TransportError::Connect { server: server.clone(), source })?;
+    let stream: imap::Connection = match cfg.security {
+        Security::None => Box::new(stream),
+        Security::Tls => Box::new(tls_wrap(cfg, stream)?),
+        Security::StartTls => {
+            let mut stream = stream;
+            starttls(cfg, &mut stream)?;
+            Box::new(tls_wrap(cfg, stream)?)
+        }
+    };
     let mut client = imap::Client::new(stream);
-    client.read_greeting().map_err(|e| map_err(cfg, "the greeting", e))?;
+    if cfg.security != Security::StartTls {
+        client.read_greeting().map_err(|e| map_err(cfg, "the greeting", e))?;
+    }
     let mut session = client.login(&cfg.user, cfg.password.expose()).map_err(|(e, _)| match e {
         imap::Error::No(no) => {
             TransportError::Login { server: server.clone(), user: cfg.user.clone(), detail: no.information }
@@ -190,6 +211,69 @@ fn open(cfg: &ImapConfig) -> Result<Conn, TransportError> {
         )));
     }
     Ok(Conn { session, socket, uid_validity: mailbox.uid_validity.unwrap_or(0), idle })
+}
+
+/// Wraps `stream` in TLS, checking the server's certificate against the system's roots and
+/// `ca_file`.
+fn tls_wrap(cfg: &ImapConfig, stream: TcpStream) -> Result<native_tls::TlsStream<TcpStream>, TransportError> {
+    let tls_err = |detail: String| TransportError::Tls { server: cfg.server(), detail };
+    let mut b = native_tls::TlsConnector::builder();
+    if let Some(ca) = &cfg.ca_file {
+        let cert = native_tls::Certificate::from_pem(&read_ca(ca)?)
+            .map_err(|e| TransportError::Config(format!("{} is not a PEM certificate: {e}", ca.display())))?;
+        b.add_root_certificate(cert);
+    }
+    let connector = b.build().map_err(|e| tls_err(e.to_string()))?;
+    connector.connect(&cfg.host, stream).map_err(|e| match e {
+        native_tls::HandshakeError::Failure(e) => tls_err(e.to_string()),
+        native_tls::HandshakeError::WouldBlock(_) => {
+            TransportError::Connection { server: cfg.server(), detail: "the TLS handshake timed out".into() }
+        }
+    })
+}
+
+/// Reads one line (up to CR LF) byte by byte, so nothing after it is consumed before TLS.
+fn read_line(stream: &mut TcpStream) -> std::io::Result<String> {
+    let mut line = Vec::new();
+    let mut byte = [0u8; 1];
+    while !line.ends_with(b"\r\n") {
+        if stream.read(&mut byte)? == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        line.push(byte[0]);
+        if line.len() > 64 * 1024 {
+            return Err(std::io::Error::other("the server's line is too long"));
+        }
+    }
+    Ok(String::from_utf8_lossy(&line).into_owned())
+}
+
+/// Reads the greeting and asks for STARTTLS (RFC 3501 6.2.1) on the plain connection.
+fn starttls(cfg: &ImapConfig, stream: &mut TcpStream) -> Result<(), TransportError> {
+    let broken =
+        |e: std::io::Error| TransportError::Connection { server: cfg.server(), detail: format!("STARTTLS: {e}") };
+    let greeting = read_line(stream).map_err(broken)?;
+    if !greeting.starts_with("* OK") {
+        return Err(TransportError::Refused {
+            server: cfg.server(),
+            command: "the connection".into(),
+            detail: greeting.trim_end().to_owned(),
+            transient: greeting.starts_with("* BYE"),
+        });
+    }
+    stream.write_all(b"s0 STARTTLS\r\n").map_err(broken)?;
+    loop {
+        let line = read_line(stream).map_err(broken)?;
+        if line.starts_with("s0 OK") {
+            return Ok(());
+        }
+        if line.starts_with("s0 ") {
+            return Err(TransportError::Tls {
+                server: cfg.server(),
+                detail: format!("the server does not offer STARTTLS ({})", line.trim_end()),
+            });
+        }
+    }
 }
 
 /// A UID set in IMAP syntax, with runs folded into ranges (`1:5,9`).

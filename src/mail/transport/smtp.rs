@@ -11,18 +11,21 @@
 //! is refused (nothing is sent), so a retry never delivers twice to the recipients that were
 //! accepted.
 //!
-//! The connection is plain TCP, optionally with `AUTH` (`user` and `password`): meant for a
-//! server on the same host or a trusted network.
+//! The connection is plain TCP by default (for the Postfix beside the daemon), or secured
+//! ([`Security`]: STARTTLS required, or TLS; native-tls, trusting the system's certificates
+//! plus an optional `ca_file`), optionally with `AUTH` (`user` and `password`).
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use lettre::Transport;
 use lettre::address::{Address, Envelope};
 use lettre::transport::smtp::SmtpTransport;
 use lettre::transport::smtp::authentication::Credentials;
+use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
 use lettre::transport::smtp::extension::ClientId;
 
-use super::{Secret, Sender, TransportError};
+use super::{Secret, Security, Sender, TransportError, read_ca};
 
 /// Where and how to send mail over SMTP.
 #[derive(Clone, Debug, serde::Deserialize)]
@@ -41,6 +44,11 @@ pub struct SmtpConfig {
     /// Seconds to wait for a connection or a reply (default 30).
     #[serde(default = "default_timeout")]
     pub timeout_secs: u64,
+    #[serde(default)]
+    pub security: Security,
+    /// A PEM certificate to trust besides the system's (a self-signed server).
+    #[serde(default)]
+    pub ca_file: Option<PathBuf>,
 }
 
 fn default_timeout() -> u64 {
@@ -57,6 +65,8 @@ impl SmtpConfig {
             password: None,
             hello_name: None,
             timeout_secs: default_timeout(),
+            security: Security::None,
+            ca_file: None,
         }
     }
 
@@ -92,6 +102,16 @@ impl SmtpSender {
                 ));
             }
         }
+        if cfg.security != Security::None {
+            let mut p = TlsParameters::builder(cfg.host.clone());
+            if let Some(ca) = &cfg.ca_file {
+                let cert = Certificate::from_pem(&read_ca(ca)?)
+                    .map_err(|e| TransportError::Config(format!("{} is not a PEM certificate: {e}", ca.display())))?;
+                p = p.add_root_certificate(cert);
+            }
+            let p = p.build().map_err(|e| TransportError::Config(format!("TLS for {}: {e}", cfg.server())))?;
+            b = b.tls(if cfg.security == Security::Tls { Tls::Wrapper(p) } else { Tls::Required(p) });
+        }
         if let Some(name) = &cfg.hello_name {
             b = b.hello_name(ClientId::Domain(name.clone()));
         }
@@ -102,10 +122,24 @@ impl SmtpSender {
         let server = self.cfg.server();
         match e.status() {
             Some(code) => TransportError::Rejected { server, code: u16::from(code), detail: e.to_string() },
+            None if is_tls_failure(&e) => TransportError::Tls { server, detail: e.to_string() },
             None if e.is_client() => TransportError::Config(format!("{server}: {e}")),
             None => TransportError::Connection { server, detail: e.to_string() },
         }
     }
+}
+
+/// True when the TLS layer refused (lettre reports a failed handshake as a connection error
+/// whose source is the TLS library's error).
+fn is_tls_failure(e: &lettre::transport::smtp::Error) -> bool {
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        if s.is::<native_tls::Error>() || s.is::<native_tls::HandshakeError<std::net::TcpStream>>() {
+            return true;
+        }
+        source = s.source();
+    }
+    e.is_tls()
 }
 
 fn address(what: &str, a: &str) -> Result<Address, TransportError> {
