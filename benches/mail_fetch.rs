@@ -6,6 +6,11 @@
 //! Two measures each: `fetch` (one `fetch(1000)`, nothing marked, so it repeats) and
 //! `fetch+mark` (the daemon's loop: fetch all, mark each processed; the marks are undone between
 //! samples, outside the timing). `cargo bench --bench mail_fetch`.
+//!
+//! Measured on 2026-11-22 (2 shared cores, Dovecot 2.3.19 on loopback, plain TCP): Maildir
+//! fetch 8.7 ms, IMAP `Inbox::fetch` 44.5 ms against 39.6 ms for the plain `UID FETCH` (1.12
+//! times: the `UID SEARCH` and the copy into `Fetched`); fetch+mark: Maildir 26.6 ms (it was
+//! 4.3 s while each mark was flushed to disk), IMAP 209 ms (one `UID STORE` round trip each).
 
 use std::fs;
 use std::hint::black_box;

@@ -221,9 +221,14 @@ fn smtp_to_two_users_then_imap_fetch_mark_and_new_mail() {
     assert!(matches!(alice.mark_processed("not-a-key"), Err(TransportError::Config(_))));
     assert_eq!(bob.fetch(10).unwrap().len(), 1, "bob's copy is his own");
 
-    // New mail wakes an IDLE wait and is the only one fetched.
+    // New mail ends an IDLE wait at once (a 10-minute sleep would hang the test) and is the
+    // only one fetched.
+    assert!(alice.fetch(10).unwrap().is_empty());
     send(s, &["alice"], "second");
-    let got = fetch_at_least(s, &mut alice, 1);
+    let mut watcher = ImapInbox::connect(s.imap("alice")).unwrap();
+    fetch_at_least(s, &mut watcher, 1);
+    alice.wait(Duration::from_secs(600)).unwrap();
+    let got = alice.fetch(10).unwrap();
     assert_eq!(got.iter().map(subject_of).collect::<Vec<_>>(), ["second"]);
     assert!(uid_of(&got[0].key) > uid_of(&first.key));
     drop(other);
@@ -351,4 +356,29 @@ fn starttls_and_tls_on_both_protocols() {
     let mut cfg = s.imap_secure("grace", Security::StartTls);
     cfg.ca_file = Some("/nonexistent/ca.pem".into());
     assert!(matches!(ImapInbox::connect(cfg), Err(TransportError::Config(_))));
+}
+
+#[test]
+fn configurations_read_from_toml_and_never_print_passwords() {
+    use steward::mail::transport::{ImapConfig, Security, SmtpConfig};
+    let imap: ImapConfig = toml::from_str(
+        "host = \"imap.example.org\"\nport = 993\nuser = \"referee\"\npassword = \"s3cret-pw\"\nsecurity = \"tls\"\n",
+    )
+    .unwrap();
+    assert_eq!((imap.mailbox.as_str(), imap.mark, imap.security), ("INBOX", ProcessedMark::Keyword, Security::Tls));
+    assert_eq!(imap.password.expose(), "s3cret-pw");
+    assert!(!format!("{imap:?}").contains("s3cret"), "{imap:?}");
+    let smtp: SmtpConfig = toml::from_str(
+        "host = \"smtp.example.org\"\nport = 587\nuser = \"referee\"\npassword = \"s3cret-pw\"\nsecurity = \"starttls\"\n",
+    )
+    .unwrap();
+    assert_eq!(smtp.security, Security::StartTls);
+    let sender = SmtpSender::new(smtp).unwrap();
+    assert!(!format!("{sender:?}").contains("s3cret"), "{sender:?}");
+    let half: SmtpConfig = toml::from_str("host = \"h\"\nport = 25\nuser = \"u\"\n").unwrap();
+    assert!(matches!(SmtpSender::new(half), Err(TransportError::Config(_))));
+    assert!(
+        toml::from_str::<ImapConfig>("host = \"h\"\nport = 1\nuser = \"u\"\npassword = \"p\"\nmark = \"move\"\n")
+            .is_err()
+    );
 }
