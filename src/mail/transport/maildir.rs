@@ -6,11 +6,15 @@
 //! life.
 //!
 //! **Processed** means "in `cur/` with the `S` (seen) flag": [`MaildirInbox::mark_processed`]
-//! renames `new/<key>` (or `cur/<key>:2,<flags>`) to `cur/<key>:2,<flags>S`. We chose the
-//! standard flag over a private folder so that any mail client pointed at the same Maildir
-//! shows what the daemon has handled. Unprocessed = everything in `new/` plus everything in
-//! `cur/` without `S` (a client that moved a message to `cur/` without reading it, or a person
-//! who marked it unread, does not hide it from the daemon). Marking is one `rename`, atomic and idempotent.
+//! renames `new/<key>` (or `cur/<key>:2,<flags>`) to `cur/<key>:2,<flags>S`, one atomic and
+//! idempotent `rename`. We chose the standard flag over a private folder so that any mail
+//! client pointed at the same Maildir shows what the daemon has handled. Unprocessed =
+//! everything in `new/` plus everything in `cur/` without `S` (a client that moved a message to
+//! `cur/`, or a person who marked it unread, does not hide it from the daemon).
+//!
+//! Delivery is flushed to disk; marking is not: a mark lost to a power cut makes the message
+//! come back once, and the daemon's ledger (Message-ID and key, committed with the turn)
+//! recognises it.
 //!
 //! [`MaildirSender`] delivers like a local MDA: one copy per envelope recipient, with
 //! `Return-Path:` and `Delivered-To:` trace headers prepended, into one Maildir (a catch-all)
@@ -151,13 +155,12 @@ impl MaildirInbox {
         if in_cur && flags.contains(PROCESSED_FLAG) {
             return Ok(true);
         }
-        let cur = self.dir.join("cur");
-        let target = cur.join(format!("{key}:2,{}", with_flag(flags, PROCESSED_FLAG)));
+        let target = self.dir.join("cur").join(format!("{key}:2,{}", with_flag(flags, PROCESSED_FLAG)));
+        // No fsync: a mark lost to a power cut only makes the message come back, and the
+        // daemon's ledger (Message-ID and key, committed with the turn) recognises it. Flushing
+        // each mark cost 4 ms, 4 s per 1,000 mails (benches/mail_fetch.rs).
         match fs::rename(path, &target) {
-            Ok(()) => {
-                sync_dir(&cur)?;
-                Ok(true)
-            }
+            Ok(()) => Ok(true),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
             Err(e) => Err(TransportError::maildir("mark as processed", path, e)),
         }

@@ -15,9 +15,13 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
+pub mod imap;
 pub mod maildir;
+pub mod smtp;
 
+pub use self::imap::{ImapConfig, ImapInbox, ProcessedMark};
 pub use self::maildir::{MaildirInbox, MaildirSender, deliver};
+pub use self::smtp::{SmtpConfig, SmtpSender};
 
 /// A message as it sits in a mailbox: `key` is stable and unique within that mailbox
 /// (Maildir: the unique part of the file name; IMAP: "<uidvalidity>:<uid>").
@@ -60,6 +64,27 @@ impl<T: Sender + ?Sized> Sender for Box<T> {
     fn send(&mut self, from: &str, to: &[String], raw: &[u8]) -> Result<(), TransportError> {
         (**self).send(from, to, raw)
     }
+}
+
+/// How a connection to a server is secured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Security {
+    /// Plain TCP, passwords in the clear: only for a server on the same host or a trusted
+    /// network (the default, as for the Dovecot and Postfix beside the daemon).
+    #[default]
+    None,
+    /// Plain TCP upgraded with STARTTLS before logging in (IMAP 143, SMTP 587); a server that
+    /// does not offer it is refused, never used in the clear.
+    StartTls,
+    /// TLS from the first byte (IMAPS 993, SMTPS 465).
+    Tls,
+}
+
+/// Reads a PEM certificate to trust besides the system's (a self-signed server's).
+fn read_ca(path: &std::path::Path) -> Result<Vec<u8>, TransportError> {
+    std::fs::read(path)
+        .map_err(|e| TransportError::Config(format!("cannot read the CA certificate {}: {e}", path.display())))
 }
 
 /// A password or other secret from the configuration: compared and used, never printed.
@@ -121,6 +146,10 @@ pub enum TransportError {
     /// try again later, 5xx means never).
     #[error("{server} refused the message ({code}): {detail}")]
     Rejected { server: String, code: u16, detail: String },
+    /// The TLS handshake failed (untrusted certificate, wrong host name, no STARTTLS offered):
+    /// the configuration or the server must change.
+    #[error("secure connection to {server} failed: {detail}")]
+    Tls { server: String, detail: String },
     /// The configuration cannot work (bad address, empty recipient list...).
     #[error("transport configuration: {0}")]
     Config(String),
@@ -134,7 +163,7 @@ impl TransportError {
         match self {
             TransportError::Maildir { source, .. } => io_is_transient(source),
             TransportError::Connect { .. } | TransportError::Connection { .. } => true,
-            TransportError::Login { .. } | TransportError::Config(_) => false,
+            TransportError::Login { .. } | TransportError::Tls { .. } | TransportError::Config(_) => false,
             TransportError::Refused { transient, .. } => *transient,
             TransportError::Rejected { code, .. } => (400..500).contains(code),
         }
