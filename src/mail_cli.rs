@@ -9,7 +9,8 @@ use clap::Subcommand;
 use crate::mail::config::{InboxConfig, SendConfig, ServeConfig, moderator_token_hash};
 use crate::mail::daemon::Daemon;
 use crate::mail::demo::{DemoSpec, run as run_demo};
-use crate::mail::transport::{Inbox, MaildirInbox, MaildirSender};
+use crate::mail::outbox::Via;
+use crate::mail::transport::{ImapInbox, Inbox, MaildirInbox, MaildirSender, SmtpSender};
 use crate::store::fsio::Durability;
 
 /// Mail commands.
@@ -57,11 +58,11 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
             let cfg = ServeConfig::load(&config)?;
             let mut inbox: Box<dyn Inbox> = match &cfg.inbox {
                 InboxConfig::Maildir { dir } => Box::new(MaildirInbox::open(dir)?),
-                InboxConfig::Imap(_) => anyhow::bail!("IMAP inbox: not wired yet"),
+                InboxConfig::Imap(c) => Box::new(ImapInbox::connect(c.transport()?)?),
             };
             let mut via: Box<dyn crate::mail::outbox::Deliver> = match &cfg.send {
                 SendConfig::Maildir { dir } => Box::new(crate::mail::outbox::MaildirDeliver(MaildirSender::per_recipient(dir))),
-                SendConfig::Smtp(_) => anyhow::bail!("SMTP: not wired yet"),
+                SendConfig::Smtp(c) => Box::new(Via(SmtpSender::new(c.transport()?)?)),
             };
             let mut daemon = Daemon::new(cfg, Durability::Sync)?;
             eprintln!("steward serve: games in {}, state in {}", daemon.cfg.games.display(), daemon.cfg.state.display());

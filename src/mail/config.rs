@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use super::transport::{self, ProcessedMark, Secret as TSecret, Security};
+
 /// The whole configuration.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -88,8 +90,9 @@ pub enum InboxConfig {
     Imap(ImapConfig),
 }
 
-/// An IMAP account.
-#[derive(Clone, Deserialize)]
+/// An IMAP account. The password is named, never written here: `env:VARIABLE` or
+/// `file:/path`.
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ImapConfig {
     /// Server host.
@@ -104,6 +107,15 @@ pub struct ImapConfig {
     /// Folder to read.
     #[serde(default = "default_folder")]
     pub folder: String,
+    /// `none` (loopback), `starttls` or `tls`.
+    #[serde(default)]
+    pub security: Security,
+    /// A PEM certificate to trust besides the system's.
+    #[serde(default)]
+    pub ca_file: Option<PathBuf>,
+    /// How processed mail is marked: `keyword` (`$StewardDone`, the default) or `seen`.
+    #[serde(default)]
+    pub mark: ProcessedMark,
 }
 
 fn default_imap_port() -> u16 {
@@ -113,14 +125,15 @@ fn default_folder() -> String {
     "INBOX".into()
 }
 
-impl std::fmt::Debug for ImapConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ImapConfig")
-            .field("host", &self.host)
-            .field("port", &self.port)
-            .field("user", &self.user)
-            .field("folder", &self.folder)
-            .finish_non_exhaustive()
+impl ImapConfig {
+    /// The transport's configuration, with the password read.
+    pub fn transport(&self) -> Result<transport::ImapConfig, ConfigError> {
+        let mut c = transport::ImapConfig::new(&self.host, self.port, &self.user, TSecret::new(self.password.read()?));
+        c.mailbox = self.folder.clone();
+        c.security = self.security;
+        c.ca_file = self.ca_file.clone();
+        c.mark = self.mark;
+        Ok(c)
     }
 }
 
@@ -139,7 +152,7 @@ pub enum SendConfig {
 }
 
 /// An SMTP relay.
-#[derive(Clone, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SmtpConfig {
     /// Server host.
@@ -153,23 +166,27 @@ pub struct SmtpConfig {
     /// The password: `env:NAME` or `file:PATH`.
     #[serde(default)]
     pub password: Option<Secret>,
-    /// Upgrade with STARTTLS.
+    /// `none` (loopback), `starttls` or `tls`.
     #[serde(default)]
-    pub starttls: bool,
+    pub security: Security,
+    /// A PEM certificate to trust besides the system's.
+    #[serde(default)]
+    pub ca_file: Option<PathBuf>,
 }
 
 fn default_smtp_port() -> u16 {
     25
 }
 
-impl std::fmt::Debug for SmtpConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SmtpConfig")
-            .field("host", &self.host)
-            .field("port", &self.port)
-            .field("user", &self.user)
-            .field("starttls", &self.starttls)
-            .finish_non_exhaustive()
+impl SmtpConfig {
+    /// The transport's configuration, with the password read.
+    pub fn transport(&self) -> Result<transport::SmtpConfig, ConfigError> {
+        let mut c = transport::SmtpConfig::new(&self.host, self.port);
+        c.user = self.user.clone();
+        c.password = self.password.as_ref().map(|p| p.read().map(TSecret::new)).transpose()?;
+        c.security = self.security;
+        c.ca_file = self.ca_file.clone();
+        Ok(c)
     }
 }
 
