@@ -66,7 +66,7 @@ pub struct Player {
     pub car: u8,
     /// Its token, once the welcome is read.
     pub token: Option<String>,
-    inbox: MaildirInbox,
+    inbox: Box<dyn Inbox>,
     policy: bool,
     /// The last turn answered, so one report is answered once.
     answered: Option<u32>,
@@ -75,14 +75,12 @@ pub struct Player {
 impl Player {
     /// A player reading `mailbox`; with `policy` it leaves its choices to `POLICY BOT`.
     pub fn new(address: &str, car: u8, mailbox: &Path, policy: bool) -> Result<Player, DaemonError> {
-        Ok(Player {
-            address: address.into(),
-            car,
-            token: None,
-            inbox: MaildirInbox::open(mailbox)?,
-            policy,
-            answered: None,
-        })
+        Ok(Player::with_inbox(address, car, Box::new(MaildirInbox::open(mailbox)?), policy))
+    }
+
+    /// A player reading its mail from `inbox` (IMAP in the end-to-end test).
+    pub fn with_inbox(address: &str, car: u8, inbox: Box<dyn Inbox>, policy: bool) -> Player {
+        Player { address: address.into(), car, token: None, inbox, policy, answered: None }
     }
 
     /// Reads new mail for the token of the welcome.

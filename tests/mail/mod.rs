@@ -5,6 +5,7 @@
 
 mod crash;
 mod daemon;
+mod e2e;
 mod fuzz;
 mod message;
 mod orders;
