@@ -29,6 +29,7 @@ fn car(number: u8, space: SpaceIdx, gear: u8, arrival: u32) -> CarState {
         status: Status::Racing,
         arrival,
         moves: 0,
+        inertia: None,
     }
 }
 

@@ -14,9 +14,11 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::engine::inertia::Inertia;
 use crate::engine::order::advance;
 use crate::engine::{
-    CarId, CarState, Fate, FixedDice, MoveOption, RaceState, Rulebook, Status, Step, Tyres, Wear, resolve, roll,
+    CarId, CarState, Elimination, Fate, FixedDice, MoveOption, RaceState, Rulebook, Status, Step, Tyres, Wear, resolve,
+    roll,
 };
 use crate::track::{self, Track};
 
@@ -313,9 +315,18 @@ fn setup(sc: &Scenario, t: &Track) -> Result<RaceState, String> {
             "stalled" => Status::Stalled,
             "grid" => Status::Grid,
             "restarting" => Status::Restarting,
+            "inertia" | "inertia:extended" => Status::Eliminated { reason: Elimination::Engine, removed: false },
             other => {
-                return Err(format!("car {}: status `{other}` (racing, spun, stalled, restarting, grid)", c.number));
+                return Err(format!(
+                    "car {}: status `{other}` (racing, spun, stalled, restarting, grid, inertia, inertia:extended)",
+                    c.number
+                ));
             }
+        };
+        let inertia = match c.status.as_deref() {
+            Some("inertia") => Some(Inertia::Single),
+            Some("inertia:extended") => Some(Inertia::Extended),
+            _ => None,
         };
         let stops = match (t.space(space).corner, c.stops) {
             (Some(k), Some(n)) => Some((k, n)),
@@ -338,6 +349,7 @@ fn setup(sc: &Scenario, t: &Track) -> Result<RaceState, String> {
             status,
             arrival: c.arrival.unwrap_or(i as u32),
             moves: 0,
+            inertia,
         });
     }
     let mut state = RaceState::from_cars(cars, sc.laps.unwrap_or(3), sc.wet);
@@ -677,6 +689,17 @@ fn fate_matches(f: Fate, want: &str) -> bool {
     }
 }
 
+/// `inertia` / `inertia:extended`: the car still has that inertia to play (16-0-3, 16-0-6);
+/// `None` for the other statuses.
+fn inertia_matches(c: &CarState, want: &str) -> Option<bool> {
+    let kind = match want {
+        "inertia" => Inertia::Single,
+        "inertia:extended" => Inertia::Extended,
+        _ => return None,
+    };
+    Some(c.inertia == Some(kind) && matches!(c.status, Status::Eliminated { removed: false, .. }))
+}
+
 fn status_matches(s: Status, want: &str) -> bool {
     match (s, want) {
         (Status::Racing, "racing")
@@ -725,7 +748,7 @@ fn check_state(t: &Track, s: &RaceState, e: &Expect, at: &str, fails: &mut Vec<S
             }
         }
         if let Some(st) = &ce.status
-            && !status_matches(c.status, st)
+            && !inertia_matches(c, st).unwrap_or_else(|| status_matches(c.status, st))
         {
             fails.push(format!("{who} status is {:?}, expected {st}", c.status));
         }

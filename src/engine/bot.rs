@@ -783,6 +783,9 @@ impl Bot {
     /// The gear the bot engages for `car`.
     pub fn gear(&mut self, t: &Track, state: &RaceState, car: CarId) -> u8 {
         let c = state.car(car);
+        if state.in_inertia(car) {
+            return crate::engine::inertia::default_gear(c); // 16-0-3, 16-0-6
+        }
         let gears = legal_gears(c);
         let fallback = gears.iter().copied().find(|&g| g + 1 >= c.gear).unwrap_or(1);
         if gears.len() <= 1 {

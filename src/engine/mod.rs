@@ -11,6 +11,7 @@
 //! - [`options`]: the priced choices after a roll (10, 11, 12);
 //! - [`play`]: one move, roll then resolve (6-3);
 //! - [`incidents`]: body tests and engine tests at the end of a move (14, 16);
+//! - [`inertia`]: the last moves of a car whose engine broke (16-0-3, 16-0-6);
 //! - [`order`]: who plays next (6-2);
 //! - [`bot`]: a policy that plays a car sensibly;
 //! - [`events`]: what happened and why;
@@ -23,6 +24,7 @@ pub mod events;
 pub mod explain;
 pub mod gearbox;
 pub mod incidents;
+pub mod inertia;
 pub mod movement;
 pub mod options;
 pub mod order;

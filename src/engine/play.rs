@@ -14,6 +14,7 @@ use super::dice::{Dice, Purpose};
 use super::events::Event;
 use super::gearbox::{self, GearError};
 use super::incidents;
+use super::inertia::{self, Inertia};
 use super::movement::{Board, Mover, Walk, reaches, through};
 use super::options::{Fate, MoveOption, options};
 use super::order::key;
@@ -101,7 +102,8 @@ pub fn roll(
     rules: &Rulebook,
 ) -> Result<Step, IllegalOrder> {
     let c = state.car(car);
-    if !c.status.plays() {
+    let inertia = state.in_inertia(car);
+    if !c.status.plays() && !inertia {
         return Err(IllegalOrder::NotRacing(c.number));
     }
     match state.to_play {
@@ -111,7 +113,7 @@ pub fn roll(
         None => return Err(IllegalOrder::NobodyToPlay),
         _ => {}
     }
-    let change = gearbox::change(c, gear)?;
+    let change = if inertia { inertia::gear_change(c, gear)? } else { gearbox::change(c, gear)? };
     let mut s = state.clone();
     let mut events = Vec::new();
     let start_key = key(state, t, car);
@@ -176,7 +178,11 @@ pub fn roll(
     }
     let value = dice.roll(Die::Gear(gear), Some(car), Purpose::Move);
     events.push(Event::Rolled { car: Some(car), die: Die::Gear(gear), purpose: Purpose::Move, value });
-    let opts = move_options(t, &s, car, value);
+    let mut opts = move_options(t, &s, car, value);
+    if inertia {
+        // 16-0-3: the inertia goes as far as it can without an overshoot elimination.
+        inertia::restrict(t, s.car(car), &mut opts);
+    }
     Ok(Step::Choose(Box::new(Rolled { state: s, car, from, start_key, gear, roll: value, options: opts, events })))
 }
 
@@ -278,8 +284,16 @@ pub fn resolve(
     }
 
     let mut exempt = None;
+    let inertia = s.in_inertia(car);
     match opt.fate {
         Fate::Continues => {}
+        // A car in inertia is out already: a spinout changes nothing, and a move that would
+        // eliminate it (every move did, 16-0-3) takes it off at once (docs/rulings.md).
+        Fate::SpinOut if inertia => {}
+        Fate::Eliminated(_) if inertia => {
+            s.car_mut(car).inertia = None;
+            s.car_mut(car).status = Status::Eliminated { reason: Elimination::Engine, removed: true };
+        }
         Fate::SpinOut => {
             s.car_mut(car).status = Status::SpunOut;
             events.push(Event::SpunOut { car });
@@ -289,8 +303,9 @@ pub fn resolve(
         }
     }
 
-    // Line crossings, laps and the finish (0-0-1, 8-0-2, 21).
-    if s.car(car).status.plays() {
+    // Line crossings, laps and the finish (0-0-1, 8-0-2, 21); an extended inertia may reach the
+    // finish (16-0-6).
+    if s.car(car).status.plays() || (s.in_inertia(car) && s.car(car).inertia == Some(Inertia::Extended)) {
         for _ in 0..opt.crossings {
             let laps = s.laps;
             let c = s.car_mut(car);
@@ -302,11 +317,24 @@ pub fn resolve(
                 let place = s.finish_order.len() as u8 + 1;
                 s.finish_order.push(car);
                 s.car_mut(car).status = Status::Finished { place };
+                s.car_mut(car).inertia = None;
                 events.push(Event::Finished { car, place });
                 break;
             }
             let lap = s.car(car).crossings;
             events.push(Event::Lap { car, lap });
+        }
+    }
+
+    if s.in_inertia(car) {
+        // 16-0-3: a sticker where the inertia stops; the car leaves at its next turn, unless
+        // its extended inertia goes on in a lower gear (16-0-6).
+        let at = s.car(car).space;
+        s.add_sticker(at);
+        let kind = s.car(car).inertia.unwrap_or(Inertia::Single);
+        events.push(Event::Sticker { space: at, article: kind.article() });
+        if kind == Inertia::Single || rolled.gear <= 1 {
+            s.car_mut(car).inertia = None;
         }
     }
 

@@ -5,6 +5,7 @@
 use crate::track::{CornerIdx, SpaceIdx, Track};
 
 use super::car::{Setup, Wear};
+use super::inertia::Inertia;
 use super::rulebook::Tyres;
 
 /// A car's index in [`RaceState::cars`].
@@ -127,6 +128,9 @@ pub struct CarState {
     pub arrival: u32,
     /// Moves (coups) played.
     pub moves: u32,
+    /// The inertia still to play after a broken engine (16-0-3, 16-0-6); `None` for every other
+    /// car.
+    pub inertia: Option<Inertia>,
 }
 
 impl CarState {
@@ -145,6 +149,7 @@ impl CarState {
             status: Status::Grid,
             arrival,
             moves: 0,
+            inertia: None,
         }
     }
 
@@ -257,6 +262,12 @@ impl RaceState {
         if let Err(i) = self.dangerous.binary_search(&s) {
             self.dangerous.insert(i, s);
         }
+    }
+
+    /// True if `car` is eliminated on its engine and still has an inertia move to play (16-0-3).
+    pub fn in_inertia(&self, car: CarId) -> bool {
+        let c = self.car(car);
+        c.inertia.is_some() && matches!(c.status, Status::Eliminated { removed: false, .. })
     }
 
     /// True once no car takes turns any more (21).

@@ -104,7 +104,12 @@ fn state_bytes(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pendin
         w.n(wr.body).s(",").n(wr.engine).s(",").n(wr.handling).s(" pit ").n(c.pit_points);
         w.s(" tyres ").s(c.tyres.name()).s(" tyre_lap ").n(c.tyre_lap).s(" crossings ").n(c.crossings);
         w.s(" stops ").pair(c.stops.map(|(k, n)| (k.0, n))).s(" status ").s(&status(c.status));
-        w.s(" arrival ").n(c.arrival).s(" moves ").n(c.moves).s("\n");
+        w.s(" arrival ").n(c.arrival).s(" moves ").n(c.moves);
+        // Written only when set, so that the digests of games without it do not change.
+        if let Some(i) = c.inertia {
+            w.s(" inertia ").s(i.name());
+        }
+        w.s("\n");
     }
     if let Some(p) = pending {
         let r = &p.rolled;
