@@ -133,6 +133,9 @@ pub struct MoveSpec {
     /// Among options ending there, the one with this many voluntary brake points.
     #[serde(default)]
     pub brakes: Option<u8>,
+    /// Among options ending there, the one that uses (or does not use) the soft-tyre +1 (8-2-1).
+    #[serde(default)]
+    pub bonus: Option<bool>,
     /// Instead of playing, put the car there as if it had moved (for order-of-play cases).
     #[serde(default)]
     pub place: Option<String>,
@@ -198,6 +201,10 @@ pub struct OptionSpec {
     pub tests: Option<u8>,
     /// The exact path (space ids after the start).
     pub path: Option<Vec<String>>,
+    /// Uses the soft-tyre +1 (8-2-1).
+    pub bonus: Option<bool>,
+    /// Spaces slid on a wet track (8-1-2); 0 for none.
+    pub slide: Option<u8>,
 }
 
 /// A path the moving car may or may not drive (7, 10-2), whatever its roll.
@@ -482,7 +489,9 @@ fn play_move(
                 fails.push(format!("{at}: no space `{choose}`"));
                 return None;
             };
-            let pick = r.options.iter().position(|o| o.end == end && m.brakes.is_none_or(|b| o.brakes == b));
+            let pick = r.options.iter().position(|o| {
+                o.end == end && m.brakes.is_none_or(|b| o.brakes == b) && m.bonus.is_none_or(|b| o.bonus == b)
+            });
             let Some(i) = pick else {
                 fails.push(format!(
                     "{at}: {choose} is not offered{}; offered: {}",
@@ -587,11 +596,13 @@ fn describe_options(t: &Track, opts: &[MoveOption]) -> String {
         .enumerate()
         .map(|(i, o)| {
             format!(
-                "{}:{}(b{} t{}{})",
+                "{}:{}(b{} t{}{}{}{})",
                 MoveOption::label(i),
                 t.space(o.end).id,
                 o.brake_points(),
                 o.tyre_points(),
+                if o.bonus { " +1" } else { "" },
+                if o.slide > 0 { format!(" slide{}", o.slide) } else { String::new() },
                 match o.fate {
                     Fate::Continues => String::new(),
                     Fate::SpinOut => " spin".into(),
@@ -654,6 +665,10 @@ fn describe_spec(s: &OptionSpec) -> String {
     num("tyre_points", s.tyre_points);
     num("overshoot", s.overshoot);
     num("stops", s.stops);
+    num("slide", s.slide);
+    if let Some(b) = s.bonus {
+        parts.push(format!("bonus {b}"));
+    }
     if let Some(f) = &s.fate {
         parts.push(format!("fate {f}"));
     }
@@ -679,6 +694,8 @@ fn option_matches(t: &Track, o: &MoveOption, s: &OptionSpec) -> bool {
         && s.dangerous.as_ref().is_none_or(|d| *d == ids(&o.dangerous))
         && s.tests.is_none_or(|n| o.dangerous.len() == n as usize)
         && s.path.as_ref().is_none_or(|p| *p == ids(&o.path))
+        && s.bonus.is_none_or(|b| o.bonus == b)
+        && s.slide.is_none_or(|n| o.slide == n)
 }
 
 fn fate_matches(f: Fate, want: &str) -> bool {

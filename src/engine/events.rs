@@ -5,7 +5,7 @@ use crate::track::{CornerIdx, SpaceIdx, Track};
 
 use super::car::Part;
 use super::dice::Purpose;
-use super::rulebook::Die;
+use super::rulebook::{Die, Tyres};
 use super::state::{CarId, Elimination};
 
 /// One thing that happened.
@@ -169,6 +169,21 @@ pub enum Event {
         /// The car that rolls.
         car: CarId,
     },
+    /// The soft-tyre +1 is used: one space more than the die (8-2-1).
+    SoftBonus {
+        /// The car.
+        car: CarId,
+    },
+    /// A car slid after a stop in a corner on a wet track (8-1-2, 8-2-2, 8-3-2); the spaces are
+    /// part of its move.
+    Slid {
+        /// The car.
+        car: CarId,
+        /// Spaces slid.
+        spaces: u8,
+        /// Its tyres (the article depends on them).
+        tyres: Tyres,
+    },
 }
 
 impl Event {
@@ -205,6 +220,10 @@ impl Event {
             Event::BodyTest { aggravated: false, .. } => "14-1",
             Event::BodyTest { aggravated: true, .. } => "14-3",
             Event::EngineTest { .. } => "16-0-1",
+            Event::SoftBonus { .. } => "8-2-1",
+            Event::Slid { tyres: Tyres::Hard, .. } => "8-1-2",
+            Event::Slid { tyres: Tyres::Soft, .. } => "8-2-2",
+            Event::Slid { tyres: Tyres::Rain, .. } => "8-3-2",
         }
     }
 
@@ -250,6 +269,10 @@ impl Event {
                 number(*other)
             ),
             Event::EngineTest { car } => format!("car {} takes an engine test", number(*car)),
+            Event::SoftBonus { car } => format!("car {} uses its soft-tyre +1", number(*car)),
+            Event::Slid { car, spaces, .. } => {
+                format!("car {} slides {spaces} space(s) on the wet track", number(*car))
+            }
         };
         format!("{text} ({})", self.article())
     }

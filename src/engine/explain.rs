@@ -151,7 +151,7 @@ fn blocked_farthest(t: &Track, rolled: &Rolled) -> Option<String> {
     let blocked: Vec<&str> =
         rolled.options.iter().filter(|o| o.blocked > 0).map(|o| t.space(o.end).id.as_str()).collect();
     if blocked.is_empty()
-        || rolled.options.iter().any(|o| o.blocked == 0 && o.spaces + o.brakes == rolled.roll && o.brakes == 0)
+        || rolled.options.iter().any(|o| o.blocked == 0 && o.spaces - o.slide == rolled.roll && o.brakes == 0)
     {
         return None;
     }

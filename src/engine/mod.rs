@@ -13,6 +13,7 @@
 //! - [`incidents`]: body tests and engine tests at the end of a move (14, 16);
 //! - [`inertia`]: the last moves of a car whose engine broke (16-0-3, 16-0-6);
 //! - [`order`]: who plays next (6-2);
+//! - [`tyres`]: the soft-tyre +1 and the slide on a wet track (8);
 //! - [`bot`]: a policy that plays a car sensibly;
 //! - [`events`]: what happened and why;
 //! - [`explain`]: why a destination is not on offer.
@@ -31,6 +32,7 @@ pub mod order;
 pub mod play;
 pub mod rulebook;
 pub mod state;
+pub mod tyres;
 
 pub use car::{Part, Setup, Wear};
 pub use dice::{Dice, FixedDice, Purpose};

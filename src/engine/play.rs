@@ -16,10 +16,13 @@ use super::gearbox::{self, GearError};
 use super::incidents;
 use super::inertia::{self, Inertia};
 use super::movement::{Board, Mover, Walk, reaches, through};
-use super::options::{Fate, MoveOption, options};
+use super::options::{Fate, MoveOption, bonus_options, options, sort};
 use super::order::key;
-use super::rulebook::{Die, Edition, Rulebook, STALL_FACE, SUPER_START_FACE, SUPER_START_SPACES, handling_threshold};
+use super::rulebook::{
+    Die, Edition, Rulebook, STALL_FACE, SUPER_START_FACE, SUPER_START_SPACES, handling_threshold, soft_bonus,
+};
 use super::state::{CarId, Elimination, OrderKey, RaceState, Status};
+use super::tyres;
 
 /// Why an order cannot be carried out. An illegal order changes nothing.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -193,7 +196,19 @@ pub fn move_options(t: &Track, s: &RaceState, car: CarId, value: u8) -> Vec<Move
     let board = Board { track: t, occupied: &occupied, dangerous: &s.dangerous, pit_open: false };
     let mover = Mover { start: c.space, stops: c.stops, max: value, min: value.saturating_sub(c.wear.brakes) };
     let r = reaches(&board, &mover);
-    options(t, c, value, s.wet, &r)
+    let mut opts = options(t, c, value, s.wet, &r);
+    if soft_bonus(c.tyres, s.wet, c.tyre_lap) {
+        // 8-2-1, 6-3 step 7: the soft-tyre +1, a choice of its own.
+        let longer = Mover { max: value.saturating_add(1), min: value.saturating_add(1), ..mover };
+        let mut extra = bonus_options(c, value, s.wet, &reaches(&board, &longer));
+        extra.retain(|o| tyres::bonus_allowed(c, s.wet, o));
+        if !extra.is_empty() {
+            opts.extend(extra);
+            sort(t, c, &mut opts);
+        }
+    }
+    // 8-1-2, 8-2-2, 8-3-2, 6-3 step 6: the slide after a stop in a corner on a wet track.
+    tyres::slide(t, &board, c, s.wet, opts)
 }
 
 /// The spaces other cars stand on, as `car` sees the board (eliminated cars not yet removed
@@ -258,8 +273,15 @@ pub fn resolve(
         wear(&mut s, &mut events, Part::Tyres, opt.blocking_tyres, "12-0-1");
     }
 
-    // The move itself.
+    // The move itself, with the soft-tyre +1 (8-2-1) or the slide of a wet track (8-1-2).
+    if opt.bonus {
+        events.push(Event::SoftBonus { car });
+    }
     events.push(Event::Moved { car, from: rolled.from, to: opt.end, spaces: opt.spaces });
+    if opt.slide > 0 {
+        let tyres = s.car(car).tyres;
+        events.push(Event::Slid { car, spaces: opt.slide, tyres });
+    }
     let arrival = s.next_arrival;
     s.next_arrival += 1;
     {

@@ -127,7 +127,15 @@ fn state_bytes(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pendin
                 None => w.s("-"),
             };
             w.s(" dangerous ").spaces(t, &o.dangerous).s(" stops ").pair(o.stops.map(|(c, n)| (c.0, n)));
-            w.s(" crossings ").n(o.crossings).s(" fate ").s(&fate(o.fate)).s("\n");
+            w.s(" crossings ").n(o.crossings).s(" fate ").s(&fate(o.fate));
+            // Written only when used, so that the digests of games without them do not change.
+            if o.bonus {
+                w.s(" bonus 1");
+            }
+            if o.slide > 0 {
+                w.s(" slide ").n(o.slide);
+            }
+            w.s("\n");
         }
     }
     w.0
