@@ -16,6 +16,7 @@ use serde::Deserialize;
 
 use crate::engine::inertia::Inertia;
 use crate::engine::order::advance;
+use crate::engine::weather::WeatherState;
 use crate::engine::{
     CarId, CarState, Elimination, Fate, FixedDice, MoveOption, RaceState, Rulebook, Status, Step, Tyres, Wear, resolve,
     roll,
@@ -41,6 +42,10 @@ pub struct Scenario {
     /// Wet track.
     #[serde(default)]
     pub wet: bool,
+    /// The sky of a changeable race (3-2-6): `changeable`, `sun` / `rain` (temporary),
+    /// `final-sun`, `final-rain`; without it the weather is fixed.
+    #[serde(default)]
+    pub weather: Option<String>,
     /// Laps of the race (default 3).
     #[serde(default)]
     pub laps: Option<u16>,
@@ -173,6 +178,10 @@ pub struct Expect {
     pub play_order: Option<Vec<u8>>,
     /// Finishing order so far (car numbers).
     pub finish: Option<Vec<u8>>,
+    /// The sky after the move (3-2-6), as in the case's `weather` key.
+    pub weather: Option<String>,
+    /// Whether the track is wet after the move.
+    pub wet: Option<bool>,
 }
 
 /// An option that must be on offer.
@@ -360,6 +369,11 @@ fn setup(sc: &Scenario, t: &Track) -> Result<RaceState, String> {
         });
     }
     let mut state = RaceState::from_cars(cars, sc.laps.unwrap_or(3), sc.wet);
+    if let Some(w) = &sc.weather {
+        state.weather = Some(WeatherState::parse(w).ok_or_else(|| {
+            format!("weather `{w}` (changeable, sun, rain, temporary-sun, temporary-rain, final-sun, final-rain)")
+        })?);
+    }
     for d in &sc.dangerous {
         let s = t.find(d).ok_or_else(|| format!("dangerous: no space `{d}`"))?;
         state.add_sticker(s);
@@ -741,6 +755,18 @@ fn status_matches(s: Status, want: &str) -> bool {
 }
 
 fn check_state(t: &Track, s: &RaceState, e: &Expect, at: &str, fails: &mut Vec<String>) {
+    if let Some(w) = &e.weather {
+        let have = s.weather.map_or("fixed", |x| x.name());
+        let want = WeatherState::parse(w).map_or(w.as_str(), |x| x.name());
+        if have != want {
+            fails.push(format!("{at}: the weather is {have}, expected {want}"));
+        }
+    }
+    if let Some(wet) = e.wet
+        && s.wet != wet
+    {
+        fails.push(format!("{at}: the track is {}, expected {}", dry_wet(s.wet), dry_wet(wet)));
+    }
     for ce in &e.cars {
         let Some(id) = car_id(s, ce.number) else {
             fails.push(format!("{at}: no car {}", ce.number));
@@ -862,4 +888,8 @@ pub fn collect(args: &[PathBuf]) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+fn dry_wet(wet: bool) -> &'static str {
+    if wet { "wet" } else { "dry" }
 }

@@ -780,7 +780,7 @@ impl Bot {
         Some(d.after(p, 0, gear, c.wear.gas, c.wear.brakes))
     }
 
-    /// The gear the bot engages for `car`.
+    /// The gear the bot engages for `car`; a car in inertia plays the gear the rule gives it.
     pub fn gear(&mut self, t: &Track, state: &RaceState, car: CarId) -> u8 {
         let c = state.car(car);
         if state.in_inertia(car) {
@@ -1031,4 +1031,10 @@ mod tests {
             }
         }
     }
+}
+
+/// The tyres the bot fits before a race: rain tyres on a wet track, hard ones on a dry track (8:
+/// soft tyres pay double on every overshoot for one lap of +1).
+pub fn tyres_for(wet: bool) -> super::rulebook::Tyres {
+    if wet { super::rulebook::Tyres::Rain } else { super::rulebook::Tyres::Hard }
 }

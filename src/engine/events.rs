@@ -7,6 +7,7 @@ use super::car::Part;
 use super::dice::Purpose;
 use super::rulebook::{Die, Tyres};
 use super::state::{CarId, Elimination};
+use super::weather::WeatherState;
 
 /// One thing that happened.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -169,6 +170,13 @@ pub enum Event {
         /// The car that rolls.
         car: CarId,
     },
+    /// A weather test at the end of the round changed (or kept) the sky (3-2-5, 3-2-6).
+    WeatherChange {
+        /// The sky now.
+        weather: WeatherState,
+        /// Whether the track is wet now.
+        wet: bool,
+    },
     /// The soft-tyre +1 is used: one space more than the die (8-2-1).
     SoftBonus {
         /// The car.
@@ -221,6 +229,7 @@ impl Event {
             Event::BodyTest { aggravated: true, .. } => "14-3",
             Event::EngineTest { .. } => "16-0-1",
             Event::SoftBonus { .. } => "8-2-1",
+            Event::WeatherChange { .. } => "3-2-6",
             Event::Slid { tyres: Tyres::Hard, .. } => "8-1-2",
             Event::Slid { tyres: Tyres::Soft, .. } => "8-2-2",
             Event::Slid { tyres: Tyres::Rain, .. } => "8-3-2",
@@ -269,6 +278,9 @@ impl Event {
                 number(*other)
             ),
             Event::EngineTest { car } => format!("car {} takes an engine test", number(*car)),
+            Event::WeatherChange { weather, wet } => {
+                format!("the weather is {} and the track {}", weather.name(), if *wet { "wet" } else { "dry" })
+            }
             Event::SoftBonus { car } => format!("car {} uses its soft-tyre +1", number(*car)),
             Event::Slid { car, spaces, .. } => {
                 format!("car {} slides {spaces} space(s) on the wet track", number(*car))

@@ -14,6 +14,7 @@
 //! - [`inertia`]: the last moves of a car whose engine broke (16-0-3, 16-0-6);
 //! - [`order`]: who plays next (6-2);
 //! - [`tyres`]: the soft-tyre +1 and the slide on a wet track (8);
+//! - [`weather`]: the weather draws and the changeable weather of a race (3);
 //! - [`bot`]: a policy that plays a car sensibly;
 //! - [`events`]: what happened and why;
 //! - [`explain`]: why a destination is not on offer.
@@ -33,6 +34,7 @@ pub mod play;
 pub mod rulebook;
 pub mod state;
 pub mod tyres;
+pub mod weather;
 
 pub use car::{Part, Setup, Wear};
 pub use dice::{Dice, FixedDice, Purpose};

@@ -17,12 +17,13 @@ use super::incidents;
 use super::inertia::{self, Inertia};
 use super::movement::{Board, Mover, Walk, reaches, through};
 use super::options::{Fate, MoveOption, bonus_options, options, sort};
-use super::order::key;
+use super::order::{self, key};
 use super::rulebook::{
     Die, Edition, Rulebook, STALL_FACE, SUPER_START_FACE, SUPER_START_SPACES, handling_threshold, soft_bonus,
 };
 use super::state::{CarId, Elimination, OrderKey, RaceState, Status};
 use super::tyres;
+use super::weather;
 
 /// Why an order cannot be carried out. An illegal order changes nothing.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -146,6 +147,7 @@ pub fn roll(
             s.car_mut(car).status = Status::Eliminated { reason: Elimination::Engine, removed };
             events.push(Event::Eliminated { car, reason: Elimination::Engine });
             finish_turn(&mut s, car, start_key);
+            end_of_move(t, &mut s, &mut events, dice);
             return Ok(Step::Done(Outcome { state: s, events }));
         }
     }
@@ -161,6 +163,7 @@ pub fn roll(
             c.gear = 0;
             events.push(Event::Stalled { car });
             finish_turn(&mut s, car, start_key);
+            end_of_move(t, &mut s, &mut events, dice);
             return Ok(Step::Done(Outcome { state: s, events }));
         }
         if v == SUPER_START_FACE {
@@ -382,8 +385,10 @@ pub fn resolve(
     incidents::body_tests(t, &mut s, &mut events, car, exempt, dice);
     if incidents::pushes_engine(rolled.gear, rolled.roll) {
         incidents::engine_tests(t, &mut s, &mut events, dice, rules);
+        weather::owe_test(&mut s); // 3-2-4
     }
     finish_turn(&mut s, car, rolled.start_key);
+    end_of_move(t, &mut s, &mut events, dice);
     Ok(Outcome { state: s, events })
 }
 
@@ -428,6 +433,19 @@ fn eliminate(
             s.car_mut(car).status = Status::Eliminated { reason, removed: true };
             None
         }
+    }
+}
+
+/// After a move: if it was the last of its round and weather tests are owed, they are rolled now,
+/// at the end of the round (3-2-5, 6-3 "le test météo se fait en fin de tour de jeu"), as part of
+/// this move's dice.
+fn end_of_move(t: &Track, s: &mut RaceState, events: &mut Vec<Event>, dice: &mut dyn Dice) {
+    if !s.weather.is_some_and(|w| w.tests > 0) {
+        return;
+    }
+    let (_, next, ev) = order::advance(t, s);
+    if next.is_some() && ev.iter().any(|e| matches!(e, Event::RoundStarted { .. })) {
+        weather::tests(&t.weather, s, events, dice);
     }
 }
 

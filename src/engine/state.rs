@@ -7,6 +7,7 @@ use crate::track::{CornerIdx, SpaceIdx, Track};
 use super::car::{Setup, Wear};
 use super::inertia::Inertia;
 use super::rulebook::Tyres;
+use super::weather::WeatherState;
 
 /// A car's index in [`RaceState::cars`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -168,6 +169,9 @@ pub struct RaceState {
     pub dangerous: Vec<SpaceIdx>,
     /// Whether the track is wet (3, 8).
     pub wet: bool,
+    /// The sky of a changeable race (3-2-4, 3-2-6); `None` when the weather is fixed for the
+    /// race (sun or rain, 3-2-2, 3-2-3).
+    pub weather: Option<WeatherState>,
     /// Laps of the race.
     pub laps: u16,
     /// Round of play, from 1 (0-0-2).
@@ -222,6 +226,7 @@ impl RaceState {
             cars,
             dangerous: Vec::new(),
             wet,
+            weather: None,
             laps,
             round: 1,
             round_leader: None,

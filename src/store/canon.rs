@@ -96,7 +96,12 @@ fn state_bytes(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pendin
         None => w.s("-"),
     };
     w.s("\nnext_arrival ").n(state.next_arrival).s("\nfinish ").list(&state.finish_order);
-    w.s("\nwet ").n(u8::from(state.wet)).s("\ndangerous ").spaces(t, &state.dangerous).s("\n");
+    w.s("\nwet ").n(u8::from(state.wet));
+    // Written only for a changeable race, so that the digests of the others do not change.
+    if let Some(wx) = state.weather {
+        w.s("\nweather ").s(wx.name()).s(" tests ").n(wx.tests);
+    }
+    w.s("\ndangerous ").spaces(t, &state.dangerous).s("\n");
     for (i, c) in state.cars.iter().enumerate() {
         let wr = &c.wear;
         w.s("car ").n(i as u64).s(" number ").n(c.number).s(" space ").s(&t.space(c.space).id);
