@@ -214,6 +214,8 @@ pub struct OptionSpec {
     pub bonus: Option<bool>,
     /// Spaces slid on a wet track (8-1-2); 0 for none.
     pub slide: Option<u8>,
+    /// Entries into an oval's wall lane: body tests against the wall (15-0-2); 0 for none.
+    pub wall: Option<u8>,
 }
 
 /// A path the moving car may or may not drive (7, 10-2), whatever its roll.
@@ -680,6 +682,7 @@ fn describe_spec(s: &OptionSpec) -> String {
     num("overshoot", s.overshoot);
     num("stops", s.stops);
     num("slide", s.slide);
+    num("wall", s.wall);
     if let Some(b) = s.bonus {
         parts.push(format!("bonus {b}"));
     }
@@ -710,6 +713,7 @@ fn option_matches(t: &Track, o: &MoveOption, s: &OptionSpec) -> bool {
         && s.path.as_ref().is_none_or(|p| *p == ids(&o.path))
         && s.bonus.is_none_or(|b| o.bonus == b)
         && s.slide.is_none_or(|n| o.slide == n)
+        && s.wall.is_none_or(|n| o.wall == n)
 }
 
 fn fate_matches(f: Fate, want: &str) -> bool {

@@ -177,6 +177,11 @@ pub enum Event {
         /// Whether the track is wet now.
         wet: bool,
     },
+    /// A body test against an oval's concrete wall, for entering the lane along it (15-0-2).
+    WallTest {
+        /// The car that rolls.
+        car: CarId,
+    },
     /// The soft-tyre +1 is used: one space more than the die (8-2-1).
     SoftBonus {
         /// The car.
@@ -229,6 +234,7 @@ impl Event {
             Event::BodyTest { aggravated: true, .. } => "14-3",
             Event::EngineTest { .. } => "16-0-1",
             Event::SoftBonus { .. } => "8-2-1",
+            Event::WallTest { .. } => "15-0-2",
             Event::WeatherChange { .. } => "3-2-6",
             Event::Slid { tyres: Tyres::Hard, .. } => "8-1-2",
             Event::Slid { tyres: Tyres::Soft, .. } => "8-2-2",
@@ -281,6 +287,7 @@ impl Event {
             Event::WeatherChange { weather, wet } => {
                 format!("the weather is {} and the track {}", weather.name(), if *wet { "wet" } else { "dry" })
             }
+            Event::WallTest { car } => format!("car {} takes a body test against the wall", number(*car)),
             Event::SoftBonus { car } => format!("car {} uses its soft-tyre +1", number(*car)),
             Event::Slid { car, spaces, .. } => {
                 format!("car {} slides {spaces} space(s) on the wet track", number(*car))

@@ -116,7 +116,7 @@ pub fn why_not(t: &Track, rolled: &Rolled, target: SpaceIdx) -> Refusal {
             occupied[c.space.get()] = true;
         }
     }
-    let board = Board { track: t, occupied: &occupied, dangerous: &s.dangerous, pit_open: false };
+    let board = Board { track: t, occupied: &occupied, dangerous: &s.dangerous, pit_open: false, walls: true };
     let legal = reaches(&board, &Mover { start: car.space, stops: car.stops, max: 30, min: 0 });
     let lengths: Vec<u8> = (0..=legal.longest).filter(|&k| legal.at(k).iter().any(|r| r.end == target)).collect();
     if let Some(&k) = lengths.iter().find(|&&k| k <= rolled.roll) {

@@ -123,7 +123,7 @@ fn test(
 
 /// `car` loses a body point and gets a sticker under it (14-1); its last one eliminates it, and
 /// it waits for its next turn to leave the board (14-2, 20-3). True if eliminated.
-fn lose_body(s: &mut RaceState, events: &mut Vec<Event>, car: CarId, article: &'static str) -> bool {
+pub(super) fn lose_body(s: &mut RaceState, events: &mut Vec<Event>, car: CarId, article: &'static str) -> bool {
     let at = s.car(car).space;
     let body = &mut s.car_mut(car).wear.body;
     *body = body.saturating_sub(1);

@@ -15,6 +15,7 @@
 //! - [`order`]: who plays next (6-2);
 //! - [`tyres`]: the soft-tyre +1 and the slide on a wet track (8);
 //! - [`weather`]: the weather draws and the changeable weather of a race (3);
+//! - [`wall`]: the body tests against an oval's concrete wall (15);
 //! - [`bot`]: a policy that plays a car sensibly;
 //! - [`events`]: what happened and why;
 //! - [`explain`]: why a destination is not on offer.
@@ -34,6 +35,7 @@ pub mod play;
 pub mod rulebook;
 pub mod state;
 pub mod tyres;
+pub mod wall;
 pub mod weather;
 
 pub use car::{Part, Setup, Wear};

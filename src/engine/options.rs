@@ -55,6 +55,8 @@ pub struct MoveOption {
     /// Spaces slid on a wet track after a stop in a corner (8-1-2, 8-2-2, 8-3-2, 6-3 step 6),
     /// included in `spaces` and `path`.
     pub slide: u8,
+    /// Entries into an oval's wall lane: one body test against the wall each (15-0-2).
+    pub wall: u8,
 }
 
 impl MoveOption {
@@ -159,6 +161,7 @@ fn build(car: &CarState, wet: bool, r: &Reach, brakes: u8, blocked: u8) -> MoveO
         fate: Fate::Continues,
         bonus: false,
         slide: 0,
+        wall: 0,
     };
     reprice(car, wet, &mut o);
     o

@@ -15,7 +15,7 @@ use super::events::Event;
 use super::gearbox::{self, GearError};
 use super::incidents;
 use super::inertia::{self, Inertia};
-use super::movement::{Board, Mover, Walk, reaches, through};
+use super::movement::{Board, Mover, Walk, reaches, through, wall_entries};
 use super::options::{Fate, MoveOption, bonus_options, options, sort};
 use super::order::{self, key};
 use super::rulebook::{
@@ -23,6 +23,7 @@ use super::rulebook::{
 };
 use super::state::{CarId, Elimination, OrderKey, RaceState, Status};
 use super::tyres;
+use super::wall;
 use super::weather;
 
 /// Why an order cannot be carried out. An illegal order changes nothing.
@@ -196,7 +197,7 @@ pub fn roll(
 pub fn move_options(t: &Track, s: &RaceState, car: CarId, value: u8) -> Vec<MoveOption> {
     let c = s.car(car);
     let occupied = occupancy(t, s, car);
-    let board = Board { track: t, occupied: &occupied, dangerous: &s.dangerous, pit_open: false };
+    let board = Board { track: t, occupied: &occupied, dangerous: &s.dangerous, pit_open: false, walls: true };
     let mover = Mover { start: c.space, stops: c.stops, max: value, min: value.saturating_sub(c.wear.brakes) };
     let r = reaches(&board, &mover);
     let mut opts = options(t, c, value, s.wet, &r);
@@ -211,7 +212,11 @@ pub fn move_options(t: &Track, s: &RaceState, car: CarId, value: u8) -> Vec<Move
         }
     }
     // 8-1-2, 8-2-2, 8-3-2, 6-3 step 6: the slide after a stop in a corner on a wet track.
-    tyres::slide(t, &board, c, s.wet, opts)
+    let mut opts = tyres::slide(t, &board, c, s.wet, opts);
+    for o in opts.iter_mut() {
+        o.wall = wall_entries(t, c.space, &o.path); // 15-0-2
+    }
+    opts
 }
 
 /// The spaces other cars stand on, as `car` sees the board (eliminated cars not yet removed
@@ -231,7 +236,7 @@ fn occupancy(t: &Track, s: &RaceState, car: CarId) -> Vec<bool> {
 pub fn paths_through(t: &Track, s: &RaceState, car: CarId, via: &[SpaceIdx], max: u8) -> Vec<Walk> {
     let c = s.car(car);
     let occupied = occupancy(t, s, car);
-    let board = Board { track: t, occupied: &occupied, dangerous: &s.dangerous, pit_open: false };
+    let board = Board { track: t, occupied: &occupied, dangerous: &s.dangerous, pit_open: false, walls: true };
     let mover = Mover { start: c.space, stops: c.stops, max, min: 0 };
     through(&board, &mover, via)
 }
@@ -380,9 +385,13 @@ pub fn resolve(
             }
         }
     }
-    // Body tests (6-3 step 14, 14), then engine tests after a 20 in 5th or a 30 in 6th (step
-    // 15, 16-0-1).
+    // The wall tests of the lane entries on the way (15-0-2, 6-3 step 10), then body tests
+    // (step 14, 14) and the wall test of an entry on the last space (15-1), then engine tests
+    // after a 20 in 5th or a 30 in 6th (step 15, 16-0-1).
+    let (on_the_way, at_the_end) = wall::split(t, rolled.from, &opt.path);
+    wall::tests(&mut s, &mut events, car, on_the_way, dice);
     incidents::body_tests(t, &mut s, &mut events, car, exempt, dice);
+    wall::tests(&mut s, &mut events, car, at_the_end, dice);
     if incidents::pushes_engine(rolled.gear, rolled.roll) {
         incidents::engine_tests(t, &mut s, &mut events, dice, rules);
         weather::owe_test(&mut s); // 3-2-4
@@ -440,7 +449,7 @@ fn eliminate(
 /// at the end of the round (3-2-5, 6-3 "le test météo se fait en fin de tour de jeu"), as part of
 /// this move's dice.
 fn end_of_move(t: &Track, s: &mut RaceState, events: &mut Vec<Event>, dice: &mut dyn Dice) {
-    if !s.weather.is_some_and(|w| w.tests > 0) {
+    if s.weather.is_none_or(|w| w.tests == 0) {
         return;
     }
     let (_, next, ev) = order::advance(t, s);

@@ -140,6 +140,9 @@ fn state_bytes(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pendin
             if o.slide > 0 {
                 w.s(" slide ").n(o.slide);
             }
+            if o.wall > 0 {
+                w.s(" wall ").n(o.wall);
+            }
             w.s("\n");
         }
     }

@@ -203,6 +203,9 @@ pub fn option_text(t: &Track, o: &MoveOption) -> String {
     if o.slide > 0 {
         parts.push(format!("slides {} on the wet track (8)", o.slide));
     }
+    if o.wall > 0 {
+        parts.push(format!("{} wall test(s) (15-0-2)", o.wall));
+    }
     if o.brakes > 0 {
         parts.push(format!("brake {} ({} brake point(s))", o.brakes, o.brakes));
     }
