@@ -114,3 +114,62 @@ pub fn restrict(t: &Track, car: &CarState, options: &mut Vec<MoveOption>) {
     let eliminated = matches!(first.fate, Fate::Eliminated(_));
     options.retain(|o| gap(o) == best && matches!(o.fate, Fate::Eliminated(_)) == eliminated);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::car::{Setup, Wear};
+    use crate::engine::rulebook::Tyres;
+    use crate::track::load::resolve;
+
+    fn option(path: Vec<crate::track::SpaceIdx>) -> MoveOption {
+        MoveOption {
+            end: *path.last().expect("a path"),
+            spaces: path.len() as u8,
+            path,
+            brakes: 0,
+            blocked: 0,
+            blocking_brakes: 0,
+            blocking_tyres: 0,
+            overshoot: None,
+            overshoot_tyres: 0,
+            missed: None,
+            dangerous: Vec::new(),
+            stops: None,
+            crossings: 0,
+            fate: Fate::Continues,
+            bonus: false,
+            slide: 0,
+            wall: 0,
+        }
+    }
+
+    #[test]
+    fn an_inertia_move_never_takes_the_pit_lane() {
+        // 16-0-9, whatever the pit-lane rules offer.
+        let t = resolve("monaco").unwrap();
+        let setup = Setup { wear: Wear::standard(), tyres: Tyres::Hard };
+        let car = CarState::on_grid(1, t.grid[0], &setup, 2, 0);
+        let pit = t.pit_lane[0];
+        let racing = t.next(car.space)[0];
+        let mut opts = vec![option(vec![pit]), option(vec![racing])];
+        restrict(&t, &car, &mut opts);
+        assert!(opts.iter().all(|o| o.path.iter().all(|&p| t.space(p).kind == SpaceKind::Racing)));
+        assert!(!opts.is_empty());
+    }
+
+    #[test]
+    fn the_first_inertia_gear_is_fourth_then_lower() {
+        let t = resolve("monaco").unwrap();
+        let setup = Setup { wear: Wear::standard(), tyres: Tyres::Hard };
+        let mut car = CarState::on_grid(1, t.grid[0], &setup, 2, 0);
+        car.gear = 6;
+        assert!(gear_change(&car, 4).is_ok(), "16-0-3: 4th from 6th at no cost");
+        assert!(gear_change(&car, 5).is_err());
+        assert_eq!(default_gear(&car), 4);
+        car.gear = 4;
+        assert!(gear_change(&car, 4).is_err(), "16-0-6: one lower every round");
+        assert_eq!(gear_change(&car, 2).map(|c| c.gas), Ok(1), "16-0-6: gas points may be used");
+        assert_eq!(default_gear(&car), 3);
+    }
+}
