@@ -14,9 +14,12 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::engine::inertia::Inertia;
 use crate::engine::order::advance;
+use crate::engine::weather::WeatherState;
 use crate::engine::{
-    CarId, CarState, Fate, FixedDice, MoveOption, RaceState, Rulebook, Status, Step, Tyres, Wear, resolve, roll,
+    CarId, CarState, Elimination, Fate, FixedDice, MoveOption, RaceState, Rulebook, Status, Step, Tyres, Wear, resolve,
+    roll,
 };
 use crate::track::{self, Track};
 
@@ -39,6 +42,10 @@ pub struct Scenario {
     /// Wet track.
     #[serde(default)]
     pub wet: bool,
+    /// The sky of a changeable race (3-2-6): `changeable`, `sun` / `rain` (temporary),
+    /// `final-sun`, `final-rain`; without it the weather is fixed.
+    #[serde(default)]
+    pub weather: Option<String>,
     /// Laps of the race (default 3).
     #[serde(default)]
     pub laps: Option<u16>,
@@ -131,6 +138,9 @@ pub struct MoveSpec {
     /// Among options ending there, the one with this many voluntary brake points.
     #[serde(default)]
     pub brakes: Option<u8>,
+    /// Among options ending there, the one that uses (or does not use) the soft-tyre +1 (8-2-1).
+    #[serde(default)]
+    pub bonus: Option<bool>,
     /// Instead of playing, put the car there as if it had moved (for order-of-play cases).
     #[serde(default)]
     pub place: Option<String>,
@@ -168,6 +178,10 @@ pub struct Expect {
     pub play_order: Option<Vec<u8>>,
     /// Finishing order so far (car numbers).
     pub finish: Option<Vec<u8>>,
+    /// The sky after the move (3-2-6), as in the case's `weather` key.
+    pub weather: Option<String>,
+    /// Whether the track is wet after the move.
+    pub wet: Option<bool>,
 }
 
 /// An option that must be on offer.
@@ -196,6 +210,12 @@ pub struct OptionSpec {
     pub tests: Option<u8>,
     /// The exact path (space ids after the start).
     pub path: Option<Vec<String>>,
+    /// Uses the soft-tyre +1 (8-2-1).
+    pub bonus: Option<bool>,
+    /// Spaces slid on a wet track (8-1-2); 0 for none.
+    pub slide: Option<u8>,
+    /// Entries into an oval's wall lane: body tests against the wall (15-0-2); 0 for none.
+    pub wall: Option<u8>,
 }
 
 /// A path the moving car may or may not drive (7, 10-2), whatever its roll.
@@ -313,9 +333,18 @@ fn setup(sc: &Scenario, t: &Track) -> Result<RaceState, String> {
             "stalled" => Status::Stalled,
             "grid" => Status::Grid,
             "restarting" => Status::Restarting,
+            "inertia" | "inertia:extended" => Status::Eliminated { reason: Elimination::Engine, removed: false },
             other => {
-                return Err(format!("car {}: status `{other}` (racing, spun, stalled, restarting, grid)", c.number));
+                return Err(format!(
+                    "car {}: status `{other}` (racing, spun, stalled, restarting, grid, inertia, inertia:extended)",
+                    c.number
+                ));
             }
+        };
+        let inertia = match c.status.as_deref() {
+            Some("inertia") => Some(Inertia::Single),
+            Some("inertia:extended") => Some(Inertia::Extended),
+            _ => None,
         };
         let stops = match (t.space(space).corner, c.stops) {
             (Some(k), Some(n)) => Some((k, n)),
@@ -338,9 +367,15 @@ fn setup(sc: &Scenario, t: &Track) -> Result<RaceState, String> {
             status,
             arrival: c.arrival.unwrap_or(i as u32),
             moves: 0,
+            inertia,
         });
     }
     let mut state = RaceState::from_cars(cars, sc.laps.unwrap_or(3), sc.wet);
+    if let Some(w) = &sc.weather {
+        state.weather = Some(WeatherState::parse(w).ok_or_else(|| {
+            format!("weather `{w}` (changeable, sun, rain, temporary-sun, temporary-rain, final-sun, final-rain)")
+        })?);
+    }
     for d in &sc.dangerous {
         let s = t.find(d).ok_or_else(|| format!("dangerous: no space `{d}`"))?;
         state.add_sticker(s);
@@ -470,7 +505,9 @@ fn play_move(
                 fails.push(format!("{at}: no space `{choose}`"));
                 return None;
             };
-            let pick = r.options.iter().position(|o| o.end == end && m.brakes.is_none_or(|b| o.brakes == b));
+            let pick = r.options.iter().position(|o| {
+                o.end == end && m.brakes.is_none_or(|b| o.brakes == b) && m.bonus.is_none_or(|b| o.bonus == b)
+            });
             let Some(i) = pick else {
                 fails.push(format!(
                     "{at}: {choose} is not offered{}; offered: {}",
@@ -575,11 +612,13 @@ fn describe_options(t: &Track, opts: &[MoveOption]) -> String {
         .enumerate()
         .map(|(i, o)| {
             format!(
-                "{}:{}(b{} t{}{})",
+                "{}:{}(b{} t{}{}{}{})",
                 MoveOption::label(i),
                 t.space(o.end).id,
                 o.brake_points(),
                 o.tyre_points(),
+                if o.bonus { " +1" } else { "" },
+                if o.slide > 0 { format!(" slide{}", o.slide) } else { String::new() },
                 match o.fate {
                     Fate::Continues => String::new(),
                     Fate::SpinOut => " spin".into(),
@@ -642,6 +681,11 @@ fn describe_spec(s: &OptionSpec) -> String {
     num("tyre_points", s.tyre_points);
     num("overshoot", s.overshoot);
     num("stops", s.stops);
+    num("slide", s.slide);
+    num("wall", s.wall);
+    if let Some(b) = s.bonus {
+        parts.push(format!("bonus {b}"));
+    }
     if let Some(f) = &s.fate {
         parts.push(format!("fate {f}"));
     }
@@ -667,6 +711,9 @@ fn option_matches(t: &Track, o: &MoveOption, s: &OptionSpec) -> bool {
         && s.dangerous.as_ref().is_none_or(|d| *d == ids(&o.dangerous))
         && s.tests.is_none_or(|n| o.dangerous.len() == n as usize)
         && s.path.as_ref().is_none_or(|p| *p == ids(&o.path))
+        && s.bonus.is_none_or(|b| o.bonus == b)
+        && s.slide.is_none_or(|n| o.slide == n)
+        && s.wall.is_none_or(|n| o.wall == n)
 }
 
 fn fate_matches(f: Fate, want: &str) -> bool {
@@ -675,6 +722,17 @@ fn fate_matches(f: Fate, want: &str) -> bool {
         (Fate::Eliminated(r), w) => w.strip_prefix("eliminated:") == Some(r.name()),
         _ => false,
     }
+}
+
+/// `inertia` / `inertia:extended`: the car still has that inertia to play (16-0-3, 16-0-6);
+/// `None` for the other statuses.
+fn inertia_matches(c: &CarState, want: &str) -> Option<bool> {
+    let kind = match want {
+        "inertia" => Inertia::Single,
+        "inertia:extended" => Inertia::Extended,
+        _ => return None,
+    };
+    Some(c.inertia == Some(kind) && matches!(c.status, Status::Eliminated { removed: false, .. }))
 }
 
 fn status_matches(s: Status, want: &str) -> bool {
@@ -701,6 +759,18 @@ fn status_matches(s: Status, want: &str) -> bool {
 }
 
 fn check_state(t: &Track, s: &RaceState, e: &Expect, at: &str, fails: &mut Vec<String>) {
+    if let Some(w) = &e.weather {
+        let have = s.weather.map_or("fixed", |x| x.name());
+        let want = WeatherState::parse(w).map_or(w.as_str(), |x| x.name());
+        if have != want {
+            fails.push(format!("{at}: the weather is {have}, expected {want}"));
+        }
+    }
+    if let Some(wet) = e.wet
+        && s.wet != wet
+    {
+        fails.push(format!("{at}: the track is {}, expected {}", dry_wet(s.wet), dry_wet(wet)));
+    }
     for ce in &e.cars {
         let Some(id) = car_id(s, ce.number) else {
             fails.push(format!("{at}: no car {}", ce.number));
@@ -725,7 +795,7 @@ fn check_state(t: &Track, s: &RaceState, e: &Expect, at: &str, fails: &mut Vec<S
             }
         }
         if let Some(st) = &ce.status
-            && !status_matches(c.status, st)
+            && !inertia_matches(c, st).unwrap_or_else(|| status_matches(c.status, st))
         {
             fails.push(format!("{who} status is {:?}, expected {st}", c.status));
         }
@@ -822,4 +892,8 @@ pub fn collect(args: &[PathBuf]) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+fn dry_wet(wet: bool) -> &'static str {
+    if wet { "wet" } else { "dry" }
 }

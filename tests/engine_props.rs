@@ -66,6 +66,7 @@ fn build(t: &Track, seeds: &[CarSeed], dangerous: &[usize]) -> RaceState {
             status: if c.gear == 0 { Status::Grid } else { Status::Racing },
             arrival: i as u32,
             moves: 0,
+            inertia: None,
         });
     }
     let mut s = RaceState { to_play: Some(CarId(0)), ..RaceState::from_cars(cars, 3, dangerous.len() % 2 == 1) };

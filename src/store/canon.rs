@@ -96,7 +96,12 @@ fn state_bytes(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pendin
         None => w.s("-"),
     };
     w.s("\nnext_arrival ").n(state.next_arrival).s("\nfinish ").list(&state.finish_order);
-    w.s("\nwet ").n(u8::from(state.wet)).s("\ndangerous ").spaces(t, &state.dangerous).s("\n");
+    w.s("\nwet ").n(u8::from(state.wet));
+    // Written only for a changeable race, so that the digests of the others do not change.
+    if let Some(wx) = state.weather {
+        w.s("\nweather ").s(wx.name()).s(" tests ").n(wx.tests);
+    }
+    w.s("\ndangerous ").spaces(t, &state.dangerous).s("\n");
     for (i, c) in state.cars.iter().enumerate() {
         let wr = &c.wear;
         w.s("car ").n(i as u64).s(" number ").n(c.number).s(" space ").s(&t.space(c.space).id);
@@ -104,7 +109,12 @@ fn state_bytes(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pendin
         w.n(wr.body).s(",").n(wr.engine).s(",").n(wr.handling).s(" pit ").n(c.pit_points);
         w.s(" tyres ").s(c.tyres.name()).s(" tyre_lap ").n(c.tyre_lap).s(" crossings ").n(c.crossings);
         w.s(" stops ").pair(c.stops.map(|(k, n)| (k.0, n))).s(" status ").s(&status(c.status));
-        w.s(" arrival ").n(c.arrival).s(" moves ").n(c.moves).s("\n");
+        w.s(" arrival ").n(c.arrival).s(" moves ").n(c.moves);
+        // Written only when set, so that the digests of games without it do not change.
+        if let Some(i) = c.inertia {
+            w.s(" inertia ").s(i.name());
+        }
+        w.s("\n");
     }
     if let Some(p) = pending {
         let r = &p.rolled;
@@ -122,7 +132,18 @@ fn state_bytes(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pendin
                 None => w.s("-"),
             };
             w.s(" dangerous ").spaces(t, &o.dangerous).s(" stops ").pair(o.stops.map(|(c, n)| (c.0, n)));
-            w.s(" crossings ").n(o.crossings).s(" fate ").s(&fate(o.fate)).s("\n");
+            w.s(" crossings ").n(o.crossings).s(" fate ").s(&fate(o.fate));
+            // Written only when used, so that the digests of games without them do not change.
+            if o.bonus {
+                w.s(" bonus 1");
+            }
+            if o.slide > 0 {
+                w.s(" slide ").n(o.slide);
+            }
+            if o.wall > 0 {
+                w.s(" wall ").n(o.wall);
+            }
+            w.s("\n");
         }
     }
     w.0

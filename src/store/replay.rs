@@ -201,6 +201,15 @@ impl Dice for TurnDice<'_> {
 /// A one-line summary of what an option costs and does.
 pub fn option_text(t: &Track, o: &MoveOption) -> String {
     let mut parts = vec![format!("{} space(s) to {}", o.spaces, t.space(o.end).id)];
+    if o.bonus {
+        parts.push("soft-tyre +1 (8-2-1)".into());
+    }
+    if o.slide > 0 {
+        parts.push(format!("slides {} on the wet track (8)", o.slide));
+    }
+    if o.wall > 0 {
+        parts.push(format!("{} wall test(s) (15-0-2)", o.wall));
+    }
     if o.brakes > 0 {
         parts.push(format!("brake {} ({} brake point(s))", o.brakes, o.brakes));
     }
