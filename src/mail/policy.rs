@@ -10,7 +10,7 @@ use crate::engine::{Fate, MoveOption};
 pub enum Rule {
     /// The farthest option that costs no wear point for sure: no brake point (11-0-3, 12-0-1),
     /// no tyre point (10-0-2, 12-0-1), no spinout (10-4-1), no dangerous space and so no
-    /// road-handling test (17-0-2).
+    /// road-handling test (17-0-2), no entry into an oval's wall lane (15-0-2).
     FarthestFree,
     /// The farthest option that does not eliminate the car (10-3, 10-1, 12-1-1).
     Farthest,
@@ -100,14 +100,14 @@ pub fn apply(rule: Rule, options: &[MoveOption]) -> Option<Decision> {
         // The engine lists options farthest first, so the first that fits is the farthest.
         Rule::FarthestFree => options
             .iter()
-            .position(|o| wear(o) == 0 && o.fate == Fate::Continues && o.dangerous.is_empty())
+            .position(|o| wear(o) == 0 && o.fate == Fate::Continues && o.dangerous.is_empty() && o.wall == 0)
             .and_then(take),
         Rule::Farthest => options.iter().position(|o| !eliminates(o)).and_then(take),
         Rule::Safest => options
             .iter()
             .enumerate()
             .filter(|(_, o)| o.fate == Fate::Continues)
-            .min_by_key(|(i, o)| (wear(o), o.dangerous.len(), *i))
+            .min_by_key(|(i, o)| (wear(o), o.dangerous.len() + o.wall as usize, *i))
             .and_then(|(i, _)| take(i)),
         Rule::Bot => (!options.is_empty()).then_some(Decision::AskBot),
     }

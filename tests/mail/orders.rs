@@ -267,6 +267,9 @@ fn option(spaces: u8, brakes: u8, tyres: u8, dangerous: usize, fate: Fate) -> Mo
         stops: None,
         crossings: 0,
         fate,
+        bonus: false,
+        slide: 0,
+        wall: 0,
     }
 }
 
