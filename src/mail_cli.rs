@@ -61,11 +61,15 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
                 InboxConfig::Imap(c) => Box::new(ImapInbox::connect(c.transport()?)?),
             };
             let mut via: Box<dyn crate::mail::outbox::Deliver> = match &cfg.send {
-                SendConfig::Maildir { dir } => Box::new(crate::mail::outbox::MaildirDeliver(MaildirSender::per_recipient(dir))),
+                SendConfig::Maildir { dir } => Box::new(crate::mail::outbox::Via(MaildirSender::per_recipient(dir))),
                 SendConfig::Smtp(c) => Box::new(Via(SmtpSender::new(c.transport()?)?)),
             };
             let mut daemon = Daemon::new(cfg, Durability::Sync)?;
-            eprintln!("steward serve: games in {}, state in {}", daemon.cfg.games.display(), daemon.cfg.state.display());
+            eprintln!(
+                "steward serve: games in {}, state in {}",
+                daemon.cfg.games.display(),
+                daemon.cfg.state.display()
+            );
             daemon.run(inbox.as_mut(), via.as_mut(), |p| {
                 if p.processed > 0 || p.deadlines > 0 || p.flushed.sent > 0 || p.flushed.failed > 0 {
                     eprintln!(

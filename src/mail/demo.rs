@@ -17,7 +17,7 @@ use crate::store::{Game, Store};
 use super::config::{ModeratorConfig, ServeConfig, moderator_token_hash};
 use super::daemon::{Daemon, DaemonError};
 use super::message::Incoming;
-use super::outbox::MaildirDeliver;
+use super::outbox::Via;
 use super::transport::{Inbox, MaildirInbox, MaildirSender, deliver};
 
 /// The moderator's address in the demo.
@@ -108,7 +108,8 @@ fn say(dir: &Path, from: &str, n: &mut u64, subject: &str, body: &str) -> Result
 /// Runs the demo race to its end.
 pub fn run(spec: &DemoSpec) -> Result<DemoResult, DaemonError> {
     let mut cfg = ServeConfig::local(&spec.dir, STEWARD);
-    cfg.moderators.push(ModeratorConfig { address: MODERATOR.into(), token_sha256: moderator_token_hash(MODERATOR_TOKEN) });
+    cfg.moderators
+        .push(ModeratorConfig { address: MODERATOR.into(), token_sha256: moderator_token_hash(MODERATOR_TOKEN) });
     cfg.rate_per_hour = u32::MAX;
     let mail_root = spec.dir.join("mail");
     let inbox_dir = match &cfg.inbox {
@@ -118,7 +119,7 @@ pub fn run(spec: &DemoSpec) -> Result<DemoResult, DaemonError> {
     let mut daemon = Daemon::new(cfg, Durability::NoSync)?;
     let mut inbox = MaildirInbox::open(&inbox_dir)?;
     let sender = MaildirSender::per_recipient(&mail_root);
-    let mut via = MaildirDeliver(sender.clone());
+    let mut via = Via(sender.clone());
     let mut n = 0u64;
     let game = spec.game.clone();
     say(
@@ -136,7 +137,9 @@ pub fn run(spec: &DemoSpec) -> Result<DemoResult, DaemonError> {
             &address,
             &mut n,
             "join",
-            &format!("JOIN {game} CAR {car} PHRASE demo driver {car} says hello\nSETUP tyres=6 brakes=3 gas=3 body=3 engine=3 handling=2"),
+            &format!(
+                "JOIN {game} CAR {car} PHRASE demo driver {car} says hello\nSETUP tyres=6 brakes=3 gas=3 body=3 engine=3 handling=2"
+            ),
         )?;
         players.push(Player::new(&address, car, &sender.mailbox_of(&address), car <= spec.policy_cars)?);
     }
@@ -147,7 +150,13 @@ pub fn run(spec: &DemoSpec) -> Result<DemoResult, DaemonError> {
         if p.policy
             && let Some(t) = &p.token
         {
-            say(&inbox_dir, &p.address, &mut n, "policy", &format!("GAME {game}\nCAR {}\nTOKEN {t}\nPOLICY BOT", p.car))?;
+            say(
+                &inbox_dir,
+                &p.address,
+                &mut n,
+                "policy",
+                &format!("GAME {game}\nCAR {}\nTOKEN {t}\nPOLICY BOT", p.car),
+            )?;
         }
     }
     say(&inbox_dir, MODERATOR, &mut n, "start", &format!("GAME {game}\nTOKEN {MODERATOR_TOKEN}\nSTART"))?;
@@ -186,7 +195,7 @@ pub fn run(spec: &DemoSpec) -> Result<DemoResult, DaemonError> {
 fn daemon_pass(
     d: &mut Daemon,
     inbox: &mut MaildirInbox,
-    via: &mut MaildirDeliver,
+    via: &mut Via<MaildirSender>,
     mails_in: &mut usize,
 ) -> Result<(), DaemonError> {
     let p = d.pass(inbox, via)?;
@@ -220,9 +229,9 @@ fn answer(p: &mut Player, g: &Game, bot: &mut Bot) -> Result<Option<(String, Str
             let lines: Vec<&str> = msg.full_body.lines().map(str::trim).collect();
             let mine = [format!("CAR {}", p.car), format!("VOITURE {}", p.car)];
             if let Some(i) = lines.iter().position(|l| mine.iter().any(|m| m == l))
-                && let Some(turn) = lines.get(i + 2).and_then(|l| {
-                    l.strip_prefix("TURN ").or_else(|| l.strip_prefix("TOUR "))?.trim().parse().ok()
-                })
+                && let Some(turn) = lines
+                    .get(i + 2)
+                    .and_then(|l| l.strip_prefix("TURN ").or_else(|| l.strip_prefix("TOUR "))?.trim().parse().ok())
             {
                 asked = asked.max(Some(turn));
             }
@@ -247,5 +256,8 @@ fn answer(p: &mut Player, g: &Game, bot: &mut Bot) -> Result<Option<(String, Str
         format!("GEAR {}", bot.gear(&g.track, &race.state, id))
     };
     p.answered = Some(turn);
-    Ok(Some((format!("Re: turn {turn}"), format!("GAME {}\nCAR {}\nTOKEN {token}\nTURN {turn}\n{order}", g.setup.id, p.car))))
+    Ok(Some((
+        format!("Re: turn {turn}"),
+        format!("GAME {}\nCAR {}\nTOKEN {token}\nTURN {turn}\n{order}", g.setup.id, p.car),
+    )))
 }

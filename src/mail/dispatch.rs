@@ -112,7 +112,8 @@ impl Daemon {
         }
         let all = parsed.orders();
         let head = Header::of(&all);
-        let actions: Vec<&Order> = all.iter().copied().filter(|o| !o.is_header() && !matches!(o, Order::Lang(_))).collect();
+        let actions: Vec<&Order> =
+            all.iter().copied().filter(|o| !o.is_header() && !matches!(o, Order::Lang(_))).collect();
         if actions.is_empty() {
             if !all.iter().any(|o| matches!(o, Order::Lang(_))) {
                 job.extras.help = true;
@@ -204,7 +205,11 @@ impl Daemon {
 
     fn need_game(job: &Job, head: &Header) -> Result<String, String> {
         head.game.clone().ok_or_else(|| {
-            tr(job.lang, "Say which game: add a line GAME <game>.", "Precisez la partie : ajoutez une ligne PARTIE <partie>.")
+            tr(
+                job.lang,
+                "Say which game: add a line GAME <game>.",
+                "Precisez la partie : ajoutez une ligne PARTIE <partie>.",
+            )
         })
     }
 
@@ -229,7 +234,11 @@ impl Daemon {
                     // Read with the JOIN of the same message.
                     return Ok(None);
                 }
-                Err(tr(lang, "SETUP and TYRES go in the same message as your JOIN.", "CONFIG et PNEUS vont dans le meme message que votre REJOINDRE."))
+                Err(tr(
+                    lang,
+                    "SETUP and TYRES go in the same message as your JOIN.",
+                    "CONFIG et PNEUS vont dans le meme message que votre REJOINDRE.",
+                ))
             }
             Order::Board | Order::History(_) | Order::Standings => {
                 let game = Self::need_game(job, head)?;
@@ -254,7 +263,11 @@ impl Daemon {
                 if let Some(want) = &settings.join_password_sha256 {
                     let got = password.as_deref().map(|p| hex::encode(Sha256::digest(p.trim().as_bytes())));
                     if got.as_deref() != Some(want.as_str()) {
-                        return Err(tr(lang, "This game needs its join PASSWORD: ask the moderator.", "Cette partie demande son MOTDEPASSE d'inscription : demandez-le au moderateur."));
+                        return Err(tr(
+                            lang,
+                            "This game needs its join PASSWORD: ask the moderator.",
+                            "Cette partie demande son MOTDEPASSE d'inscription : demandez-le au moderateur.",
+                        ));
                     }
                 }
                 let token = self.derive_token(game, &job.mid, "join");
@@ -340,7 +353,11 @@ impl Daemon {
                     return Ok(Some(game));
                 }
                 if h.game().awaited() != Some((car, true)) {
-                    return Err(tr(lang, &format!("No roll of car {car} awaits a choice: send GEAR first."), &format!("Aucun jet de la voiture {car} n'attend de choix : envoyez d'abord VITESSE.")));
+                    return Err(tr(
+                        lang,
+                        &format!("No roll of car {car} awaits a choice: send GEAR first."),
+                        &format!("Aucun jet de la voiture {car} n'attend de choix : envoyez d'abord VITESSE."),
+                    ));
                 }
                 self.stale_choice(job, h.game(), head)?;
                 let next = h.game().next_turn();
@@ -392,7 +409,8 @@ impl Daemon {
                 self.touch(job, game, 0).map_err(|e| e.to_string())?;
                 let meta = self.meta(job, None);
                 self.store.create(&req, seed, meta).map_err(|e| e.to_string())?;
-                let settings = super::standing::GameSettings { created_by: Some(job.sender.clone()), ..Default::default() };
+                let settings =
+                    super::standing::GameSettings { created_by: Some(job.sender.clone()), ..Default::default() };
                 self.standing.set_game(game, &settings).map_err(|e| e.to_string())?;
                 job.applied = true;
                 Ok(Some(game.clone()))
@@ -477,7 +495,11 @@ impl Daemon {
     fn need_turn(job: &Job, head: &Header, g: &Game) -> Result<u32, String> {
         let last = g.next_turn() - 1;
         let n = head.turn.ok_or_else(|| {
-            tr(job.lang, &format!("Add TURN <n>, the turn of the mail you answer (the game is at turn {last})."), &format!("Ajoutez TOUR <n>, le tour du message auquel vous repondez (la partie est au tour {last})."))
+            tr(
+                job.lang,
+                &format!("Add TURN <n>, the turn of the mail you answer (the game is at turn {last})."),
+                &format!("Ajoutez TOUR <n>, le tour du message auquel vous repondez (la partie est au tour {last})."),
+            )
         })?;
         if n > last {
             return Err(format!("Turn {n} has not been played: game {} is at turn {last}.", g.setup.id));
@@ -488,8 +510,20 @@ impl Daemon {
     /// A gear answering turn `n` is stale if the car moved after turn `n`.
     fn stale_gear(&self, job: &Job, g: &Game, head: &Header, car: u8) -> Result<(), String> {
         let n = Self::need_turn(job, head, g)?;
-        if let Some(t) = g.turns[n as usize + 1..].iter().find(|t| t.orders.iter().any(|o| o.car == car && o.gear.is_some())) {
-            return Err(tr(job.lang, &format!("Stale order: it answers turn {n}, but car {car} has moved since (turn {}). Send BOARD for the game as it stands.", t.turn), &format!("Ordre perime : il repond au tour {n}, mais la voiture {car} a bouge depuis (tour {}). Envoyez PLATEAU.", t.turn)));
+        if let Some(t) =
+            g.turns[n as usize + 1..].iter().find(|t| t.orders.iter().any(|o| o.car == car && o.gear.is_some()))
+        {
+            return Err(tr(
+                job.lang,
+                &format!(
+                    "Stale order: it answers turn {n}, but car {car} has moved since (turn {}). Send BOARD for the game as it stands.",
+                    t.turn
+                ),
+                &format!(
+                    "Ordre perime : il repond au tour {n}, mais la voiture {car} a bouge depuis (tour {}). Envoyez PLATEAU.",
+                    t.turn
+                ),
+            ));
         }
         Ok(())
     }
@@ -497,11 +531,21 @@ impl Daemon {
     /// A choice answering turn `n` is stale if the roll awaiting it came after turn `n`.
     fn stale_choice(&self, job: &Job, g: &Game, head: &Header) -> Result<(), String> {
         let n = Self::need_turn(job, head, g)?;
-        let rolled_at = g.turns.iter().rev().find(|t| t.pending.is_some() && t.kind == Kind::Move).map_or(0, |t| t.turn);
+        let rolled_at =
+            g.turns.iter().rev().find(|t| t.pending.is_some() && t.kind == Kind::Move).map_or(0, |t| t.turn);
         // The decision awaited is the last turn's; it was offered at the turn that rolled.
-        let offered = g.turns.iter().rev().take_while(|t| t.pending.is_some()).last().map_or(rolled_at, |t: &TurnFile| t.turn);
+        let offered =
+            g.turns.iter().rev().take_while(|t| t.pending.is_some()).last().map_or(rolled_at, |t: &TurnFile| t.turn);
         if n < offered {
-            return Err(tr(job.lang, &format!("Stale order: it answers turn {n}, but the roll awaiting a choice was made at turn {offered}. Send BOARD for the options."), &format!("Ordre perime : il repond au tour {n}, mais le jet qui attend un choix date du tour {offered}. Envoyez PLATEAU.")));
+            return Err(tr(
+                job.lang,
+                &format!(
+                    "Stale order: it answers turn {n}, but the roll awaiting a choice was made at turn {offered}. Send BOARD for the options."
+                ),
+                &format!(
+                    "Ordre perime : il repond au tour {n}, mais le jet qui attend un choix date du tour {offered}. Envoyez PLATEAU."
+                ),
+            ));
         }
         Ok(())
     }
@@ -541,7 +585,8 @@ impl Daemon {
                 };
                 self.touch(job, game, next)?;
                 let meta = self.meta_by("policy");
-                h.choose(car, &label, By::Player, meta).map_err(|source| DaemonError::Store { game: game.into(), source })?;
+                h.choose(car, &label, By::Player, meta)
+                    .map_err(|source| DaemonError::Store { game: game.into(), source })?;
             } else {
                 let Some(q) = orders.gear.clone() else { break };
                 let mut cleared = orders.clone();
@@ -550,11 +595,17 @@ impl Daemon {
                     self.touch(job, game, next)?;
                     let meta = Meta {
                         at: self.now(),
-                        source: Some(Source { from: Some(q.from.clone()), message_id: Some(q.message_id.clone()), imap_uid: None, by: None }),
+                        source: Some(Source {
+                            from: Some(q.from.clone()),
+                            message_id: Some(q.message_id.clone()),
+                            imap_uid: None,
+                            by: None,
+                        }),
                     };
                     if let Err(e) = h.gear(car, q.gear, By::Player, meta) {
                         // The gear sent ahead is no longer possible: the player is asked.
-                        job.announce.push((game.into(), format!("Car {car}'s GEAR {} sent ahead was refused: {e}", q.gear)));
+                        job.announce
+                            .push((game.into(), format!("Car {car}'s GEAR {} sent ahead was refused: {e}", q.gear)));
                         self.standing.set_car(game, car, &cleared).map_err(io("writing standing orders"))?;
                         break;
                     }
@@ -658,7 +709,14 @@ impl Daemon {
         Ok(out)
     }
 
-    fn report_text(&self, g: &Game, first: u32, car: Option<u8>, lang: Lang, extra: &[&str]) -> Result<String, DaemonError> {
+    fn report_text(
+        &self,
+        g: &Game,
+        first: u32,
+        car: Option<u8>,
+        lang: Lang,
+        extra: &[&str],
+    ) -> Result<String, DaemonError> {
         let mut r = report(g, first, car);
         for e in extra {
             r.summary = format!("{e}\n{}", r.summary);
@@ -687,8 +745,12 @@ impl Daemon {
                 if h.game().next_turn() == last.turn + 1 {
                     self.touch(&mut job, &id, last.turn + 1)?;
                     let meta = self.meta_by("deadline");
-                    h.bot_move(&mut self.bot, meta).map_err(|source| DaemonError::Store { game: id.clone(), source })?;
-                    job.announce.push((id.clone(), format!("Car {car} did not answer by {due}: the bot played a default move for it.")));
+                    h.bot_move(&mut self.bot, meta)
+                        .map_err(|source| DaemonError::Store { game: id.clone(), source })?;
+                    job.announce.push((
+                        id.clone(),
+                        format!("Car {car} did not answer by {due}: the bot played a default move for it."),
+                    ));
                 } else {
                     self.touch(&mut job, &id, last.turn + 1)?;
                 }

@@ -205,60 +205,16 @@ fn remove_if_there(p: &Path) -> io::Result<()> {
     }
 }
 
-/// Delivery through any transport [`Sender`](super::transport::Sender): at least once (see the
-/// module documentation).
+/// Delivery through any transport [`Sender`](super::transport::Sender), with the reply's id
+/// (`send_once`: exactly once into a Maildir, at least once over SMTP).
 pub struct Via<S>(pub S);
 
 impl<S: super::transport::Sender> Deliver for Via<S> {
-    fn deliver(&mut self, _id: &str, from: &str, to: &[String], raw: &[u8]) -> Delivery {
-        match self.0.send(from, to, raw) {
+    fn deliver(&mut self, id: &str, from: &str, to: &[String], raw: &[u8]) -> Delivery {
+        match self.0.send_once(id, from, to, raw) {
             Ok(()) => Delivery::Done,
             Err(e) if e.is_transient() => Delivery::Retry(e.to_string()),
             Err(e) => Delivery::Fail(e.to_string()),
         }
-    }
-}
-
-/// Delivery into one Maildir per recipient (the embedded default, the demo, the crash tests),
-/// exactly once: the file is named after the outbox id, and a name already in `new/` or `cur/`
-/// is not delivered again.
-pub struct MaildirDeliver(pub super::transport::MaildirSender);
-
-impl MaildirDeliver {
-    fn one(&self, id: &str, from: &str, rcpt: &str, raw: &[u8]) -> io::Result<()> {
-        let dir = self.0.mailbox_of(rcpt);
-        for sub in ["tmp", "new", "cur"] {
-            fs::create_dir_all(dir.join(sub))?;
-        }
-        let name = format!("{id}.steward");
-        if dir.join("new").join(&name).exists() {
-            return Ok(());
-        }
-        let seen = format!("{name}:");
-        for e in fs::read_dir(dir.join("cur"))? {
-            if e?.file_name().to_str().is_some_and(|n| n == name || n.starts_with(&seen)) {
-                return Ok(());
-            }
-        }
-        let mut copy = format!("Return-Path: <{from}>\r\nDelivered-To: {rcpt}\r\n").into_bytes();
-        copy.extend_from_slice(raw);
-        let tmp = dir.join("tmp").join(&name);
-        write_atomic(&tmp, &copy, Durability::Sync, false)?;
-        fs::rename(&tmp, dir.join("new").join(&name))?;
-        crate::store::fsio::sync_dir(&dir.join("new"))
-    }
-}
-
-impl Deliver for MaildirDeliver {
-    fn deliver(&mut self, id: &str, from: &str, to: &[String], raw: &[u8]) -> Delivery {
-        for rcpt in to {
-            if rcpt.contains(['/', '\\', '\r', '\n']) || rcpt.starts_with('.') {
-                return Delivery::Fail(format!("`{rcpt}` cannot be a local mailbox"));
-            }
-            if let Err(e) = self.one(id, from, rcpt, raw) {
-                return Delivery::Retry(e.to_string());
-            }
-        }
-        Delivery::Done
     }
 }

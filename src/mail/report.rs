@@ -53,7 +53,11 @@ pub fn report(game: &Game, first: u32, recipient: Option<u8>) -> Report {
     let first = first.min(last.turn) as usize;
     let shown = &game.turns[first.max(game.turns.len().saturating_sub(MAX_TURNS))..];
     if shown.len() < game.turns.len() - first {
-        let _ = writeln!(summary, "({} earlier turn(s) not shown: send HISTORY <n>)", game.turns.len() - first - shown.len());
+        let _ = writeln!(
+            summary,
+            "({} earlier turn(s) not shown: send HISTORY <n>)",
+            game.turns.len() - first - shown.len()
+        );
     }
     for t in shown {
         let _ = writeln!(summary, "Turn {} ({}) at {}", t.turn, t.kind.name(), t.at);

@@ -14,8 +14,8 @@ use steward::mail::ledger::Ledger;
 use steward::mail::message::Incoming;
 use steward::mail::outbox::Outbox;
 use steward::mail::transport::deliver;
-use steward::store::fsio::Durability;
 use steward::store::Store;
+use steward::store::fsio::Durability;
 
 use super::scratch;
 
@@ -65,7 +65,11 @@ fn killing_the_daemon_at_random_points_loses_and_doubles_nothing() {
         }
         let out = c.output().unwrap();
         if !out.status.success() {
-            assert!(crash_after.is_some(), "a run without fault injection failed: {}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                crash_after.is_some(),
+                "a run without fault injection failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             crashes.set(crashes.get() + 1);
         }
     };
@@ -143,7 +147,12 @@ fn killing_the_daemon_at_random_points_loses_and_doubles_nothing() {
         for sub in ["new", "cur"] {
             for f in std::fs::read_dir(mbox.join(sub)).unwrap() {
                 let m = Incoming::parse(&std::fs::read(f.unwrap().path()).unwrap()).unwrap();
-                assert!(ids.insert(m.message_id.clone()), "{} twice in {}", m.message_id.unwrap_or_default(), mbox.display());
+                assert!(
+                    ids.insert(m.message_id.clone()),
+                    "{} twice in {}",
+                    m.message_id.unwrap_or_default(),
+                    mbox.display()
+                );
                 delivered += 1;
             }
         }

@@ -7,7 +7,7 @@ use steward::mail::config::{ModeratorConfig, ServeConfig, moderator_token_hash};
 use steward::mail::daemon::Daemon;
 use steward::mail::demo::{DemoSpec, run};
 use steward::mail::message::Incoming;
-use steward::mail::outbox::MaildirDeliver;
+use steward::mail::outbox::Via;
 use steward::mail::transport::{Inbox, MaildirInbox, MaildirSender, deliver};
 use steward::store::fsio::Durability;
 use steward::store::{Stamp, Store};
@@ -30,7 +30,7 @@ struct World {
     root: std::path::PathBuf,
     daemon: Daemon,
     inbox: MaildirInbox,
-    via: MaildirDeliver,
+    via: Via<MaildirSender>,
     clock: Arc<Mutex<i64>>,
     n: u32,
 }
@@ -47,7 +47,7 @@ impl World {
         let c = clock.clone();
         daemon.set_clock(move || Stamp(*c.lock().unwrap()));
         let inbox = MaildirInbox::open(&inbox_dir).unwrap();
-        let via = MaildirDeliver(MaildirSender::per_recipient(root.join("mail")));
+        let via = Via(MaildirSender::per_recipient(root.join("mail")));
         World { root, daemon, inbox, via, clock, n: 0 }
     }
 
@@ -102,7 +102,8 @@ fn body_of(msgs: &[Incoming]) -> String {
 #[test]
 fn demo_race_by_mail_ends_and_verifies() {
     let dir = scratch("demo");
-    let spec = DemoSpec { dir: dir.clone(), game: "demo".into(), track: "sprint".into(), cars: 3, laps: 1, policy_cars: 1 };
+    let spec =
+        DemoSpec { dir: dir.clone(), game: "demo".into(), track: "sprint".into(), cars: 3, laps: 1, policy_cars: 1 };
     let r = run(&spec).unwrap();
     let store = Store::new(dir.join("games"));
     let g = store.load("demo", None).unwrap();
@@ -159,7 +160,10 @@ fn wrong_token_is_refused_and_a_stranger_with_the_right_token_is_applied_with_a_
     let g = w.store().load("g2", None).unwrap();
     assert!(g.next_turn() > turn + 1, "the gear was applied");
     let owner_mail = body_of(&w.read(&owner));
-    assert!(owner_mail.contains("friend@test.invalid") && owner_mail.contains("signed with your token"), "{owner_mail}");
+    assert!(
+        owner_mail.contains("friend@test.invalid") && owner_mail.contains("signed with your token"),
+        "{owner_mail}"
+    );
 }
 
 #[test]
@@ -261,4 +265,3 @@ fn help_and_board_are_answered() {
     let r = body_of(&w.read("new@test.invalid"));
     assert!(r.contains("VITESSE"), "{r}");
 }
-

@@ -44,7 +44,11 @@ fn a_race_played_over_real_imap_and_smtp() {
     )
     .unwrap();
     let serve = || {
-        let out = Command::new(env!("CARGO_BIN_EXE_steward")).args(["serve", "--once", "--config"]).arg(&config).output().unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_steward"))
+            .args(["serve", "--once", "--config"])
+            .arg(&config)
+            .output()
+            .unwrap();
         assert!(out.status.success(), "steward serve: {}", String::from_utf8_lossy(&out.stderr));
     };
     let mut smtp = SmtpSender::new(s.smtp()).unwrap();
@@ -100,7 +104,11 @@ fn a_race_played_over_real_imap_and_smtp() {
             last_turn = g.next_turn();
             last_progress = Instant::now();
         }
-        assert!(last_progress.elapsed() < Duration::from_secs(60), "the race stalled at turn {last_turn}: {}", s.logs());
+        assert!(
+            last_progress.elapsed() < Duration::from_secs(60),
+            "the race stalled at turn {last_turn}: {}",
+            s.logs()
+        );
         for p in &mut players {
             if let Some(body) = p.answer(&g, &mut bot).unwrap() {
                 let from = p.address.clone();

@@ -31,8 +31,10 @@ use steward::mail::transport::{ImapConfig, Secret, Security, SmtpConfig};
 pub const DOMAIN: &str = "players.test";
 
 /// The mailboxes that exist (each test uses its own, as tests run in parallel).
-pub const USERS: &[&str] =
-    &["referee", "alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy", "bench", "steward", "mod", "racer1", "racer2"];
+pub const USERS: &[&str] = &[
+    "referee", "alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy", "bench", "steward",
+    "mod", "racer1", "racer2",
+];
 
 /// The uid and gid mail is stored under when the harness runs as root (Dovecot refuses root).
 const MAIL_UID: u32 = 65534;

@@ -331,8 +331,15 @@ fn check_address(what: &str, a: &str) -> Result<(), TransportError> {
     Ok(())
 }
 
-impl Sender for MaildirSender {
-    fn send(&mut self, from: &str, to: &[String], raw: &[u8]) -> Result<(), TransportError> {
+impl MaildirSender {
+    /// Each recipient's copy with its trace headers, handed to `put(mailbox, bytes)`.
+    fn each_copy(
+        &self,
+        from: &str,
+        to: &[String],
+        raw: &[u8],
+        mut put: impl FnMut(&Path, &[u8]) -> Result<(), TransportError>,
+    ) -> Result<(), TransportError> {
         if to.is_empty() {
             return Err(TransportError::Config("a message needs at least one envelope recipient".into()));
         }
@@ -346,10 +353,48 @@ impl Sender for MaildirSender {
             copy.extend_from_slice(format!("Delivered-To: {rcpt}").as_bytes());
             copy.extend_from_slice(eol);
             copy.extend_from_slice(raw);
-            deliver(&self.mailbox_of(rcpt), &copy)?;
+            put(&self.mailbox_of(rcpt), &copy)?;
         }
         Ok(())
     }
+}
+
+impl Sender for MaildirSender {
+    fn send(&mut self, from: &str, to: &[String], raw: &[u8]) -> Result<(), TransportError> {
+        self.each_copy(from, to, raw, |dir, copy| deliver(dir, copy).map(|_| ()))
+    }
+
+    /// Exactly once: the file is named `<id>.steward` and a name already in `new/` or `cur/`
+    /// is not delivered again.
+    fn send_once(&mut self, id: &str, from: &str, to: &[String], raw: &[u8]) -> Result<(), TransportError> {
+        if id.is_empty() || id.contains(['/', '\\', ':']) || id.starts_with('.') {
+            return Err(TransportError::Config(format!("`{id}` cannot name a Maildir file")));
+        }
+        let name = format!("{id}.steward");
+        self.each_copy(from, to, raw, |dir, copy| deliver_named(dir, &name, copy))
+    }
+}
+
+/// Delivers `raw` into `dir` as `new/<name>` unless `name` is already in `new/` or `cur/`.
+fn deliver_named(dir: &Path, name: &str, raw: &[u8]) -> Result<(), TransportError> {
+    ensure_maildir(dir)?;
+    if dir.join("new").join(name).exists() {
+        return Ok(());
+    }
+    let cur = dir.join("cur");
+    for e in fs::read_dir(&cur).map_err(|e| TransportError::maildir("read", &cur, e))? {
+        let e = e.map_err(|e| TransportError::maildir("read", &cur, e))?;
+        if e.file_name().to_str().is_some_and(|n| unique_part(n) == name) {
+            return Ok(());
+        }
+    }
+    let tmp = dir.join("tmp").join(name);
+    let mut file = File::create(&tmp).map_err(|e| TransportError::maildir("create", &tmp, e))?;
+    file.write_all(raw).and_then(|()| file.sync_all()).map_err(|e| TransportError::maildir("write", &tmp, e))?;
+    drop(file);
+    let target = dir.join("new").join(name);
+    fs::rename(&tmp, &target).map_err(|e| TransportError::maildir("move into new/", target, e))?;
+    sync_dir(&dir.join("new"))
 }
 
 /// True when the message's first line ends with CR LF (we prepend lines in the same style).

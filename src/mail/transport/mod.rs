@@ -46,6 +46,14 @@ pub trait Inbox {
 pub trait Sender {
     /// Deliver one RFC 5322 message to `to` (envelope), from envelope sender `from`.
     fn send(&mut self, from: &str, to: &[String], raw: &[u8]) -> Result<(), TransportError>;
+
+    /// Delivers the message the caller names `id` (stable across attempts): a transport that
+    /// can tell it delivered `id` already does not deliver it again (Maildir); others send
+    /// (SMTP cannot know whether a server kept a message when the connection died).
+    fn send_once(&mut self, id: &str, from: &str, to: &[String], raw: &[u8]) -> Result<(), TransportError> {
+        let _ = id;
+        self.send(from, to, raw)
+    }
 }
 
 impl<T: Inbox + ?Sized> Inbox for Box<T> {
@@ -63,6 +71,9 @@ impl<T: Inbox + ?Sized> Inbox for Box<T> {
 impl<T: Sender + ?Sized> Sender for Box<T> {
     fn send(&mut self, from: &str, to: &[String], raw: &[u8]) -> Result<(), TransportError> {
         (**self).send(from, to, raw)
+    }
+    fn send_once(&mut self, id: &str, from: &str, to: &[String], raw: &[u8]) -> Result<(), TransportError> {
+        (**self).send_once(id, from, to, raw)
     }
 }
 
