@@ -55,7 +55,7 @@ fn a_race_played_over_real_imap_and_smtp() {
     let mut n = 0;
     let mut send = |from: &str, body: &str| {
         n += 1;
-        smtp.send(from, &[steward.clone()], &letter(from, &steward, n, body)).unwrap();
+        smtp.send(from, std::slice::from_ref(&steward), &letter(from, &steward, n, body)).unwrap();
     };
     let mut players: Vec<Player> = (1..=2u8)
         .map(|car| {
