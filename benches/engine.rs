@@ -12,7 +12,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use steward::engine::bot::Bot;
 use steward::engine::play::move_options;
 use steward::engine::{CarId, CarState, RaceState, Rulebook, Status, Tyres, Wear};
-use steward::sim::{SimConfig, run_race};
+use steward::sim::{SimConfig, SimWeather, run_race};
 use steward::track::{SpaceIdx, Track};
 
 fn car(number: u8, space: SpaceIdx, gear: u8, arrival: u32) -> CarState {
@@ -30,6 +30,7 @@ fn car(number: u8, space: SpaceIdx, gear: u8, arrival: u32) -> CarState {
         arrival,
         moves: 0,
         pit: steward::engine::pits::PitState::new(Wear::standard()),
+        inertia: None,
     }
 }
 
@@ -56,7 +57,7 @@ fn enumeration(c: &mut Criterion) {
 fn whole_race(c: &mut Criterion) {
     let t = steward::track::load::resolve("monaco").unwrap();
     let rules = Rulebook::competition_2004();
-    let cfg = SimConfig { cars: 10, laps: 3, races: 1, seed: 1, trace: None };
+    let cfg = SimConfig { cars: 10, laps: 3, races: 1, seed: 1, trace: None, weather: SimWeather::Dry };
     let mut bot = Bot::new();
     // Warm the bot's per-track caches once, as a long-running daemon or simulation would.
     let _ = run_race(&t, &rules, &cfg, 0, &mut bot, &mut None);

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use steward::engine::Rulebook;
-use steward::sim::SimConfig;
+use steward::sim::{SimConfig, SimWeather};
 use steward::store::files::GameFile;
 use steward::store::fsio::Durability;
 use steward::store::{Store, audit, verify};
@@ -23,7 +23,7 @@ fn corpus(races: u32) -> Vec<PathBuf> {
     if !done.exists() {
         eprintln!("generating {races} kept races in {} (once)...", dir.display());
         let t = steward::track::load::resolve("monaco").unwrap();
-        let cfg = SimConfig { cars: 10, laps: 3, races, seed: 2026, trace: None };
+        let cfg = SimConfig { cars: 10, laps: 3, races, seed: 2026, trace: None, weather: SimWeather::Dry };
         steward::store::keep::run(&t, "monaco", &Rulebook::competition_2004(), &cfg, &dir, Durability::NoSync).unwrap();
         std::fs::write(&done, "").unwrap();
     }

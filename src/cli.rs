@@ -57,9 +57,15 @@ enum Command {
         /// With --keep: skip fsync (safe against a killed process, not a power cut).
         #[arg(long, requires = "keep")]
         no_sync: bool,
+        /// Weather: dry (sun, the default), wet (rain), changeable (3-2-4: the start from a
+        /// qualifying draw, then weather tests), track (both draws on the track's table, 3-1, 3-2).
+        #[arg(long, default_value = "dry")]
+        weather: String,
     },
     #[command(flatten)]
     Game(crate::game_cli::GameCommand),
+    #[command(flatten)]
+    Mail(crate::mail_cli::MailCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -124,7 +130,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(if failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
         Command::Game(g) => crate::game_cli::run(g),
-        Command::Sim { track: name, cars, laps, races, seed, profile, trace, keep, no_sync } => {
+        Command::Mail(m) => crate::mail_cli::run(m),
+        Command::Sim { track: name, cars, laps, races, seed, profile, trace, keep, no_sync, weather } => {
+            let weather = crate::sim::SimWeather::parse(&weather)
+                .with_context(|| format!("unknown weather `{weather}` (dry, wet, changeable, track)"))?;
+            anyhow::ensure!(
+                keep.is_none() || weather == crate::sim::SimWeather::Dry,
+                "--keep plays dry races only: game files do not record the weather yet"
+            );
             let t = track::load::resolve(&name)?;
             let rules = crate::engine::Rulebook::from_profile(&profile)
                 .with_context(|| format!("unknown profile `{profile}` (competition-2004, competition-2002)"))?;
@@ -135,7 +148,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 t.name
             );
             anyhow::ensure!(laps >= 1, "--laps must be at least 1");
-            let cfg = crate::sim::SimConfig { cars, laps, races, seed, trace: trace.map(|n| n.saturating_sub(1)) };
+            let cfg =
+                crate::sim::SimConfig { cars, laps, races, seed, trace: trace.map(|n| n.saturating_sub(1)), weather };
             if let Some(dir) = keep {
                 let sync =
                     if no_sync { crate::store::fsio::Durability::NoSync } else { crate::store::fsio::Durability::Sync };

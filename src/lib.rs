@@ -8,6 +8,8 @@ pub mod cli;
 pub mod dice;
 pub mod engine;
 pub mod game_cli;
+pub mod mail;
+pub mod mail_cli;
 pub mod render;
 pub mod scenario;
 pub mod sim;

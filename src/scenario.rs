@@ -14,9 +14,11 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::engine::inertia::Inertia;
 use crate::engine::order::advance;
+use crate::engine::weather::WeatherState;
 use crate::engine::{
-    CarId, CarState, Fate, FixedDice, MoveOption, RaceState, Rulebook, Status, Step, Tyres, Wear, roll,
+    CarId, CarState, Elimination, Fate, FixedDice, MoveOption, RaceState, Rulebook, Status, Step, Tyres, Wear, roll,
 };
 use crate::track::{self, Track};
 
@@ -39,6 +41,10 @@ pub struct Scenario {
     /// Wet track.
     #[serde(default)]
     pub wet: bool,
+    /// The sky of a changeable race (3-2-6): `changeable`, `sun` / `rain` (temporary),
+    /// `final-sun`, `final-rain`; without it the weather is fixed.
+    #[serde(default)]
+    pub weather: Option<String>,
     /// Laps of the race (default 3).
     #[serde(default)]
     pub laps: Option<u16>,
@@ -186,6 +192,9 @@ pub struct MoveSpec {
     /// The decision at the box, when the move reaches it (19-2-6, 19-3, 19-4).
     #[serde(default)]
     pub pit: Option<PitSpec>,
+    /// Among options ending there, the one that uses (or does not use) the soft-tyre +1 (8-2-1).
+    #[serde(default)]
+    pub bonus: Option<bool>,
     /// Instead of playing, put the car there as if it had moved (for order-of-play cases).
     #[serde(default)]
     pub place: Option<String>,
@@ -223,6 +232,10 @@ pub struct Expect {
     pub play_order: Option<Vec<u8>>,
     /// Finishing order so far (car numbers).
     pub finish: Option<Vec<u8>>,
+    /// The sky after the move (3-2-6), as in the case's `weather` key.
+    pub weather: Option<String>,
+    /// Whether the track is wet after the move.
+    pub wet: Option<bool>,
 }
 
 /// An option that must be on offer.
@@ -255,6 +268,12 @@ pub struct OptionSpec {
     pub slipstreams: Option<u8>,
     /// Brake points of the slipstreams: short of three (18-1-2) plus entering a corner (18-1-4).
     pub slip_brakes: Option<u8>,
+    /// Uses the soft-tyre +1 (8-2-1).
+    pub bonus: Option<bool>,
+    /// Spaces slid on a wet track (8-1-2); 0 for none.
+    pub slide: Option<u8>,
+    /// Entries into an oval's wall lane: body tests against the wall (15-0-2); 0 for none.
+    pub wall: Option<u8>,
 }
 
 /// A path the moving car may or may not drive (7, 10-2), whatever its roll.
@@ -381,13 +400,20 @@ fn setup(sc: &Scenario, t: &Track) -> Result<RaceState, String> {
             "grid" => Status::Grid,
             "restarting" => Status::Restarting,
             // A car whose engine has just broken, still on the board (16-0-3, 18-1-8).
-            "engine" => Status::Eliminated { reason: crate::engine::Elimination::Engine, removed: false },
+            "engine" | "inertia" | "inertia:extended" => {
+                Status::Eliminated { reason: Elimination::Engine, removed: false }
+            }
             other => {
                 return Err(format!(
-                    "car {}: status `{other}` (racing, spun, stalled, restarting, grid, engine)",
+                    "car {}: status `{other}` (racing, spun, stalled, restarting, grid, engine, inertia, inertia:extended)",
                     c.number
                 ));
             }
+        };
+        let inertia = match c.status.as_deref() {
+            Some("inertia") => Some(Inertia::Single),
+            Some("inertia:extended") => Some(Inertia::Extended),
+            _ => None,
         };
         let stops = match (t.space(space).corner, c.stops) {
             (Some(k), Some(n)) => Some((k, n)),
@@ -423,9 +449,15 @@ fn setup(sc: &Scenario, t: &Track) -> Result<RaceState, String> {
                 p.last_stop = c.last_stop;
                 p
             },
+            inertia,
         });
     }
     let mut state = RaceState::from_cars(cars, sc.laps.unwrap_or(3), sc.wet);
+    if let Some(w) = &sc.weather {
+        state.weather = Some(WeatherState::parse(w).ok_or_else(|| {
+            format!("weather `{w}` (changeable, sun, rain, temporary-sun, temporary-rain, final-sun, final-rain)")
+        })?);
+    }
     for d in &sc.dangerous {
         let s = t.find(d).ok_or_else(|| format!("dangerous: no space `{d}`"))?;
         state.add_sticker(s);
@@ -560,7 +592,10 @@ fn play_move(
             };
             let slips = |o: &MoveOption| o.slip.as_ref().map_or(0, |x| x.behind.len() as u8);
             let pick = r.options.iter().position(|o| {
-                o.end == end && m.brakes.is_none_or(|b| o.brakes == b) && m.slipstreams.is_none_or(|n| slips(o) == n)
+                o.end == end
+                    && m.brakes.is_none_or(|b| o.brakes == b)
+                    && m.slipstreams.is_none_or(|n| slips(o) == n)
+                    && m.bonus.is_none_or(|b| o.bonus == b)
             });
             let Some(i) = pick else {
                 fails.push(format!(
@@ -682,12 +717,14 @@ fn describe_options(t: &Track, opts: &[MoveOption]) -> String {
         .enumerate()
         .map(|(i, o)| {
             format!(
-                "{}:{}(b{} t{}{}{})",
+                "{}:{}(b{} t{}{}{}{}{})",
                 MoveOption::label(i),
                 t.space(o.end).id,
                 o.brake_points(),
                 o.tyre_points(),
                 o.slip.as_ref().map(|x| format!(" slip{}", x.behind.len())).unwrap_or_default(),
+                if o.bonus { " +1" } else { "" },
+                if o.slide > 0 { format!(" slide{}", o.slide) } else { String::new() },
                 match o.fate {
                     Fate::Continues => String::new(),
                     Fate::SpinOut => " spin".into(),
@@ -752,6 +789,11 @@ fn describe_spec(s: &OptionSpec) -> String {
     num("stops", s.stops);
     num("slipstreams", s.slipstreams);
     num("slip_brakes", s.slip_brakes);
+    num("slide", s.slide);
+    num("wall", s.wall);
+    if let Some(b) = s.bonus {
+        parts.push(format!("bonus {b}"));
+    }
     if let Some(f) = &s.fate {
         parts.push(format!("fate {f}"));
     }
@@ -779,6 +821,9 @@ fn option_matches(t: &Track, o: &MoveOption, s: &OptionSpec) -> bool {
         && s.path.as_ref().is_none_or(|p| *p == ids(&o.path))
         && s.slipstreams.is_none_or(|n| o.slip.as_ref().map_or(0, |x| x.behind.len()) == n as usize)
         && s.slip_brakes.is_none_or(|n| o.slip.as_ref().map_or(0, |x| x.brake_points()) == n)
+        && s.bonus.is_none_or(|b| o.bonus == b)
+        && s.slide.is_none_or(|n| o.slide == n)
+        && s.wall.is_none_or(|n| o.wall == n)
 }
 
 fn fate_matches(f: Fate, want: &str) -> bool {
@@ -787,6 +832,17 @@ fn fate_matches(f: Fate, want: &str) -> bool {
         (Fate::Eliminated(r), w) => w.strip_prefix("eliminated:") == Some(r.name()),
         _ => false,
     }
+}
+
+/// `inertia` / `inertia:extended`: the car still has that inertia to play (16-0-3, 16-0-6);
+/// `None` for the other statuses.
+fn inertia_matches(c: &CarState, want: &str) -> Option<bool> {
+    let kind = match want {
+        "inertia" => Inertia::Single,
+        "inertia:extended" => Inertia::Extended,
+        _ => return None,
+    };
+    Some(c.inertia == Some(kind) && matches!(c.status, Status::Eliminated { removed: false, .. }))
 }
 
 fn status_matches(s: Status, want: &str) -> bool {
@@ -813,6 +869,18 @@ fn status_matches(s: Status, want: &str) -> bool {
 }
 
 fn check_state(t: &Track, s: &RaceState, e: &Expect, at: &str, fails: &mut Vec<String>) {
+    if let Some(w) = &e.weather {
+        let have = s.weather.map_or("fixed", |x| x.name());
+        let want = WeatherState::parse(w).map_or(w.as_str(), |x| x.name());
+        if have != want {
+            fails.push(format!("{at}: the weather is {have}, expected {want}"));
+        }
+    }
+    if let Some(wet) = e.wet
+        && s.wet != wet
+    {
+        fails.push(format!("{at}: the track is {}, expected {}", dry_wet(s.wet), dry_wet(wet)));
+    }
     for ce in &e.cars {
         let Some(id) = car_id(s, ce.number) else {
             fails.push(format!("{at}: no car {}", ce.number));
@@ -837,7 +905,7 @@ fn check_state(t: &Track, s: &RaceState, e: &Expect, at: &str, fails: &mut Vec<S
             }
         }
         if let Some(st) = &ce.status
-            && !status_matches(c.status, st)
+            && !inertia_matches(c, st).unwrap_or_else(|| status_matches(c.status, st))
         {
             fails.push(format!("{who} status is {:?}, expected {st}", c.status));
         }
@@ -961,4 +1029,8 @@ pub fn collect(args: &[PathBuf]) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+fn dry_wet(wet: bool) -> &'static str {
+    if wet { "wet" } else { "dry" }
 }

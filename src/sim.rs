@@ -8,10 +8,13 @@ use sha2::{Digest, Sha256};
 use thiserror::Error;
 
 use crate::dice::{LabelledDice, sim_race_key};
-use crate::engine::bot::Bot;
+use crate::engine::bot::{self, Bot};
 use crate::engine::order::advance;
 use crate::engine::rulebook::PIT_POINTS;
-use crate::engine::{CarId, Elimination, Fate, Part, RaceState, Rulebook, Setup, Status, Step, Tyres, Wear, roll};
+use crate::engine::weather::{self, WeatherState};
+use crate::engine::{
+    CarId, Dice, Die, Elimination, Fate, Part, Purpose, RaceState, Rulebook, Setup, Status, Step, Tyres, Wear, roll,
+};
 use crate::track::Track;
 
 /// What to simulate.
@@ -27,6 +30,53 @@ pub struct SimConfig {
     pub seed: u64,
     /// Print every event of this race (0-based), for moderators checking the bot or the rules.
     pub trace: Option<u32>,
+    /// The weather of the races (3).
+    pub weather: SimWeather,
+}
+
+/// The weather of simulated races (`steward sim --weather`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SimWeather {
+    /// Sun for the whole race, no die rolled (the default; the races of earlier versions).
+    Dry,
+    /// Rain for the whole race (3-2-3), no die rolled.
+    Wet,
+    /// A changeable race (3-2-4): the qualifying weather is drawn on the track's table (3-1) for
+    /// the track at the start, then the weather tests of 3-2-5.
+    Changeable,
+    /// Both draws on the track's table, qualifying then race (3-1, 3-2-1).
+    Track,
+}
+
+impl SimWeather {
+    /// Parses `dry`, `wet`, `changeable`, `track`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "dry" => Some(SimWeather::Dry),
+            "wet" => Some(SimWeather::Wet),
+            "changeable" => Some(SimWeather::Changeable),
+            "track" => Some(SimWeather::Track),
+            _ => None,
+        }
+    }
+}
+
+/// Draws the weather of a race before the cars are set up (3-0-1): the sky to keep and whether
+/// the track is wet at the start.
+fn draw_weather(t: &Track, w: SimWeather, dice: &mut LabelledDice) -> (Option<WeatherState>, bool) {
+    let mut black = || dice.roll(Die::Black, None, Purpose::Weather);
+    match w {
+        SimWeather::Dry => (None, false),
+        SimWeather::Wet => (None, true),
+        SimWeather::Changeable => {
+            let (_, wet) = weather::qualifying(&t.weather, black());
+            (Some(weather::changeable()), wet)
+        }
+        SimWeather::Track => {
+            let (q, _) = weather::qualifying(&t.weather, black());
+            weather::race(&t.weather, black(), q)
+        }
+    }
 }
 
 /// One race's result.
@@ -80,9 +130,17 @@ pub fn run_race(
     trace: &mut Option<String>,
 ) -> Result<RaceResult, Broken> {
     let broken = |moves: u32, what: String| Broken { race, moves, what, context: String::new() };
-    let mut state = RaceState::new(t, cfg.laps, &field(cfg.cars)).map_err(|e| broken(0, e))?;
     // The key of the game `steward sim --keep` writes for this race (src/store/keep.rs).
     let mut dice = LabelledDice::new(sim_race_key(cfg.seed, &t.name, race, cfg.cars), "0");
+    let (sky, wet) = draw_weather(t, cfg.weather, &mut dice);
+    // The bot fits rain tyres when the track is wet at the start, hard ones otherwise (8).
+    let mut setups = field(cfg.cars);
+    for (_, setup) in setups.iter_mut() {
+        setup.tyres = bot::tyres_for(wet);
+    }
+    let mut state = RaceState::new(t, cfg.laps, &setups).map_err(|e| broken(0, e))?;
+    state.wet = wet;
+    state.weather = sky;
     let mut moves = 0u32;
     let (mut pit_stops, mut slipstreams) = (0u32, 0u32);
     let mut count = |events: &[crate::engine::Event]| {
@@ -258,6 +316,9 @@ pub fn summary(t: &Track, cfg: &SimConfig, results: &[RaceResult]) -> String {
     let mut out = String::new();
     let _ =
         writeln!(out, "{} races on {}, {} cars, {} laps, seed {}", results.len(), t.name, cfg.cars, cfg.laps, cfg.seed);
+    if cfg.weather != SimWeather::Dry {
+        let _ = writeln!(out, "weather: {:?}", cfg.weather);
+    }
     let mut digest = Sha256::new();
     let mut by_reason: BTreeMap<&str, u32> = BTreeMap::new();
     let mut wins: BTreeMap<u8, u32> = BTreeMap::new();

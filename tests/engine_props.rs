@@ -67,6 +67,7 @@ fn build(t: &Track, seeds: &[CarSeed], dangerous: &[usize]) -> RaceState {
             arrival: i as u32,
             moves: 0,
             pit: steward::engine::pits::PitState::new(Wear::standard()),
+            inertia: None,
         });
     }
     let mut s = RaceState { to_play: Some(CarId(0)), ..RaceState::from_cars(cars, 3, dangerous.len() % 2 == 1) };

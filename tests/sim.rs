@@ -1,7 +1,7 @@
 //! Whole bot races: deterministic, and no engine invariant breaks on any shipped track.
 
 use steward::engine::Rulebook;
-use steward::sim::{SimConfig, run};
+use steward::sim::{SimConfig, SimWeather, run};
 
 use crate::support::{stdout, steward};
 
@@ -22,10 +22,48 @@ fn bot_races_keep_every_invariant_on_every_shipped_track() {
     let rules = Rulebook::competition_2004();
     for name in steward::track::load::shipped_names() {
         let t = steward::track::load::resolve(&name).unwrap();
-        let cfg = SimConfig { cars: 10, laps: 2, races: 10, seed: 3, trace: None };
+        let cfg = SimConfig { cars: 10, laps: 2, races: 10, seed: 3, trace: None, weather: SimWeather::Dry };
         let summary = run(&t, &rules, &cfg).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(summary.contains("10 races on"), "{summary}");
     }
+}
+
+#[test]
+fn wet_and_changeable_races_keep_every_invariant_on_every_shipped_track() {
+    let rules = Rulebook::competition_2004();
+    for name in steward::track::load::shipped_names() {
+        let t = steward::track::load::resolve(&name).unwrap();
+        for weather in [SimWeather::Wet, SimWeather::Changeable, SimWeather::Track] {
+            let cfg = SimConfig { cars: 10, laps: 2, races: 10, seed: 5, trace: None, weather };
+            let summary = run(&t, &rules, &cfg).unwrap_or_else(|e| panic!("{name} {weather:?}: {e}"));
+            assert!(summary.contains("10 races on") && summary.contains("weather: "), "{summary}");
+        }
+    }
+}
+
+#[test]
+fn a_changeable_race_rolls_weather_tests_that_cite_3_2_6() {
+    // Long enough for some car to roll a 20 in 5th or a 30 in 6th.
+    let out = steward(&[
+        "sim",
+        "--track",
+        "monaco",
+        "--cars",
+        "10",
+        "--laps",
+        "3",
+        "--races",
+        "1",
+        "--seed",
+        "1",
+        "--weather",
+        "changeable",
+        "--trace",
+        "1",
+    ]);
+    let text = stdout(&out);
+    assert!(text.contains("black-d20 rolled for weather"), "{text}");
+    assert!(text.contains("(3-2-6)"), "no weather test in the race");
 }
 
 #[test]

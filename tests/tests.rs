@@ -5,6 +5,7 @@ mod board;
 mod bot;
 mod engine_props;
 mod import;
+mod mail;
 mod scenarios;
 mod sim;
 mod store;

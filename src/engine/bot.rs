@@ -782,9 +782,12 @@ impl Bot {
         Some(d.after(p, 0, gear, c.wear.gas, c.wear.brakes))
     }
 
-    /// The gear the bot engages for `car`.
+    /// The gear the bot engages for `car`; a car in inertia plays the gear the rule gives it.
     pub fn gear(&mut self, t: &Track, state: &RaceState, car: CarId) -> u8 {
         let c = state.car(car);
+        if state.in_inertia(car) {
+            return crate::engine::inertia::default_gear(c); // 16-0-3, 16-0-6
+        }
         if c.pit.stage != PitStage::Out {
             return pit_gear(t, state, car);
         }
@@ -961,7 +964,7 @@ impl Bot {
         }
         let mut best = (f32::INFINITY, 0);
         for (i, o) in rolled.options.iter().enumerate() {
-            let v = option_cost(t, &d, o) + contact_cost(t, s, rolled.car, o.end);
+            let v = option_cost(t, &d, o) + contact_cost(t, s, rolled.car, o.end) + wall_cost(s, rolled.car, o.wall);
             if v < best.0 {
                 best = (v, i);
             }
@@ -1045,9 +1048,27 @@ fn contact_cost(t: &Track, s: &RaceState, me: CarId, end: SpaceIdx) -> f32 {
     touched as f32 * p * point
 }
 
+/// Expected cost of `entries` body tests against an oval's wall (15-0-2): as many tests against
+/// a car (14-1).
+fn wall_cost(s: &RaceState, me: CarId, entries: u8) -> f32 {
+    if entries == 0 {
+        return 0.0;
+    }
+    let c = s.car(me);
+    let p = collision_threshold(s.wet, false) as f32 / 20.0;
+    let point = if c.wear.body <= 1 { ELIM } else { BODY };
+    entries as f32 * p * point
+}
+
 /// Line crossings `car` still needs to finish a race of `laps` laps (the first starts lap 1).
 fn remaining(laps: u16, car: &CarState) -> usize {
     (laps as usize + 1).saturating_sub(car.crossings as usize).max(1)
+}
+
+/// The tyres the bot fits before a race: rain tyres on a wet track, hard ones on a dry track (8:
+/// soft tyres pay double on every overshoot for one lap of +1).
+pub fn tyres_for(wet: bool) -> super::rulebook::Tyres {
+    if wet { super::rulebook::Tyres::Rain } else { super::rulebook::Tyres::Hard }
 }
 
 #[cfg(test)]
@@ -1065,7 +1086,7 @@ mod tests {
             let t = resolve(&name).unwrap();
             let m = Model::new(&t);
             let empty = vec![false; t.spaces.len()];
-            let board = Board { track: &t, occupied: &empty, dangerous: &[], pit_open: false };
+            let board = Board { track: &t, occupied: &empty, dangerous: &[], pit_open: false, walls: false };
             let stride = if cfg!(debug_assertions) && name != "sprint" { 7 } else { 1 };
             for p in (0..m.space_of.len() as u32).step_by(stride) {
                 let space = m.space_of[p as usize];

@@ -6,9 +6,9 @@ use crate::track::{CornerIdx, SpaceIdx, Track};
 use super::car::Part;
 use super::dice::Purpose;
 use super::pits::StopKind;
-use super::rulebook::Die;
-use super::rulebook::Tyres;
+use super::rulebook::{Die, Tyres};
 use super::state::{CarId, Elimination};
+use super::weather::WeatherState;
 
 /// One thing that happened.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -215,6 +215,33 @@ pub enum Event {
         /// The car it draws on.
         ahead: CarId,
     },
+    /// A weather test at the end of the round changed (or kept) the sky (3-2-5, 3-2-6).
+    WeatherChange {
+        /// The sky now.
+        weather: WeatherState,
+        /// Whether the track is wet now.
+        wet: bool,
+    },
+    /// A body test against an oval's concrete wall, for entering the lane along it (15-0-2).
+    WallTest {
+        /// The car that rolls.
+        car: CarId,
+    },
+    /// The soft-tyre +1 is used: one space more than the die (8-2-1).
+    SoftBonus {
+        /// The car.
+        car: CarId,
+    },
+    /// A car slid after a stop in a corner on a wet track (8-1-2, 8-2-2, 8-3-2); the spaces are
+    /// part of its move.
+    Slid {
+        /// The car.
+        car: CarId,
+        /// Spaces slid.
+        spaces: u8,
+        /// Its tyres (the article depends on them).
+        tyres: Tyres,
+    },
 }
 
 impl Event {
@@ -258,6 +285,12 @@ impl Event {
             Event::Repaired { article, .. } => article,
             Event::QuickStop { .. } => "19-3-3",
             Event::QuickStopMissed { .. } => "19-3-4",
+            Event::SoftBonus { .. } => "8-2-1",
+            Event::WallTest { .. } => "15-0-2",
+            Event::WeatherChange { .. } => "3-2-6",
+            Event::Slid { tyres: Tyres::Hard, .. } => "8-1-2",
+            Event::Slid { tyres: Tyres::Soft, .. } => "8-2-2",
+            Event::Slid { tyres: Tyres::Rain, .. } => "8-3-2",
         }
     }
 
@@ -318,6 +351,14 @@ impl Event {
             }
             Event::Slipstream { car, ahead } => {
                 format!("car {} takes the slipstream of car {}: 3 more spaces", number(*car), number(*ahead))
+            }
+            Event::WeatherChange { weather, wet } => {
+                format!("the weather is {} and the track {}", weather.name(), if *wet { "wet" } else { "dry" })
+            }
+            Event::WallTest { car } => format!("car {} takes a body test against the wall", number(*car)),
+            Event::SoftBonus { car } => format!("car {} uses its soft-tyre +1", number(*car)),
+            Event::Slid { car, spaces, .. } => {
+                format!("car {} slides {spaces} space(s) on the wet track", number(*car))
             }
         };
         format!("{text} ({})", self.article())

@@ -116,7 +116,7 @@ pub fn why_not(t: &Track, rolled: &Rolled, target: SpaceIdx) -> Refusal {
             occupied[c.space.get()] = true;
         }
     }
-    let board = Board { track: t, occupied: &occupied, dangerous: &s.dangerous, pit_open: false };
+    let board = Board { track: t, occupied: &occupied, dangerous: &s.dangerous, pit_open: false, walls: true };
     let legal = reaches(&board, &Mover { start: car.space, stops: car.stops, max: 30, min: 0 });
     let lengths: Vec<u8> = (0..=legal.longest).filter(|&k| legal.at(k).iter().any(|r| r.end == target)).collect();
     if let Some(&k) = lengths.iter().find(|&&k| k <= rolled.roll) {
@@ -151,7 +151,7 @@ fn blocked_farthest(t: &Track, rolled: &Rolled) -> Option<String> {
     let blocked: Vec<&str> =
         rolled.options.iter().filter(|o| o.blocked > 0).map(|o| t.space(o.end).id.as_str()).collect();
     if blocked.is_empty()
-        || rolled.options.iter().any(|o| o.blocked == 0 && o.spaces + o.brakes == rolled.roll && o.brakes == 0)
+        || rolled.options.iter().any(|o| o.blocked == 0 && o.spaces - o.slide == rolled.roll && o.brakes == 0)
     {
         return None;
     }

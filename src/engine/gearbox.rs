@@ -53,6 +53,12 @@ pub enum GearError {
         /// Current gear.
         from: u8,
     },
+    /// A car in inertia plays the gear the rule gives it (16-0-3, 16-0-6).
+    #[error("the engine is broken: the inertia move is played in gear {gear} (16-0-3, 16-0-6)")]
+    Inertia {
+        /// The gear to announce (in an extended inertia, the highest allowed).
+        gear: u8,
+    },
     /// The downshift costs a brake point the car no longer has.
     #[error("skipping {skipped} gears costs a brake point and the car has none left (13-1)")]
     NoBrakeForOverRev {

@@ -11,6 +11,7 @@ use crate::track::{SpaceIdx, SpaceKind, Track};
 use super::car::Part;
 use super::dice::{Dice, Purpose};
 use super::events::Event;
+use super::inertia;
 use super::order::key;
 use super::rulebook::{Die, Edition, Rulebook, collision_threshold, engine_threshold};
 use super::state::{CarId, Elimination, RaceState, Status};
@@ -122,7 +123,7 @@ fn test(
 
 /// `car` loses a body point and gets a sticker under it (14-1); its last one eliminates it, and
 /// it waits for its next turn to leave the board (14-2, 20-3). True if eliminated.
-fn lose_body(s: &mut RaceState, events: &mut Vec<Event>, car: CarId, article: &'static str) -> bool {
+pub(super) fn lose_body(s: &mut RaceState, events: &mut Vec<Event>, car: CarId, article: &'static str) -> bool {
     let at = s.car(car).space;
     let body = &mut s.car_mut(car).wear.body;
     *body = body.saturating_sub(1);
@@ -146,8 +147,8 @@ pub fn pushes_engine(gear: u8, value: u8) -> bool {
 /// every car still racing in 5th or 6th on the racing track (not in the pit lane) rolls the
 /// black die in the order of play; a failed test costs an engine point, the last one breaks the
 /// engine with a sticker under the car. A spun-out car is in 4th or lower for 16-0-3-1 (2004):
-/// no inertia, it leaves the board at once. Otherwise the car waits for its next turn to leave
-/// the board (the inertia move of 16-0-3 is not played yet, docs/rulings.md).
+/// no inertia, it leaves the board at once. Otherwise it plays its inertia at its next turn
+/// (16-0-3, 16-0-6: `inertia`).
 pub fn engine_tests(t: &Track, s: &mut RaceState, events: &mut Vec<Event>, dice: &mut dyn Dice, rules: &Rulebook) {
     let mut cars: Vec<CarId> = s
         .ids()
@@ -174,6 +175,11 @@ pub fn engine_tests(t: &Track, s: &mut RaceState, events: &mut Vec<Event>, dice:
             events.push(Event::Sticker { space: at, article: "16-0-3" });
             s.car_mut(car).status = Status::Eliminated { reason: Elimination::Engine, removed };
             events.push(Event::Eliminated { car, reason: Elimination::Engine });
+            if !removed {
+                // 16-0-3, 16-0-6: the inertia move at its next turn.
+                let kind = inertia::on_break(t, s, s.car(car));
+                s.car_mut(car).inertia = Some(kind);
+            }
         }
     }
 }

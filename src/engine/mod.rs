@@ -13,7 +13,11 @@
 //! - [`pits`]: the pit lane and pit stops (19);
 //! - [`play`]: one move, roll then resolve (6-3);
 //! - [`incidents`]: body tests and engine tests at the end of a move (14, 16);
+//! - [`inertia`]: the last moves of a car whose engine broke (16-0-3, 16-0-6);
 //! - [`order`]: who plays next (6-2);
+//! - [`tyres`]: the soft-tyre +1 and the slide on a wet track (8);
+//! - [`weather`]: the weather draws and the changeable weather of a race (3);
+//! - [`wall`]: the body tests against an oval's concrete wall (15);
 //! - [`bot`]: a policy that plays a car sensibly;
 //! - [`events`]: what happened and why;
 //! - [`explain`]: why a destination is not on offer.
@@ -25,6 +29,7 @@ pub mod events;
 pub mod explain;
 pub mod gearbox;
 pub mod incidents;
+pub mod inertia;
 pub mod movement;
 pub mod options;
 pub mod order;
@@ -33,6 +38,9 @@ pub mod play;
 pub mod rulebook;
 pub mod slipstream;
 pub mod state;
+pub mod tyres;
+pub mod wall;
+pub mod weather;
 
 pub use car::{Part, Setup, Wear};
 pub use dice::{Dice, FixedDice, Purpose};

@@ -37,6 +37,10 @@ pub struct Board<'a> {
     pub dangerous: &'a [SpaceIdx],
     /// Whether the pit lane may be entered on this move (19; closed by default).
     pub pit_open: bool,
+    /// Whether entering an oval's wall lane is a test the driving code lets the player go round,
+    /// as a dangerous space (15-0-2, 7-3-7): on, the entry counts as a test and a straight path
+    /// may be longer to avoid it. Off for the bot's empty-track model.
+    pub walls: bool,
 }
 
 /// The mover's situation.
@@ -258,7 +262,7 @@ impl Fields {
                 if d[v.get()] != NONE8 || b.occupied[v.get()] || (cv.pit && !b.pit_open) {
                     continue;
                 }
-                if !b.dangerous.is_empty() && b.dangerous.binary_search(&v).is_ok() {
+                if (!b.dangerous.is_empty() && b.dangerous.binary_search(&v).is_ok()) || wall_entry(b, u, v) {
                     let entered = self.bits.iter().position(|&x| x == v).is_some_and(|i| mask & (1 << i) != 0);
                     if !entered {
                         continue;
@@ -488,6 +492,11 @@ fn step(b: &Board<'_>, fields: &mut Fields, n: &Node, pos: SpaceIdx, nxt: SpaceI
         c.mask |= fields.bit(nxt).unwrap_or(0);
         c.tests += 1;
     }
+    if wall_entry(b, pos, nxt) {
+        // 15-0-2: entering the wall lane is a body test against the wall.
+        c.mask |= fields.bit(nxt).unwrap_or(0);
+        c.tests += 1;
+    }
     if there.corner != n.corner {
         if n.corner != NONE16 {
             // Leaving a corner (7-1-1, 10).
@@ -521,6 +530,27 @@ fn step(b: &Board<'_>, fields: &mut Fields, n: &Node, pos: SpaceIdx, nxt: SpaceI
         c.anchor_k = n.k;
     }
     Some(c)
+}
+
+/// True if the step `from` → `to` enters an oval's wall lane (15-0-2, 15-0-4: moving along it
+/// is no entry), when the board counts wall entries.
+#[inline]
+fn wall_entry(b: &Board<'_>, from: SpaceIdx, to: SpaceIdx) -> bool {
+    b.walls && b.track.space(to).wall && !b.track.space(from).wall
+}
+
+/// The wall entries of a move from `start` along `path`: one body test against the wall each
+/// (15-0-2, 15-0-4).
+pub fn wall_entries(t: &Track, start: SpaceIdx, path: &[SpaceIdx]) -> u8 {
+    let mut prev = start;
+    let mut n = 0u8;
+    for &p in path {
+        if t.space(p).wall && !t.space(prev).wall {
+            n = n.saturating_add(1);
+        }
+        prev = p;
+    }
+    n
 }
 
 fn reach_of(t: &Track, n: &Node, node: u32) -> Reach {

@@ -53,6 +53,13 @@ pub struct MoveOption {
     pub fate: Fate,
     /// The slipstreams that extend the move, if the player takes them (18).
     pub slip: Option<Slip>,
+    /// The soft-tyre +1 is used: one space more than the die (8-2-1, 6-3 step 7).
+    pub bonus: bool,
+    /// Spaces slid on a wet track after a stop in a corner (8-1-2, 8-2-2, 8-3-2, 6-3 step 6),
+    /// included in `spaces` and `path`.
+    pub slide: u8,
+    /// Entries into an oval's wall lane: one body test against the wall each (15-0-2).
+    pub wall: u8,
 }
 
 impl MoveOption {
@@ -139,40 +146,8 @@ pub fn options(t: &Track, car: &CarState, roll: u8, wet: bool, reaches: &Reaches
 type OrderKey = (std::cmp::Reverse<u32>, u8, u8, u8, SpaceIdx, u8, u32);
 
 fn build(car: &CarState, wet: bool, r: &Reach, brakes: u8, blocked: u8) -> MoveOption {
-    let (mut blocking_brakes, mut blocking_tyres, mut fate) = (0, 0, Fate::Continues);
-    match blocking_cost(blocked) {
-        Some((b, ty)) => {
-            blocking_brakes = b;
-            blocking_tyres = ty;
-        }
-        None => fate = Fate::Eliminated(Elimination::Blocking),
-    }
-    let overshoot_tyres = r.overshoot.map_or(0, |(_, n)| {
-        (n as u16 * overshoot_factor(car.tyres, wet, car.tyre_lap) as u16).min(u8::MAX as u16) as u8
-    });
-    if fate == Fate::Continues && brakes + blocking_brakes > car.wear.brakes {
-        // Only a blocking can ask for more brakes than the car has (12-1-1).
-        fate = Fate::Eliminated(Elimination::Blocking);
-    }
-    if r.missed.is_some() {
-        fate = Fate::Eliminated(Elimination::Overshoot);
-    }
-    let tyres_lost = overshoot_tyres + blocking_tyres;
-    if fate == Fate::Continues && tyres_lost > 0 {
-        // 10-3, 10-4-1, 10-4-2, 12-1-1, 12-1-4: the last tyre point spins the car; more than
-        // the car has eliminates it (a spun car with no tyre left spins again on one point).
-        let have = car.wear.tyres.max(1);
-        if tyres_lost > have {
-            fate = Fate::Eliminated(if r.overshoot.is_some() && overshoot_tyres > 0 {
-                Elimination::Overshoot
-            } else {
-                Elimination::Blocking
-            });
-        } else if tyres_lost == have {
-            fate = Fate::SpinOut;
-        }
-    }
-    MoveOption {
+    let (blocking_brakes, blocking_tyres) = blocking_cost(blocked).unwrap_or((0, 0));
+    let mut o = MoveOption {
         end: r.end,
         path: Vec::new(),
         spaces: r.spaces,
@@ -181,14 +156,90 @@ fn build(car: &CarState, wet: bool, r: &Reach, brakes: u8, blocked: u8) -> MoveO
         blocking_brakes,
         blocking_tyres,
         overshoot: r.overshoot,
-        overshoot_tyres,
+        overshoot_tyres: 0,
         missed: r.missed,
         dangerous: Vec::new(),
         stops: r.stops,
         crossings: r.crossings,
-        fate,
+        fate: Fate::Continues,
         slip: None,
+        bonus: false,
+        slide: 0,
+        wall: 0,
+    };
+    reprice(car, wet, &mut o);
+    o
+}
+
+/// The options of the soft-tyre +1 (8-2-1): the ways of exactly `roll + 1` spaces in `reaches`
+/// (a search made with the +1), neither braked (braking one space with the +1 is the plain roll)
+/// nor blocked (a player never takes a +1 he cannot use), and never eliminating the car (the +1
+/// is optional, 8-5-1). With their paths.
+pub fn bonus_options(car: &CarState, roll: u8, wet: bool, reaches: &Reaches) -> Vec<MoveOption> {
+    let k = roll.saturating_add(1);
+    let mut out: Vec<MoveOption> = reaches
+        .at(k)
+        .iter()
+        .map(|r| {
+            let mut o = build(car, wet, r, 0, 0);
+            o.bonus = true;
+            o.path = reaches.path(r);
+            o.dangerous = reaches.dangerous_on(&o.path);
+            o
+        })
+        .filter(|o| !matches!(o.fate, Fate::Eliminated(_)))
+        .collect();
+    // Of two ways to one end, the one with fewer tests (docs/rulings.md, ruling 7).
+    out.sort_by_key(|o| (o.end, o.dangerous.len()));
+    out.dedup_by_key(|o| (o.end, o.fate == Fate::SpinOut, o.stops, o.crossings));
+    out
+}
+
+/// Prices an option from its own fields (again, after a slide changed its path, 8-1-2): the
+/// overshoot's tyre points (10-0-2) and the fate.
+pub fn reprice(car: &CarState, wet: bool, o: &mut MoveOption) {
+    let (mut fate, blocked) = (Fate::Continues, o.blocked);
+    if blocking_cost(blocked).is_none() {
+        fate = Fate::Eliminated(Elimination::Blocking);
     }
+    o.overshoot_tyres = o.overshoot.map_or(0, |(_, n)| {
+        (n as u16 * overshoot_factor(car.tyres, wet, car.tyre_lap) as u16).min(u8::MAX as u16) as u8
+    });
+    if fate == Fate::Continues && o.brakes + o.blocking_brakes > car.wear.brakes {
+        fate = Fate::Eliminated(Elimination::Blocking);
+    }
+    if o.missed.is_some() {
+        fate = Fate::Eliminated(Elimination::Overshoot);
+    }
+    let tyres_lost = o.overshoot_tyres + o.blocking_tyres;
+    if fate == Fate::Continues && tyres_lost > 0 {
+        // 10-3, 10-4-1, 10-4-2, 12-1-1, 12-1-4: the last tyre point spins the car; more than
+        // the car has eliminates it (a spun car with no tyre left spins again on one point).
+        let have = car.wear.tyres.max(1);
+        if tyres_lost > have {
+            fate = Fate::Eliminated(if o.overshoot.is_some() && o.overshoot_tyres > 0 {
+                Elimination::Overshoot
+            } else {
+                Elimination::Blocking
+            });
+        } else if tyres_lost == have {
+            fate = Fate::SpinOut;
+        }
+    }
+    o.fate = fate;
+}
+
+/// Puts options in the order [`options`] lists them (farthest, cheapest in brakes then tyres,
+/// fewest tests, then space and blocking); a stable sort, so options already in that order keep
+/// theirs. Moves that eliminate the car stay only when every move does (ruling 1).
+pub fn sort(t: &Track, car: &CarState, v: &mut Vec<MoveOption>) {
+    if v.iter().any(|o| !matches!(o.fate, Fate::Eliminated(_))) {
+        v.retain(|o| !matches!(o.fate, Fate::Eliminated(_)));
+    }
+    v.sort_by_key(|o| {
+        let gap = t.progress_gap(car.space, o.end) + o.crossings as u32 * t.lap_length;
+        (std::cmp::Reverse(gap), o.brake_points(), o.tyre_points(), o.dangerous.len(), o.end, o.blocked)
+    });
 }
 
 /// The option of ending where `r` ends after braking `brakes` spaces short on purpose and being

@@ -100,6 +100,12 @@ pub fn advance(t: &Track, state: &RaceState) -> (RaceState, Option<CarId>, Vec<E
             return (s, Some(lead), events);
         }
         let c = found.expect("a car was found");
+        if s.in_inertia(c) {
+            // 16-0-3: a car whose engine broke plays its inertia move at its next turn.
+            events.push(Event::ToPlay { car: c });
+            s.to_play = Some(c);
+            return (s, Some(c), events);
+        }
         if let Status::Eliminated { reason, removed: false } = s.car(c).status {
             s.sweep = Some(key(&s, t, c));
             s.car_mut(c).status = Status::Eliminated { reason, removed: true };

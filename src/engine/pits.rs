@@ -264,7 +264,7 @@ pub fn entry_options(t: &Track, s: &RaceState, car: CarId, occupied: &[bool], ro
     }
     let c = s.car(car);
     let occ = pit_occupancy(t, s, car, occupied, true);
-    let board = Board { track: t, occupied: &occ, dangerous: &s.dangerous, pit_open: true };
+    let board = Board { track: t, occupied: &occ, dangerous: &s.dangerous, pit_open: true, walls: true };
     let mover = Mover { start: c.space, stops: c.stops, max: roll, min: 0 };
     let r = reaches(&board, &mover);
     let own = own_box(t, car);
@@ -318,7 +318,7 @@ fn lane_options_with(
 ) -> Vec<MoveOption> {
     let c = s.car(car);
     let occ = pit_occupancy(t, s, car, occupied, pass_boxes);
-    let board = Board { track: t, occupied: &occ, dangerous: &s.dangerous, pit_open: true };
+    let board = Board { track: t, occupied: &occ, dangerous: &s.dangerous, pit_open: true, walls: true };
     let mover = Mover { start: c.space, stops: c.stops, max: roll, min: roll.saturating_sub(c.wear.brakes) };
     let r = reaches(&board, &mover);
     if r.longest < roll {

@@ -14,15 +14,19 @@ use super::dice::{Dice, Purpose};
 use super::events::Event;
 use super::gearbox::{self, GearError};
 use super::incidents;
-use super::movement::{Board, Mover, Walk, reaches, through};
-use super::options::{Fate, MoveOption, merge, options};
-use super::order::key;
+use super::inertia::{self, Inertia};
+use super::movement::{Board, Mover, Walk, reaches, through, wall_entries};
+use super::options::{Fate, MoveOption, bonus_options, merge, options, sort};
+use super::order::{self, key};
 use super::pits::{self, PitError, PitOrder, PitStage};
 use super::rulebook::{
-    self, Die, Edition, Rulebook, STALL_FACE, SUPER_START_FACE, SUPER_START_SPACES, handling_threshold,
+    self, Die, Edition, Rulebook, STALL_FACE, SUPER_START_FACE, SUPER_START_SPACES, handling_threshold, soft_bonus,
 };
 use super::slipstream;
 use super::state::{CarId, Elimination, OrderKey, RaceState, Status};
+use super::tyres;
+use super::wall;
+use super::weather;
 
 /// Why an order cannot be carried out. An illegal order changes nothing.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -108,7 +112,8 @@ pub fn roll(
     rules: &Rulebook,
 ) -> Result<Step, IllegalOrder> {
     let c = state.car(car);
-    if !c.status.plays() {
+    let inertia = state.in_inertia(car);
+    if !c.status.plays() && !inertia {
         return Err(IllegalOrder::NotRacing(c.number));
     }
     match state.to_play {
@@ -118,7 +123,7 @@ pub fn roll(
         None => return Err(IllegalOrder::NobodyToPlay),
         _ => {}
     }
-    let change = gearbox::change(c, gear)?;
+    let change = if inertia { inertia::gear_change(c, gear)? } else { gearbox::change(c, gear)? };
     pits::check_gear(t, state, car, gear)?;
     let mut s = state.clone();
     let mut events = Vec::new();
@@ -149,6 +154,7 @@ pub fn roll(
             s.car_mut(car).status = Status::Eliminated { reason: Elimination::Engine, removed };
             events.push(Event::Eliminated { car, reason: Elimination::Engine });
             finish_turn(&mut s, car, start_key);
+            end_of_move(t, &mut s, &mut events, dice);
             return Ok(Step::Done(Outcome { state: s, events }));
         }
     }
@@ -164,6 +170,7 @@ pub fn roll(
             c.gear = 0;
             events.push(Event::Stalled { car });
             finish_turn(&mut s, car, start_key);
+            end_of_move(t, &mut s, &mut events, dice);
             return Ok(Step::Done(Outcome { state: s, events }));
         }
         if v == SUPER_START_FACE {
@@ -184,7 +191,11 @@ pub fn roll(
     }
     let value = dice.roll(Die::Gear(gear), Some(car), Purpose::Move);
     events.push(Event::Rolled { car: Some(car), die: Die::Gear(gear), purpose: Purpose::Move, value });
-    let opts = move_options(t, &s, car, value);
+    let mut opts = move_options(t, &s, car, value);
+    if inertia {
+        // 16-0-3: the inertia goes as far as it can without an overshoot elimination.
+        inertia::restrict(t, s.car(car), &mut opts);
+    }
     Ok(Step::Choose(Box::new(Rolled { state: s, car, from, start_key, gear, roll: value, options: opts, events })))
 }
 
@@ -195,15 +206,36 @@ pub fn move_options(t: &Track, s: &RaceState, car: CarId, value: u8) -> Vec<Move
     if c.pit.stage != PitStage::Out {
         return pits::lane_options(t, s, car, &occupied, value, s.wet); // 19-1
     }
-    let board = Board { track: t, occupied: &occupied, dangerous: &s.dangerous, pit_open: false };
+    let board = Board { track: t, occupied: &occupied, dangerous: &s.dangerous, pit_open: false, walls: true };
     let mover = Mover { start: c.space, stops: c.stops, max: value, min: value.saturating_sub(c.wear.brakes) };
     let r = reaches(&board, &mover);
-    let base = options(t, c, value, s.wet, &r);
-    // 18: the slipstreams that may extend the move, as more options.
-    let mut more = slipstream::extend(t, s, car, &board, &r, value, s.wet);
-    // 19-1-1: the ways into the pit lane, when it is open to the car.
-    more.extend(pits::entry_options(t, s, car, &occupied, value, s.wet));
-    merge(t, c, base, more)
+    let mut opts = options(t, c, value, s.wet, &r);
+    if soft_bonus(c.tyres, s.wet, c.tyre_lap) {
+        // 8-2-1, 6-3 step 7: the soft-tyre +1, a choice of its own.
+        let longer = Mover { max: value.saturating_add(1), min: value.saturating_add(1), ..mover };
+        let mut extra = bonus_options(c, value, s.wet, &reaches(&board, &longer));
+        extra.retain(|o| tyres::bonus_allowed(c, s.wet, o));
+        if !extra.is_empty() {
+            opts.extend(extra);
+            sort(t, c, &mut opts);
+        }
+    }
+    // 8-1-2, 8-2-2, 8-3-2, 6-3 step 6: the slide after a stop in a corner on a wet track.
+    let opts = tyres::slide(t, &board, c, s.wet, opts);
+    // 18: the slipstreams that may extend the move, as more options; none during an inertia
+    // move (18-1-7, 16-0-5).
+    let inertia = s.in_inertia(car);
+    let mut more = if inertia { Vec::new() } else { slipstream::extend(t, s, car, &board, &r, value, s.wet) };
+    // 19-1-1: the ways into the pit lane, when it is open to the car; never during inertia
+    // (16-0-9).
+    if !inertia {
+        more.extend(pits::entry_options(t, s, car, &occupied, value, s.wet));
+    }
+    let mut opts = merge(t, c, opts, more);
+    for o in opts.iter_mut() {
+        o.wall = wall_entries(t, c.space, &o.path); // 15-0-2
+    }
+    opts
 }
 
 /// The spaces other cars stand on, as `car` sees the board (eliminated cars not yet removed
@@ -223,7 +255,7 @@ fn occupancy(t: &Track, s: &RaceState, car: CarId) -> Vec<bool> {
 pub fn paths_through(t: &Track, s: &RaceState, car: CarId, via: &[SpaceIdx], max: u8) -> Vec<Walk> {
     let c = s.car(car);
     let occupied = occupancy(t, s, car);
-    let board = Board { track: t, occupied: &occupied, dangerous: &s.dangerous, pit_open: false };
+    let board = Board { track: t, occupied: &occupied, dangerous: &s.dangerous, pit_open: false, walls: true };
     let mover = Mover { start: c.space, stops: c.stops, max, min: 0 };
     through(&board, &mover, via)
 }
@@ -304,8 +336,15 @@ pub fn resolve_with(
         wear(&mut s, &mut events, Part::Brakes, slip.corner_brakes, "18-1-4");
     }
 
-    // The move itself.
+    // The move itself, with the soft-tyre +1 (8-2-1) or the slide of a wet track (8-1-2).
+    if opt.bonus {
+        events.push(Event::SoftBonus { car });
+    }
     events.push(Event::Moved { car, from: rolled.from, to: opt.end, spaces: opt.spaces });
+    if opt.slide > 0 {
+        let tyres = s.car(car).tyres;
+        events.push(Event::Slid { car, spaces: opt.slide, tyres });
+    }
     let arrival = s.next_arrival;
     s.next_arrival += 1;
     {
@@ -330,8 +369,16 @@ pub fn resolve_with(
     }
 
     let mut exempt = None;
+    let inertia = s.in_inertia(car);
     match opt.fate {
         Fate::Continues => {}
+        // A car in inertia is out already: a spinout changes nothing, and a move that would
+        // eliminate it (every move did, 16-0-3) takes it off at once (docs/rulings.md).
+        Fate::SpinOut if inertia => {}
+        Fate::Eliminated(_) if inertia => {
+            s.car_mut(car).inertia = None;
+            s.car_mut(car).status = Status::Eliminated { reason: Elimination::Engine, removed: true };
+        }
         Fate::SpinOut => {
             s.car_mut(car).status = Status::SpunOut;
             events.push(Event::SpunOut { car });
@@ -341,8 +388,9 @@ pub fn resolve_with(
         }
     }
 
-    // Line crossings, laps and the finish (0-0-1, 8-0-2, 21).
-    if s.car(car).status.plays() {
+    // Line crossings, laps and the finish (0-0-1, 8-0-2, 21); an extended inertia may reach the
+    // finish (16-0-6).
+    if s.car(car).status.plays() || (s.in_inertia(car) && s.car(car).inertia == Some(Inertia::Extended)) {
         for _ in 0..opt.crossings {
             let laps = s.laps;
             let c = s.car_mut(car);
@@ -354,11 +402,24 @@ pub fn resolve_with(
                 let place = s.finish_order.len() as u8 + 1;
                 s.finish_order.push(car);
                 s.car_mut(car).status = Status::Finished { place };
+                s.car_mut(car).inertia = None;
                 events.push(Event::Finished { car, place });
                 break;
             }
             let lap = s.car(car).crossings;
             events.push(Event::Lap { car, lap });
+        }
+    }
+
+    if s.in_inertia(car) {
+        // 16-0-3: a sticker where the inertia stops; the car leaves at its next turn, unless
+        // its extended inertia goes on in a lower gear (16-0-6).
+        let at = s.car(car).space;
+        s.add_sticker(at);
+        let kind = s.car(car).inertia.unwrap_or(Inertia::Single);
+        events.push(Event::Sticker { space: at, article: kind.article() });
+        if kind == Inertia::Single || rolled.gear <= 1 {
+            s.car_mut(car).inertia = None;
         }
     }
 
@@ -392,19 +453,25 @@ pub fn resolve_with(
             exit = pits::stop(&mut s, &mut events, car, pit, dice);
         }
     }
-    // Body tests (6-3 step 14, 14), none in the pit lane (19-1-3), then engine tests after a 20
-    // in 5th or a 30 in 6th (step 15, 16-0-1).
+    // The wall tests of the lane entries on the way (15-0-2, 6-3 step 10), then body tests
+    // (step 14, 14; none in the pit lane, 19-1-3) and the wall test of an entry on the last
+    // space (15-1), then engine tests after a 20 in 5th or a 30 in 6th (step 15, 16-0-1).
+    let (on_the_way, at_the_end) = wall::split(t, rolled.from, &opt.path);
+    wall::tests(&mut s, &mut events, car, on_the_way, dice);
     if !t.space(opt.end).in_pit_lane() {
         incidents::body_tests(t, &mut s, &mut events, car, exempt, dice);
     }
+    wall::tests(&mut s, &mut events, car, at_the_end, dice);
     if incidents::pushes_engine(rolled.gear, rolled.roll) {
         incidents::engine_tests(t, &mut s, &mut events, dice, rules);
+        weather::owe_test(&mut s); // 3-2-4
     }
     if let Some(spaces) = exit {
         // 19-3-3: the quick stop's exit move, at once, in 4th.
         return quick_exit(t, s, events, car, rolled, spaces, dice, rules);
     }
     finish_turn(&mut s, car, rolled.start_key);
+    end_of_move(t, &mut s, &mut events, dice);
     Ok(Outcome { state: s, events })
 }
 
@@ -432,6 +499,7 @@ fn quick_exit(
     if opts.is_empty() {
         let mut s = s;
         finish_turn(&mut s, car, rolled.start_key);
+        end_of_move(t, &mut s, &mut events, dice);
         return Ok(Outcome { state: s, events });
     }
     let from = s.car(car).space;
@@ -493,6 +561,19 @@ fn eliminate(
             s.car_mut(car).status = Status::Eliminated { reason, removed: true };
             None
         }
+    }
+}
+
+/// After a move: if it was the last of its round and weather tests are owed, they are rolled now,
+/// at the end of the round (3-2-5, 6-3 "le test météo se fait en fin de tour de jeu"), as part of
+/// this move's dice.
+fn end_of_move(t: &Track, s: &mut RaceState, events: &mut Vec<Event>, dice: &mut dyn Dice) {
+    if s.weather.is_none_or(|w| w.tests == 0) {
+        return;
+    }
+    let (_, next, ev) = order::advance(t, s);
+    if next.is_some() && ev.iter().any(|e| matches!(e, Event::RoundStarted { .. })) {
+        weather::tests(&t.weather, s, events, dice);
     }
 }
 

@@ -196,6 +196,22 @@ pub fn overshoot_factor(tyres: Tyres, wet: bool, tyre_lap: u16) -> u8 {
     }
 }
 
+/// Spaces a car slides after each required stop inside a corner on a wet track (8-1-2, 8-2-2:
+/// 3 on hard or soft tyres; 8-3-2: 1 on rain tyres); none on a dry track (8-5).
+pub fn slide_spaces(tyres: Tyres, wet: bool) -> u8 {
+    match (tyres, wet) {
+        (_, false) => 0,
+        (Tyres::Hard | Tyres::Soft, true) => 3,
+        (Tyres::Rain, true) => 1,
+    }
+}
+
+/// Whether the soft-tyre +1 may be used (8-2-1, 8-2-2, 8-5): soft tyres on their first lap, on a
+/// dry track.
+pub fn soft_bonus(tyres: Tyres, wet: bool, tyre_lap: u16) -> bool {
+    tyres == Tyres::Soft && !wet && tyre_lap == 1
+}
+
 /// Black-die results that damage a car's body in a collision test (14-1, 14-3): the highest
 /// failing face.
 pub fn collision_threshold(wet: bool, aggravated: bool) -> u8 {

@@ -5,8 +5,10 @@
 use crate::track::{CornerIdx, SpaceIdx, Track};
 
 use super::car::{Setup, Wear};
+use super::inertia::Inertia;
 use super::pits::PitState;
 use super::rulebook::Tyres;
+use super::weather::WeatherState;
 
 /// A car's index in [`RaceState::cars`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -130,6 +132,9 @@ pub struct CarState {
     pub moves: u32,
     /// Where the car stands with its pit stops (19) and the sheet its repairs restore.
     pub pit: PitState,
+    /// The inertia still to play after a broken engine (16-0-3, 16-0-6); `None` for every other
+    /// car.
+    pub inertia: Option<Inertia>,
 }
 
 impl CarState {
@@ -149,6 +154,7 @@ impl CarState {
             arrival,
             moves: 0,
             pit: PitState::new(setup.wear),
+            inertia: None,
         }
     }
 
@@ -167,6 +173,9 @@ pub struct RaceState {
     pub dangerous: Vec<SpaceIdx>,
     /// Whether the track is wet (3, 8).
     pub wet: bool,
+    /// The sky of a changeable race (3-2-4, 3-2-6); `None` when the weather is fixed for the
+    /// race (sun or rain, 3-2-2, 3-2-3).
+    pub weather: Option<WeatherState>,
     /// Laps of the race.
     pub laps: u16,
     /// Round of play, from 1 (0-0-2).
@@ -221,6 +230,7 @@ impl RaceState {
             cars,
             dangerous: Vec::new(),
             wet,
+            weather: None,
             laps,
             round: 1,
             round_leader: None,
@@ -261,6 +271,12 @@ impl RaceState {
         if let Err(i) = self.dangerous.binary_search(&s) {
             self.dangerous.insert(i, s);
         }
+    }
+
+    /// True if `car` is eliminated on its engine and still has an inertia move to play (16-0-3).
+    pub fn in_inertia(&self, car: CarId) -> bool {
+        let c = self.car(car);
+        c.inertia.is_some() && matches!(c.status, Status::Eliminated { removed: false, .. })
     }
 
     /// True once no car takes turns any more (21).

@@ -97,7 +97,12 @@ fn state_bytes(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pendin
         None => w.s("-"),
     };
     w.s("\nnext_arrival ").n(state.next_arrival).s("\nfinish ").list(&state.finish_order);
-    w.s("\nwet ").n(u8::from(state.wet)).s("\ndangerous ").spaces(t, &state.dangerous).s("\n");
+    w.s("\nwet ").n(u8::from(state.wet));
+    // Written only for a changeable race, so that the digests of the others do not change.
+    if let Some(wx) = state.weather {
+        w.s("\nweather ").s(wx.name()).s(" tests ").n(wx.tests);
+    }
+    w.s("\ndangerous ").spaces(t, &state.dangerous).s("\n");
     for (i, c) in state.cars.iter().enumerate() {
         let wr = &c.wear;
         w.s("car ").n(i as u64).s(" number ").n(c.number).s(" space ").s(&t.space(c.space).id);
@@ -117,6 +122,10 @@ fn state_bytes(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pendin
             };
             w.s(" pit_stage ").s(&stage).s(" pit_stops ").n(c.pit.stops);
             w.s(" last_stop ").n(c.pit.last_stop.map_or(0, u64::from));
+        }
+        // Written only when set, so that the digests of games without it do not change.
+        if let Some(i) = c.inertia {
+            w.s(" inertia ").s(i.name());
         }
         w.s("\n");
     }
@@ -141,6 +150,16 @@ fn state_bytes(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pendin
                 // Written only for a slipstream option (18), so older games keep their digests.
                 w.s(" slip ").s(&t.space(slip.from).id).s(" behind ").list(&slip.behind);
                 w.s(" short ").n(slip.short).s(" corner ").n(slip.corner_brakes);
+            }
+            // Written only when used, so that the digests of games without them do not change.
+            if o.bonus {
+                w.s(" bonus 1");
+            }
+            if o.slide > 0 {
+                w.s(" slide ").n(o.slide);
+            }
+            if o.wall > 0 {
+                w.s(" wall ").n(o.wall);
             }
             w.s("\n");
         }

@@ -15,7 +15,9 @@ use crate::engine::{Step, Tyres, Wear, roll};
 use crate::track;
 
 use super::error::StoreError;
-use super::files::{By, Kind, OrderRecord, PitRecord, PlayerRecord, SecretFile, SetupRecord, Source, TurnFile};
+use super::files::{
+    By, Kind, Moderation, OrderRecord, PitRecord, PlayerRecord, SecretFile, SetupRecord, Source, TurnFile,
+};
 use super::fsio::{self, DirLock, Durability, write_atomic};
 use super::replay::{Game, hex32, sha256_hex, token_hash, valid_id, wear_record};
 use super::time::Stamp;
@@ -466,6 +468,13 @@ impl Handle {
     pub fn reveal(&mut self, meta: Meta) -> Result<&TurnFile, StoreError> {
         self.need_seed()?;
         let input = self.input(Kind::Reveal, meta);
+        self.commit(input)
+    }
+
+    /// A moderator's action, logged as its own turn.
+    pub fn moderate(&mut self, action: Moderation, meta: Meta) -> Result<&TurnFile, StoreError> {
+        let mut input = self.input(Kind::Moderate, meta);
+        input.moderation = Some(action);
         self.commit(input)
     }
 

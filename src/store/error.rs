@@ -84,6 +84,12 @@ pub enum StoreError {
     /// Anything after the end.
     #[error("the race is over")]
     Over,
+    /// Moves while a moderator has paused the game.
+    #[error("the game is paused by its moderator: orders are accepted again after RESUME")]
+    Paused,
+    /// A moderator action that makes no sense now.
+    #[error("{0}")]
+    BadModeration(String),
     /// A start with nobody.
     #[error("nobody has joined: a race needs at least one car")]
     NoPlayers,

@@ -114,6 +114,8 @@ pub enum Kind {
     Move,
     /// The moderator reveals the seed; the race ends where it stands.
     Reveal,
+    /// A moderator's action that is not a move: pause, resume, deadline, replace a player.
+    Moderate,
 }
 
 impl Kind {
@@ -125,6 +127,7 @@ impl Kind {
             Kind::Start => "start",
             Kind::Move => "move",
             Kind::Reveal => "reveal",
+            Kind::Moderate => "moderate",
         }
     }
 }
@@ -184,6 +187,49 @@ pub struct TurnFile {
     /// The decision awaited: the roll made and the options offered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending: Option<PendingRecord>,
+    /// The moderator's action (moderate turns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moderation: Option<Moderation>,
+}
+
+/// A moderator's action, logged as a turn so every player sees it in the game's history.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Moderation {
+    /// No deadline runs and no move is accepted until `resume`.
+    Pause {
+        /// Why, as announced.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    /// Deadlines run again, from this turn's time.
+    Resume,
+    /// Players now have `hours` to answer, from this turn's time.
+    Deadline {
+        /// Hours per answer.
+        hours: u32,
+    },
+    /// Car `car` gets a new player: its address and token change; its car stays.
+    Replace {
+        /// The car.
+        car: u8,
+        /// The new player's address.
+        address: String,
+        /// The hash of the new player's token (docs/store.md).
+        token_sha256: String,
+    },
+}
+
+impl Moderation {
+    /// What the action is called in orders and announcements.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Moderation::Pause { .. } => "pause",
+            Moderation::Resume => "resume",
+            Moderation::Deadline { .. } => "deadline",
+            Moderation::Replace { .. } => "replace",
+        }
+    }
 }
 
 impl TurnFile {
@@ -208,6 +254,7 @@ impl TurnFile {
             rolls: Vec::new(),
             events: Vec::new(),
             pending: None,
+            moderation: None,
         }
     }
 

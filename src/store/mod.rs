@@ -26,5 +26,6 @@ pub mod verify;
 
 pub use driver::{Handle, Join, Meta, NewGame, Store, games_dir};
 pub use error::StoreError;
+pub use files::{By, Moderation};
 pub use replay::Game;
 pub use time::Stamp;

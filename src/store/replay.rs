@@ -25,8 +25,8 @@ use crate::track::Track;
 use super::canon::state_digest;
 use super::error::StoreError;
 use super::files::{
-    By, Contribution, EventRecord, Kind, OptionRecord, OrderRecord, PendingRecord, PitRecord, PlayerRecord, RollRecord,
-    SetupRecord, TurnFile, WearRecord,
+    By, Contribution, EventRecord, Kind, Moderation, OptionRecord, OrderRecord, PendingRecord, PitRecord, PlayerRecord,
+    RollRecord, SetupRecord, TurnFile, WearRecord,
 };
 use super::time::Stamp;
 
@@ -68,6 +68,10 @@ pub struct Progress {
     pub revealed: Option<[u8; 32]>,
     /// The dice key, when the seed is known.
     pub key: Option<[u8; 32]>,
+    /// True while a moderator has paused the game: no deadline runs, no move is accepted.
+    pub paused: bool,
+    /// Hours a player has to answer (the setup's, unless a moderator changed it).
+    pub move_hours: u32,
 }
 
 /// A game: its setup, its track, and where its turns have brought it.
@@ -222,6 +226,15 @@ fn pit_order(r: Option<&PitRecord>) -> Result<Option<(PitOrder, PitRecord)>, Sto
 /// A one-line summary of what an option costs and does.
 pub fn option_text(t: &Track, o: &MoveOption) -> String {
     let mut parts = vec![format!("{} space(s) to {}", o.spaces, t.space(o.end).id)];
+    if o.bonus {
+        parts.push("soft-tyre +1 (8-2-1)".into());
+    }
+    if o.slide > 0 {
+        parts.push(format!("slides {} on the wet track (8)", o.slide));
+    }
+    if o.wall > 0 {
+        parts.push(format!("{} wall test(s) (15-0-2)", o.wall));
+    }
     if o.brakes > 0 {
         parts.push(format!("brake {} ({} brake point(s))", o.brakes, o.brakes));
     }
@@ -303,12 +316,13 @@ impl Game {
         let mut out = TurnFile::new(0, Kind::Create, input.at.clone());
         out.source = input.source.clone();
         out.setup = Some(setup.clone());
+        let move_hours = setup.move_hours;
         let game = Game {
             setup,
             track,
             rules,
             seed,
-            now: Progress::default(),
+            now: Progress { move_hours, ..Progress::default() },
             turns: Vec::new(),
             hashes: Vec::new(),
             keep_after_move: false,
@@ -405,6 +419,9 @@ impl Game {
                 if next.over {
                     return Err(StoreError::Over);
                 }
+                if next.paused {
+                    return Err(StoreError::Paused);
+                }
                 let mut race = next.race.take().ok_or(StoreError::NotStarted)?;
                 let mut used = 0usize;
                 for order in input.orders.iter().filter(|o| o.by != By::Forced) {
@@ -434,6 +451,14 @@ impl Game {
                 next.over = true;
                 self.reveal(&mut next, &mut out, input)?;
             }
+            Kind::Moderate => {
+                let m = input
+                    .moderation
+                    .clone()
+                    .ok_or_else(|| StoreError::BadSetting("a moderate turn names its action".into()))?;
+                self.moderate(&m, &mut next)?;
+                out.moderation = Some(m);
+            }
         }
         if let Some(race) = &next.race {
             out.state_sha256 = Some(state_digest(&self.track, &race.state, race.moves, race.pending.as_ref()));
@@ -460,13 +485,58 @@ impl Game {
                 } else {
                     out.to_play = race.state.to_play.map(|c| next.players[c.get()].car);
                 }
-                if out.to_play.is_some() {
-                    out.due = Some(at.plus_hours(self.setup.move_hours).to_string());
+                if out.to_play.is_some() && !next.paused {
+                    out.due = Some(at.plus_hours(next.move_hours).to_string());
                 }
             }
         }
         out.over = next.over;
         Ok((out, next))
+    }
+
+    /// A moderator's action (`Kind::Moderate`) applied to `next`.
+    fn moderate(&self, m: &Moderation, next: &mut Progress) -> Result<(), StoreError> {
+        if next.over {
+            return Err(StoreError::Over);
+        }
+        match m {
+            Moderation::Pause { .. } if next.paused => {
+                return Err(StoreError::BadModeration("the game is already paused".into()));
+            }
+            Moderation::Pause { .. } => next.paused = true,
+            Moderation::Resume if !next.paused => {
+                return Err(StoreError::BadModeration("the game is not paused".into()));
+            }
+            Moderation::Resume => next.paused = false,
+            Moderation::Deadline { hours } => {
+                if !(1..=24 * 60).contains(hours) {
+                    return Err(StoreError::BadModeration(format!(
+                        "a deadline of {hours} hours is out of range: write 1 to 1440 hours"
+                    )));
+                }
+                next.move_hours = *hours;
+            }
+            Moderation::Replace { car, address, token_sha256 } => {
+                if address.trim().is_empty() || address.contains(char::is_whitespace) || !address.contains('@') {
+                    return Err(StoreError::BadModeration(format!("`{address}` is not a mail address")));
+                }
+                if token_sha256.len() != 64 || parse_hex32(token_sha256).is_none() {
+                    return Err(StoreError::BadSetting("token_sha256 must be 64 hex digits".into()));
+                }
+                if next.players.iter().any(|p| p.car != *car && p.address.eq_ignore_ascii_case(address)) {
+                    return Err(StoreError::AddressTaken(address.clone()));
+                }
+                let players = Arc::make_mut(&mut next.players);
+                let p = players
+                    .iter_mut()
+                    .find(|p| p.car == *car)
+                    .ok_or_else(|| StoreError::BadModeration(format!("there is no car {car} in this game")))?;
+                p.address = address.trim().to_string();
+                p.token_sha256 = token_sha256.clone();
+                p.bot = false;
+            }
+        }
+        Ok(())
     }
 
     fn check_join(&self, p: &PlayerRecord, at: Stamp) -> Result<(), StoreError> {

@@ -88,7 +88,7 @@ pub fn show(game: &Game) -> String {
     out
 }
 
-fn awaited(game: &Game, last: &TurnFile, out: &mut String) {
+pub(crate) fn awaited(game: &Game, last: &TurnFile, out: &mut String) {
     match &game.now.race {
         None => {}
         Some(race) => {
@@ -132,7 +132,7 @@ fn wear_line(w: &super::files::WearRecord) -> String {
     )
 }
 
-fn turn_summary(t: &TurnFile, out: &mut String) {
+pub(crate) fn turn_summary(t: &TurnFile, out: &mut String) {
     for o in &t.orders {
         let by = match o.by {
             By::Player => "",
@@ -170,7 +170,7 @@ fn turn_summary(t: &TurnFile, out: &mut String) {
     }
 }
 
-fn sheets(game: &Game, st: &RaceState, out: &mut String) {
+pub(crate) fn sheets(game: &Game, st: &RaceState, out: &mut String) {
     let _ = writeln!(out, "car  driver               space      gear  tyr brk gas bod eng hdl  tyres  lap  status");
     for (i, c) in st.cars.iter().enumerate() {
         let p = &game.now.players[i];

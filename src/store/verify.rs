@@ -413,7 +413,13 @@ pub fn diff(rec: &TurnFile, out: &TurnFile) -> Option<String> {
         ("over", rec.over != out.over),
         ("seed", rec.seed != out.seed),
         ("contribution", rec.contributions != out.contributions),
-        ("setup/player/source", rec.setup != out.setup || rec.player != out.player || rec.source != out.source),
+        (
+            "setup/player/source/moderation",
+            rec.setup != out.setup
+                || rec.player != out.player
+                || rec.source != out.source
+                || rec.moderation != out.moderation,
+        ),
     ];
     fields.iter().find(|(_, differs)| *differs).map(|(name, _)| format!("its `{name}` differs from the replay's"))
 }

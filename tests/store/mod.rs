@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use steward::engine::Rulebook;
-use steward::sim::SimConfig;
+use steward::sim::{SimConfig, SimWeather};
 use steward::store::fsio::Durability;
 
 /// A fresh scratch directory for test `name`.
@@ -37,7 +37,7 @@ pub fn python(args: &[&str]) -> Output {
 /// Keeps `races` bot races on `track` in `dir` through the library; returns the game dirs.
 pub fn keep(dir: &Path, track: &str, cars: usize, laps: u16, races: u32, seed: u64) -> Vec<PathBuf> {
     let t = steward::track::load::resolve(track).unwrap();
-    let cfg = SimConfig { cars, laps, races, seed, trace: None };
+    let cfg = SimConfig { cars, laps, races, seed, trace: None, weather: SimWeather::Dry };
     steward::store::keep::run(&t, track, &Rulebook::competition_2004(), &cfg, dir, Durability::NoSync).unwrap();
     let store = steward::store::Store::new(dir);
     store.list().unwrap().into_iter().map(|id| store.game_dir(&id)).collect()

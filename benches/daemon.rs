@@ -1,0 +1,196 @@
+//! The daemon under load: 1,000 order mails through `Daemon::pass` from a Maildir and from the
+//! local IMAP server (Dovecot, started by the test harness `tests/mail/servers.rs`: needs root
+//! and the packages `.ci/run` installs), against a plain IMAP `UID FETCH 1:* RFC822` of the same
+//! mails; and the memory of `steward serve --once` over 1,000 games.
+//!
+//! Not criterion: one pass over 1,000 mails changes the games, so each figure is one timed run
+//! on fresh state (the spread between runs is printed for three runs of the Maildir case).
+//! `cargo bench --bench daemon`.
+
+use std::fs;
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use steward::engine::{Tyres, Wear};
+use steward::mail::config::ServeConfig;
+use steward::mail::daemon::Daemon;
+use steward::mail::outbox::Via;
+use steward::mail::transport::{ImapInbox, MaildirInbox, MaildirSender, deliver};
+use steward::store::fsio::Durability;
+use steward::store::{Join, Meta, NewGame, Store};
+
+#[allow(dead_code)]
+#[path = "../tests/mail/servers.rs"]
+mod servers;
+
+const MAILS: usize = 1000;
+const GAMES: usize = 10;
+const CARS: u8 = 4;
+const STEWARD: &str = "daemon@players.test";
+
+/// `games` started games of `CARS` cars on sprint under `root/games`; tokens are `t<car>`.
+fn games(root: &Path, games: usize) -> Vec<u32> {
+    let store = Store { dir: root.join("games"), durability: Durability::NoSync };
+    let mut turns = Vec::new();
+    for g in 0..games {
+        let req = NewGame {
+            id: format!("g{g}"),
+            track: "sprint".into(),
+            profile: "competition-2004".into(),
+            laps: 3,
+            max_cars: None,
+            move_hours: 48,
+            join_by: None,
+        };
+        let mut h = store.create(&req, [g as u8; 32], Meta::now()).unwrap();
+        for car in 1..=CARS {
+            let j = Join {
+                address: format!("p{car}@players.test"),
+                token: format!("t{car}"),
+                car: Some(car),
+                name: None,
+                wear: Wear::standard(),
+                tyres: Tyres::Hard,
+                entropy: None,
+                bot: false,
+            };
+            h.join(&j, Meta::now()).unwrap();
+        }
+        h.start(Meta::now()).unwrap();
+        turns.push(h.game().next_turn() - 1);
+    }
+    turns
+}
+
+/// Order mail `i`: a queued or played gear, a standing policy, or a board request, for one of
+/// the games' cars (about 300 bytes, like a player's order).
+fn order_mail(i: usize, turns: &[u32]) -> Vec<u8> {
+    let g = i % turns.len();
+    let car = 1 + (i / turns.len()) % CARS as usize;
+    let order = match i % 3 {
+        0 => format!("TURN {}\r\nGEAR {}", turns[g], 1 + i % 2),
+        1 => "POLICY FARTHEST-FREE ELSE SAFEST".to_string(),
+        _ => "BOARD".to_string(),
+    };
+    format!(
+        "From: p{car}@players.test\r\nTo: {STEWARD}\r\nSubject: Re: g{g}\r\nMessage-ID: <bench-{i}@players.test>\r\n\
+         Content-Type: text/plain; charset=utf-8\r\n\r\nGAME g{g}\r\nCAR {car}\r\nTOKEN t{car}\r\n{order}\r\n"
+    )
+    .into_bytes()
+}
+
+fn fresh(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("steward-bench-daemon-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn daemon(root: &Path) -> Daemon {
+    let mut cfg = ServeConfig::local(root, STEWARD);
+    cfg.rate_per_hour = u32::MAX;
+    Daemon::new(cfg, Durability::Sync).unwrap()
+}
+
+fn maildir_run(run: usize) -> Duration {
+    let root = fresh(&format!("maildir{run}"));
+    let turns = games(&root, GAMES);
+    let inbox_dir = root.join("mail").join(STEWARD);
+    for i in 0..MAILS {
+        deliver(&inbox_dir, &order_mail(i, &turns)).unwrap();
+    }
+    let mut d = daemon(&root);
+    let mut inbox = MaildirInbox::open(&inbox_dir).unwrap();
+    let mut via = Via(MaildirSender::per_recipient(root.join("mail")));
+    let t = Instant::now();
+    let p = d.pass(&mut inbox, &mut via).unwrap();
+    let e = t.elapsed();
+    assert_eq!(p.processed, MAILS);
+    let _ = fs::remove_dir_all(&root);
+    e
+}
+
+fn main() {
+    println!("== {MAILS} order mails over {GAMES} games through Daemon::pass (fsync on, replies to Maildirs)");
+    let mut runs: Vec<Duration> = (0..3).map(maildir_run).collect();
+    runs.sort();
+    println!(
+        "maildir: median {:.2} s ({:.2} ms per mail), runs {:?}",
+        runs[1].as_secs_f64(),
+        runs[1].as_secs_f64() * 1000.0 / MAILS as f64,
+        runs.iter().map(|d| format!("{:.2} s", d.as_secs_f64())).collect::<Vec<_>>()
+    );
+
+    // The same mails through the local IMAP server.
+    let s = servers::servers();
+    let root = fresh("imap");
+    let turns = games(&root, GAMES);
+    let stream = TcpStream::connect(("127.0.0.1", s.imap_port)).unwrap();
+    let mut client = imap::Client::new(stream);
+    client.read_greeting().unwrap();
+    let mut plain = client.login(s.address("daemon"), s.password("daemon")).map_err(|(e, _)| e).unwrap();
+    plain.select("INBOX").unwrap();
+    for i in 0..MAILS {
+        plain.append("INBOX", &order_mail(i, &turns)).finish().unwrap();
+    }
+    let t = Instant::now();
+    let got = plain.uid_fetch("1:*", "RFC822").unwrap();
+    let plain_fetch = t.elapsed();
+    assert_eq!(got.len(), MAILS);
+    let mut d = daemon(&root);
+    let mut inbox = ImapInbox::connect(s.imap("daemon")).unwrap();
+    let mut via = Via(MaildirSender::per_recipient(root.join("mail")));
+    let t = Instant::now();
+    let p = d.pass(&mut inbox, &mut via).unwrap();
+    let imap = t.elapsed();
+    assert_eq!(p.processed, MAILS);
+    println!(
+        "imap:    {:.2} s ({:.2} ms per mail); a plain UID FETCH 1:* RFC822 of the same mails: {:.1} ms",
+        imap.as_secs_f64(),
+        imap.as_secs_f64() * 1000.0 / MAILS as f64,
+        plain_fetch.as_secs_f64() * 1000.0
+    );
+    let _ = fs::remove_dir_all(&root);
+
+    // Memory: `steward serve --once` over 1,000 started games, with one mail per game.
+    let root = fresh("memory");
+    let turns = games(&root, 1000);
+    let inbox_dir = root.join("mail").join(STEWARD);
+    for i in 0..1000 {
+        deliver(&inbox_dir, &order_mail(i, &turns)).unwrap();
+    }
+    let config = root.join("steward.toml");
+    fs::write(
+        &config,
+        format!(
+            "address = \"{STEWARD}\"\nrate_per_hour = 1000000\n[inbox]\nkind = \"maildir\"\ndir = \"mail/{STEWARD}\"\n[send]\nkind = \"maildir\"\ndir = \"mail\"\n"
+        ),
+    )
+    .unwrap();
+    let t = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_steward"))
+        .args(["serve", "--once", "--config"])
+        .arg(&config)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak_kb = 0u64;
+    while child.try_wait().unwrap().is_none() {
+        if let Ok(text) = fs::read_to_string(&status)
+            && let Some(kb) =
+                text.lines().find_map(|l| l.strip_prefix("VmHWM:")?.trim().strip_suffix(" kB")?.trim().parse().ok())
+        {
+            peak_kb = peak_kb.max(kb);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    println!(
+        "memory:  steward serve --once over 1000 games (1000 mails, one per game): peak RSS {:.1} MiB, {:.1} s",
+        peak_kb as f64 / 1024.0,
+        t.elapsed().as_secs_f64()
+    );
+    let _ = fs::remove_dir_all(&root);
+}

@@ -1,0 +1,100 @@
+//! What the tyres add to a move (8): the soft-tyre +1 on a dry track and the slide after a stop
+//! in a corner on a wet track. Both are steps of a player's play (6-3, 2004 text): the die's
+//! move (step 5), the slide (step 6), the soft +1 (step 7), the brakes (step 9). On a wet track
+//! there is no +1 (8-2-2), so a move has one or the other, never both.
+//!
+//! Kept apart from `options` (which prices the ways of one search) because both need more than
+//! one search: the +1 a search one space longer, the slide a search from where the car stops.
+//! The overshoot factors by tyre type, track and tyre lap are in `rulebook` (8-5, 10-0-2).
+
+use crate::track::Track;
+
+use super::movement::{Board, Mover, reaches};
+use super::options::{Fate, MoveOption, reprice};
+use super::rulebook::{slide_spaces, soft_bonus};
+use super::state::CarState;
+
+/// Whether `car` may use the soft-tyre +1 on a move that takes option `o` (8-2-1, 8-2-3): soft
+/// tyres on their first lap on a dry track, and "jusqu'au tour précédant le franchissement de la
+/// ligne": not on the move that crosses the line ending the tyres' first lap (the crossing from
+/// the grid starts lap 1 and ends nothing). The bonus also ends at the car's pit (8-2-3), which
+/// the pit-lane rules (19) check.
+pub fn bonus_allowed(car: &CarState, wet: bool, o: &MoveOption) -> bool {
+    if !soft_bonus(car.tyres, wet, car.tyre_lap) {
+        return false;
+    }
+    o.crossings == 0 || (car.crossings == 0 && o.crossings == 1)
+}
+
+/// True if option `o` of `car` ends on a stop that counts in a corner (7-1-1): a corner whose
+/// required stops are not all made yet, entered normally (an overshoot into the next corner
+/// counts no stop there, 10-2-3). Only such stops slide: "tout arrêt supplémentaire dans les
+/// limites du virage n'est plus considéré comme étant dans le virage, notamment pour les
+/// glissades sous la pluie" (7-1-1).
+pub fn counting_stop(t: &Track, car: &CarState, o: &MoveOption) -> bool {
+    let Some((k, after)) = o.stops else { return false };
+    let before = match car.stops {
+        Some((ck, n)) if ck == k && t.space(car.space).corner == Some(k) => n,
+        _ => 0,
+    };
+    after > before
+}
+
+/// The slide of every option that ends on a counting stop on a wet track (8-1-2, 8-2-2, 8-3-2):
+/// the car goes on along the arrows, 3 spaces on hard or soft tyres, 1 on rain tyres, one option
+/// for each way the slide can take, and stops where the slide ends. The stop counts there if it
+/// is still inside the corner; a slide out of the corner leaves it with the stops made before
+/// (an overshoot, 10-0-1, or an elimination, 10-1). A slide stopped by a car ends behind it at no
+/// cost (it is not the die's move, 12-0-1; docs/rulings.md, ruling 16). Options are returned in
+/// the usual order; unchanged when nothing slides (a dry track).
+pub fn slide(t: &Track, board: &Board<'_>, car: &CarState, wet: bool, opts: Vec<MoveOption>) -> Vec<MoveOption> {
+    let n = slide_spaces(car.tyres, wet);
+    if n == 0 || !opts.iter().any(|o| counting_stop(t, car, o)) {
+        return opts;
+    }
+    let mut out = Vec::with_capacity(opts.len() * 2);
+    for o in opts {
+        if matches!(o.fate, Fate::Eliminated(_)) || !counting_stop(t, car, &o) {
+            out.push(o);
+            continue;
+        }
+        let (k, after) = o.stops.expect("a counting stop is in a corner");
+        let mover = Mover { start: o.end, stops: Some((k, after - 1)), max: n, min: n };
+        let r = reaches(board, &mover);
+        let ways = r.at(r.longest);
+        if r.longest == 0 || ways.is_empty() {
+            out.push(o);
+            continue;
+        }
+        for w in ways {
+            let mut s = o.clone();
+            let path = r.path(w);
+            s.dangerous.extend(r.dangerous_on(&path));
+            s.path.extend(path);
+            s.end = w.end;
+            s.spaces += w.spaces;
+            s.slide = w.spaces;
+            s.stops = w.stops;
+            s.overshoot = w.overshoot;
+            s.missed = w.missed;
+            s.crossings += w.crossings;
+            reprice(car, wet, &mut s);
+            out.push(s);
+        }
+    }
+    // One option per end and cost (ruling 7): ways that differ only in the spaces slid through.
+    let key = |o: &MoveOption| {
+        (o.end, o.brakes, o.blocked, o.bonus, o.stops, o.crossings, o.fate == Fate::SpinOut, o.overshoot, o.missed)
+    };
+    let mut seen = Vec::new();
+    out.retain(|o| {
+        let k = (key(o), o.dangerous.len());
+        if seen.iter().any(|(s, d): &(_, usize)| *s == k.0 && *d <= k.1) {
+            return false;
+        }
+        seen.push(k);
+        true
+    });
+    super::options::sort(t, car, &mut out);
+    out
+}

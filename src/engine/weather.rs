@@ -1,0 +1,160 @@
+//! The weather (3): drawn on the black die from the track's table before qualifying and before
+//! the race; a changeable race changes at the end of a round in which a car rolled 20 in 5th or
+//! 30 in 6th (3-2-4, 3-2-5), following 3-2-6:
+//!
+//! ```text
+//!   final sun <- temporary sun <- changeable -> temporary rain -> final rain
+//! ```
+//!
+//! - changeable to sun: temporary sun until the next test, the track is (or becomes) dry;
+//! - changeable to rain: temporary rain, the track is (or becomes) wet;
+//! - sun or rain to changeable: the track stays as it was;
+//! - two sun (or two rain) results in a row: final for the rest of the race, no more tests;
+//! - sun to rain: the track becomes wet; rain to sun: it becomes dry.
+//!
+//! State plus pure functions fed by dice: the engine keeps a [`WeatherState`] in the race state
+//! (none for a race whose weather is fixed, the case of every race before this module) and the
+//! track state in `RaceState::wet`.
+
+use crate::track::{Weather, WeatherTable};
+
+use super::dice::{Dice, Purpose};
+use super::events::Event;
+use super::rulebook::Die;
+use super::state::RaceState;
+
+/// The sky of a changeable race.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct WeatherState {
+    /// What the last draw or test gave (3-2-6): sun, changeable or rain.
+    pub sky: Weather,
+    /// Two sun or two rain results in a row: the weather and the track stay so (3-2-6, 4).
+    pub fixed: bool,
+    /// Weather tests owed at the end of the current round: one per 20 in 5th or 30 in 6th
+    /// (3-2-4, 3-2-5).
+    pub tests: u8,
+}
+
+impl WeatherState {
+    /// The name of the state in files and the canonical text (`temporary-sun`, `changeable`,
+    /// `final-rain`...).
+    pub fn name(&self) -> &'static str {
+        match (self.sky, self.fixed) {
+            (Weather::Changeable, _) => "changeable",
+            (Weather::Sun, false) => "temporary-sun",
+            (Weather::Sun, true) => "final-sun",
+            (Weather::Rain, false) => "temporary-rain",
+            (Weather::Rain, true) => "final-rain",
+        }
+    }
+
+    /// Parses [`WeatherState::name`] (`sun` and `rain` alone mean temporary).
+    pub fn parse(s: &str) -> Option<Self> {
+        let (sky, fixed) = match s {
+            "changeable" => (Weather::Changeable, false),
+            "sun" | "temporary-sun" => (Weather::Sun, false),
+            "final-sun" => (Weather::Sun, true),
+            "rain" | "temporary-rain" => (Weather::Rain, false),
+            "final-rain" => (Weather::Rain, true),
+            _ => return None,
+        };
+        Some(WeatherState { sky, fixed, tests: 0 })
+    }
+}
+
+/// The qualifying weather for a black-die result (3-1): the weather and whether the track is wet
+/// (3-1-2 to 3-1-4: only rain wets it).
+pub fn qualifying(table: &WeatherTable, roll: u8) -> (Weather, bool) {
+    let w = table.weather(roll);
+    (w, w == Weather::Rain)
+}
+
+/// The race weather for a black-die result (3-2-1), after a qualifying under `qualifying`:
+/// sun or rain hold for the whole race (3-2-2, 3-2-3: no state to keep); changeable starts with
+/// the track of the qualifying, wet only if it rained (3-2-4). Returns the state to keep (`None`
+/// when the weather is fixed) and whether the track is wet at the start.
+pub fn race(table: &WeatherTable, roll: u8, qualifying: Weather) -> (Option<WeatherState>, bool) {
+    match table.weather(roll) {
+        Weather::Sun => (None, false),
+        Weather::Rain => (None, true),
+        Weather::Changeable => (Some(changeable()), qualifying == Weather::Rain),
+    }
+}
+
+/// A changeable sky at the start of a race (3-2-4).
+pub fn changeable() -> WeatherState {
+    WeatherState { sky: Weather::Changeable, fixed: false, tests: 0 }
+}
+
+/// What a weather test's result does (3-2-6): the new state and whether the track is wet.
+pub fn evolve(now: WeatherState, wet: bool, result: Weather) -> (WeatherState, bool) {
+    if now.fixed {
+        return (now, wet);
+    }
+    let fixed = now.sky == result && result != Weather::Changeable;
+    let wet = match result {
+        Weather::Sun => false,
+        Weather::Rain => true,
+        Weather::Changeable => wet, // 3-2-6, 3): the track stays as it was
+    };
+    (WeatherState { sky: result, fixed, tests: now.tests }, wet)
+}
+
+/// Owes a weather test at the end of the round after a 20 in 5th or a 30 in 6th (3-2-4), when
+/// the weather is still changeable.
+pub fn owe_test(s: &mut RaceState) {
+    if let Some(w) = s.weather.as_mut()
+        && !w.fixed
+    {
+        w.tests = w.tests.saturating_add(1);
+    }
+}
+
+/// The weather tests owed, at the end of the round (3-2-5): one black die each, in turn, each
+/// result read on the track's table; they stop once the weather is final.
+pub fn tests(table: &WeatherTable, s: &mut RaceState, events: &mut Vec<Event>, dice: &mut dyn Dice) {
+    let Some(mut w) = s.weather else { return };
+    let owed = w.tests;
+    w.tests = 0;
+    for _ in 0..owed {
+        if w.fixed {
+            break;
+        }
+        let v = dice.roll(Die::Black, None, Purpose::Weather);
+        events.push(Event::Rolled { car: None, die: Die::Black, purpose: Purpose::Weather, value: v });
+        let (next, wet) = evolve(w, s.wet, table.weather(v));
+        w = next;
+        s.wet = wet;
+        events.push(Event::WeatherChange { weather: w, wet });
+    }
+    s.weather = Some(w);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn st(sky: Weather) -> WeatherState {
+        WeatherState { sky, fixed: false, tests: 0 }
+    }
+
+    #[test]
+    fn the_3_2_6_diagram() {
+        // 1) changeable to sun: temporary, dry.
+        assert_eq!(evolve(changeable(), true, Weather::Sun), (st(Weather::Sun), false));
+        // 2) changeable to rain: temporary, wet.
+        assert_eq!(evolve(changeable(), false, Weather::Rain), (st(Weather::Rain), true));
+        // 3) sun or rain to changeable: the track stays.
+        assert_eq!(evolve(st(Weather::Rain), true, Weather::Changeable), (changeable(), true));
+        assert_eq!(evolve(st(Weather::Sun), false, Weather::Changeable), (changeable(), false));
+        // 4) two in a row: final.
+        let (f, wet) = evolve(st(Weather::Rain), true, Weather::Rain);
+        assert!(f.fixed && wet);
+        let (f, wet) = evolve(st(Weather::Sun), false, Weather::Sun);
+        assert!(f.fixed && !wet);
+        assert_eq!(evolve(f, wet, Weather::Rain), (f, false), "final: no change");
+        // 5) sun to rain, rain to sun.
+        assert_eq!(evolve(st(Weather::Sun), false, Weather::Rain), (st(Weather::Rain), true));
+        assert_eq!(evolve(st(Weather::Rain), true, Weather::Sun), (st(Weather::Sun), false));
+    }
+}

@@ -1,0 +1,263 @@
+//! `steward demo`: a whole race by mail with no server. A moderator and bot players write their
+//! orders as mail into the daemon's Maildir, the daemon answers into each player's Maildir, the
+//! players read their mail (their token from the welcome, the turn and what is asked from each
+//! report) and answer, until the race ends.
+//!
+//! The players think with the project's bot (reading the published game directory, as any
+//! player may), but everything they do goes through mail and the order language: the same code
+//! paths as a real league.
+
+use std::path::{Path, PathBuf};
+
+use crate::engine::MoveOption;
+use crate::engine::bot::Bot;
+use crate::store::fsio::Durability;
+use crate::store::{Game, Store};
+
+use super::config::{ModeratorConfig, ServeConfig, moderator_token_hash};
+use super::daemon::{Daemon, DaemonError};
+use super::message::Incoming;
+use super::outbox::Via;
+use super::transport::{Inbox, MaildirInbox, MaildirSender, deliver};
+
+/// The moderator's address in the demo.
+pub const MODERATOR: &str = "moderator@demo.invalid";
+/// The daemon's address in the demo.
+pub const STEWARD: &str = "steward@demo.invalid";
+const MODERATOR_TOKEN: &str = "demo-moderator-token";
+
+/// What to race.
+#[derive(Clone, Debug)]
+pub struct DemoSpec {
+    /// Where everything goes (mailboxes, games, state).
+    pub dir: PathBuf,
+    /// The game's name.
+    pub game: String,
+    /// The track.
+    pub track: String,
+    /// Cars.
+    pub cars: u8,
+    /// Laps.
+    pub laps: u16,
+    /// Cars whose players leave their choices to a standing `POLICY` (the others answer every
+    /// roll by mail).
+    pub policy_cars: u8,
+}
+
+/// How the demo went.
+#[derive(Clone, Debug, Default)]
+pub struct DemoResult {
+    /// The game directory.
+    pub game_dir: PathBuf,
+    /// Mails the daemon read.
+    pub mails_in: usize,
+    /// Mails it sent.
+    pub mails_out: usize,
+    /// The final `steward show` text.
+    pub final_text: String,
+}
+
+/// A bot player that reads its Maildir and answers what it is asked (the demo's, and the
+/// crash tests').
+pub struct Player {
+    /// Its address.
+    pub address: String,
+    /// Its car.
+    pub car: u8,
+    /// Its token, once the welcome is read.
+    pub token: Option<String>,
+    inbox: Box<dyn Inbox>,
+    policy: bool,
+    /// The last turn answered, so one report is answered once.
+    answered: Option<u32>,
+}
+
+impl Player {
+    /// A player reading `mailbox`; with `policy` it leaves its choices to `POLICY BOT`.
+    pub fn new(address: &str, car: u8, mailbox: &Path, policy: bool) -> Result<Player, DaemonError> {
+        Ok(Player::with_inbox(address, car, Box::new(MaildirInbox::open(mailbox)?), policy))
+    }
+
+    /// A player reading its mail from `inbox` (IMAP in the end-to-end test).
+    pub fn with_inbox(address: &str, car: u8, inbox: Box<dyn Inbox>, policy: bool) -> Player {
+        Player { address: address.into(), car, token: None, inbox, policy, answered: None }
+    }
+
+    /// Reads new mail for the token of the welcome.
+    pub fn read_token(&mut self) -> Result<(), DaemonError> {
+        read_token(self)
+    }
+
+    /// The body of the player's answer to its newest report, if it asks this car for
+    /// something and the game still waits for it.
+    pub fn answer(&mut self, g: &Game, bot: &mut Bot) -> Result<Option<String>, DaemonError> {
+        Ok(answer(self, g, bot)?.map(|(_, body)| body))
+    }
+}
+
+fn say(dir: &Path, from: &str, n: &mut u64, subject: &str, body: &str) -> Result<(), DaemonError> {
+    *n += 1;
+    let raw = format!(
+        "From: {from}\r\nTo: {STEWARD}\r\nSubject: {subject}\r\nMessage-ID: <demo-{n}-{}>\r\nDate: Sun, 22 Nov 2026 12:00:00 +0000\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n",
+        from.replace('@', ".")
+    );
+    deliver(dir, raw.as_bytes())?;
+    Ok(())
+}
+
+/// Runs the demo race to its end.
+pub fn run(spec: &DemoSpec) -> Result<DemoResult, DaemonError> {
+    let mut cfg = ServeConfig::local(&spec.dir, STEWARD);
+    cfg.moderators
+        .push(ModeratorConfig { address: MODERATOR.into(), token_sha256: moderator_token_hash(MODERATOR_TOKEN) });
+    cfg.rate_per_hour = u32::MAX;
+    let mail_root = spec.dir.join("mail");
+    let inbox_dir = match &cfg.inbox {
+        super::config::InboxConfig::Maildir { dir } => dir.clone(),
+        super::config::InboxConfig::Imap(_) => unreachable!("the demo is local"),
+    };
+    let mut daemon = Daemon::new(cfg, Durability::NoSync)?;
+    let mut inbox = MaildirInbox::open(&inbox_dir)?;
+    let sender = MaildirSender::per_recipient(&mail_root);
+    let mut via = Via(sender.clone());
+    let mut n = 0u64;
+    let game = spec.game.clone();
+    say(
+        &inbox_dir,
+        MODERATOR,
+        &mut n,
+        "new game",
+        &format!("TOKEN {MODERATOR_TOKEN}\nCREATE {game} TRACK {} LAPS {} CARS {}", spec.track, spec.laps, spec.cars),
+    )?;
+    let mut players = Vec::new();
+    for car in 1..=spec.cars {
+        let address = format!("driver{car}@demo.invalid");
+        say(
+            &inbox_dir,
+            &address,
+            &mut n,
+            "join",
+            &format!(
+                "JOIN {game} CAR {car} PHRASE demo driver {car} says hello\nSETUP tyres=6 brakes=3 gas=3 body=3 engine=3 handling=2"
+            ),
+        )?;
+        players.push(Player::new(&address, car, &sender.mailbox_of(&address), car <= spec.policy_cars)?);
+    }
+    let mut mails_in = 0;
+    daemon_pass(&mut daemon, &mut inbox, &mut via, &mut mails_in)?;
+    for p in &mut players {
+        read_token(p)?;
+        if p.policy
+            && let Some(t) = &p.token
+        {
+            say(
+                &inbox_dir,
+                &p.address,
+                &mut n,
+                "policy",
+                &format!("GAME {game}\nCAR {}\nTOKEN {t}\nPOLICY BOT", p.car),
+            )?;
+        }
+    }
+    say(&inbox_dir, MODERATOR, &mut n, "start", &format!("GAME {game}\nTOKEN {MODERATOR_TOKEN}\nSTART"))?;
+    let store = Store::new(spec.dir.join("games"));
+    let mut bot = Bot::new();
+    for _round in 0..200_000 {
+        daemon_pass(&mut daemon, &mut inbox, &mut via, &mut mails_in)?;
+        let g = store.load(&game, None).map_err(|source| DaemonError::Store { game: game.clone(), source })?;
+        if g.now.over {
+            break;
+        }
+        let mut wrote = false;
+        for p in &mut players {
+            if let Some((subject, body)) = answer(p, &g, &mut bot)? {
+                say(&inbox_dir, &p.address, &mut n, &subject, &body)?;
+                wrote = true;
+            }
+        }
+        if !wrote {
+            return Err(DaemonError::Io {
+                what: "the demo".into(),
+                source: std::io::Error::other("no player has anything to answer and the race is not over"),
+            });
+        }
+    }
+    daemon_pass(&mut daemon, &mut inbox, &mut via, &mut mails_in)?;
+    let g = store.load(&game, None).map_err(|source| DaemonError::Store { game: game.clone(), source })?;
+    Ok(DemoResult {
+        game_dir: store.game_dir(&game),
+        mails_in,
+        mails_out: daemon.outbox().sent().map_err(super::daemon::io("reading the outbox"))?.len(),
+        final_text: crate::store::show::show(&g),
+    })
+}
+
+fn daemon_pass(
+    d: &mut Daemon,
+    inbox: &mut MaildirInbox,
+    via: &mut Via<MaildirSender>,
+    mails_in: &mut usize,
+) -> Result<(), DaemonError> {
+    let p = d.pass(inbox, via)?;
+    *mails_in += p.processed;
+    Ok(())
+}
+
+/// Reads the player's new mail for the token of the welcome.
+fn read_token(p: &mut Player) -> Result<(), DaemonError> {
+    for m in p.inbox.fetch(1000)? {
+        if let Ok(msg) = Incoming::parse(&m.raw)
+            && let Some(t) = msg.full_body.lines().find_map(|l| {
+                let t = l.trim().strip_prefix("TOKEN ")?.trim();
+                (!t.is_empty() && !t.contains(' ')).then(|| t.to_string())
+            })
+        {
+            p.token = Some(t);
+        }
+        p.inbox.mark_processed(&m.key)?;
+    }
+    Ok(())
+}
+
+/// The player's answer to its newest report, if it asks this car for something.
+fn answer(p: &mut Player, g: &Game, bot: &mut Bot) -> Result<Option<(String, String)>, DaemonError> {
+    let mut asked: Option<u32> = None;
+    for m in p.inbox.fetch(10_000)? {
+        if let Ok(msg) = Incoming::parse(&m.raw) {
+            // A report that asks this car ends with the lines to send back: `CAR n` then
+            // `TURN t` (`VOITURE n`, `TOUR t` in French).
+            let lines: Vec<&str> = msg.full_body.lines().map(str::trim).collect();
+            let mine = [format!("CAR {}", p.car), format!("VOITURE {}", p.car)];
+            if let Some(i) = lines.iter().position(|l| mine.iter().any(|m| m == l))
+                && let Some(turn) = lines
+                    .get(i + 2)
+                    .and_then(|l| l.strip_prefix("TURN ").or_else(|| l.strip_prefix("TOUR "))?.trim().parse().ok())
+            {
+                asked = asked.max(Some(turn));
+            }
+        }
+        p.inbox.mark_processed(&m.key)?;
+    }
+    let Some(turn) = asked else { return Ok(None) };
+    if p.answered == Some(turn) || g.next_turn() != turn + 1 {
+        return Ok(None);
+    }
+    let Some(token) = p.token.clone() else { return Ok(None) };
+    let Some((car, choice)) = g.awaited() else { return Ok(None) };
+    if car != p.car {
+        return Ok(None);
+    }
+    let race = g.now.race.as_ref().expect("a car is awaited in a started race");
+    let order = if choice {
+        let rolled = &race.pending.as_ref().expect("a choice awaits").rolled;
+        format!("CHOOSE {}", MoveOption::label(bot.option(&g.track, rolled)))
+    } else {
+        let id = g.player(car).expect("the awaited car plays").0;
+        format!("GEAR {}", bot.gear(&g.track, &race.state, id))
+    };
+    p.answered = Some(turn);
+    Ok(Some((
+        format!("Re: turn {turn}"),
+        format!("GAME {}\nCAR {}\nTOKEN {token}\nTURN {turn}\n{order}", g.setup.id, p.car),
+    )))
+}

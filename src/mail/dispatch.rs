@@ -1,0 +1,811 @@
+//! From a message's orders to the store's driver calls, and from the turns they make to the
+//! replies. Authentication (a player's token, a moderator's address and token), stale orders
+//! (`TURN`), gears sent ahead of time, standing policies, bot cars and the deadline default
+//! moves all live here.
+
+use std::collections::BTreeSet;
+
+use sha2::{Digest, Sha256};
+
+use crate::engine::MoveOption;
+use crate::store::files::{Kind, Source, TurnFile};
+use crate::store::{By, Game, Handle, Join, Meta, Moderation, NewGame, Stamp, StoreError};
+
+use super::compose::Draft;
+use super::config::moderator_token_hash;
+use super::daemon::{Daemon, DaemonError, Job, io};
+use super::message::Incoming;
+use super::orders::{Order, Parsed, receipt};
+use super::policy::{Decision, decide};
+use super::report::report;
+use super::standing::QueuedGear;
+use super::{Lang, orders};
+
+/// Most moves the daemon plays in a row for bots and standing orders before it lets the next
+/// message in (a race of bots plays on at the next pass).
+const MAX_CASCADE: usize = 5000;
+
+/// The header lines of a message: who and what it is about.
+#[derive(Default)]
+struct Header {
+    game: Option<String>,
+    car: Option<u8>,
+    token: Option<String>,
+    turn: Option<u32>,
+}
+
+impl Header {
+    fn of(orders: &[&Order]) -> Header {
+        let mut h = Header::default();
+        for o in orders {
+            match o {
+                Order::Game(g) => h.game = Some(g.clone()),
+                Order::Car(c) => h.car = Some(*c),
+                Order::Token(t) => h.token = Some(t.clone()),
+                Order::Turn(n) => h.turn = Some(*n),
+                Order::Join { game, .. } if h.game.is_none() => h.game = Some(game.clone()),
+                Order::Create { game, .. } if h.game.is_none() => h.game = Some(game.clone()),
+                _ => {}
+            }
+        }
+        h
+    }
+}
+
+/// What the sender's reply carries besides the receipt.
+#[derive(Default)]
+pub(super) struct SenderExtras {
+    pub receipt: String,
+    pub help: bool,
+    /// Games whose report (from the given turn) the sender asked for (BOARD, HISTORY).
+    pub reports: Vec<(String, u32)>,
+}
+
+fn tr(lang: Lang, en: &str, fr: &str) -> String {
+    if lang == Lang::Fr { fr.to_string() } else { en.to_string() }
+}
+
+impl Daemon {
+    fn meta(&mut self, job: &Job, by: Option<&str>) -> Meta {
+        let imap_uid = job.key.split_once(':').and_then(|(_, u)| u.parse().ok()).filter(|_| !job.key.contains('/'));
+        Meta {
+            at: self.now(),
+            source: Some(Source {
+                from: (!job.sender.is_empty()).then(|| job.sender.clone()),
+                message_id: Some(job.mid.clone()),
+                imap_uid: if job.sender.is_empty() { None } else { imap_uid },
+                by: by.map(str::to_string),
+            }),
+        }
+    }
+
+    /// A token derived from the daemon's secret, the game, the message and the purpose: the
+    /// same message gives the same token, so a reply rewritten after a crash still works.
+    fn derive_token(&self, game: &str, mid: &str, purpose: &str) -> String {
+        let mut h = Sha256::new();
+        h.update(b"steward-player-token-v1");
+        for part in [&self.secret[..], game.as_bytes(), mid.as_bytes(), purpose.as_bytes()] {
+            h.update((part.len() as u32).to_be_bytes());
+            h.update(part);
+        }
+        hex::encode(&h.finalize()[..12])
+    }
+
+    fn open(&self, game: &str) -> Result<Handle, String> {
+        self.store.open(game).map_err(|e| match e {
+            StoreError::NoSuchGame { .. } => format!("there is no game `{game}`"),
+            e => e.to_string(),
+        })
+    }
+
+    /// Reads the message's orders and applies them (`job.extras` gets the receipt).
+    pub(super) fn handle(&mut self, job: &mut Job, msg: &Incoming, parsed: &Parsed) -> Result<(), DaemonError> {
+        for o in parsed.orders() {
+            if let Order::Lang(l) = o {
+                self.standing.set_lang(&job.sender, l.code()).map_err(io("writing a language"))?;
+                job.lang = *l;
+            }
+        }
+        job.extras.receipt = receipt(parsed, job.lang);
+        if !parsed.is_ok() {
+            return Ok(());
+        }
+        let all = parsed.orders();
+        let head = Header::of(&all);
+        let actions: Vec<&Order> =
+            all.iter().copied().filter(|o| !o.is_header() && !matches!(o, Order::Lang(_))).collect();
+        if actions.is_empty() {
+            if !all.iter().any(|o| matches!(o, Order::Lang(_))) {
+                job.extras.help = true;
+            }
+            return Ok(());
+        }
+        if actions.iter().any(|o| o.is_moderator()) && !self.is_moderator(&job.sender, head.token.as_deref()) {
+            job.notes.push(tr(
+                job.lang,
+                "Only a moderator may give CREATE, START, PAUSE, RESUME, DEADLINE, REPLACE, FORCE or REVEAL, from the moderator's address with the moderator's TOKEN. Nothing was applied.",
+                "Seul un moderateur peut donner CREER, DEMARRER, PAUSE, REPRENDRE, DELAI, REMPLACER, FORCER ou REVELER, depuis son adresse avec son JETON. Rien n'a ete applique.",
+            ));
+            return Ok(());
+        }
+        let setup = actions.iter().find_map(|o| if let Order::Setup(w) = o { Some(*w) } else { None });
+        let tyres = actions.iter().find_map(|o| if let Order::Tyres(t) = o { Some(*t) } else { None });
+        let mut touched = BTreeSet::new();
+        for o in &actions {
+            match self.act(job, msg, &head, o, setup, tyres) {
+                Ok(Some(game)) => {
+                    touched.insert(game);
+                }
+                Ok(None) => {}
+                Err(note) => {
+                    job.notes.push(note);
+                    break;
+                }
+            }
+        }
+        for g in touched {
+            self.cascade(job, &g)?;
+        }
+        Ok(())
+    }
+
+    fn is_moderator(&self, address: &str, token: Option<&str>) -> bool {
+        let Some(token) = token else { return false };
+        let h = moderator_token_hash(token);
+        self.cfg.moderators.iter().any(|m| m.address.eq_ignore_ascii_case(address) && m.token_sha256 == h)
+    }
+
+    /// The car the header names, if its token is right; a note for the receipt otherwise.
+    fn player_car(&self, job: &mut Job, g: &Game, head: &Header) -> Result<u8, String> {
+        let (Some(car), Some(token)) = (head.car, head.token.as_deref()) else {
+            return Err(tr(
+                job.lang,
+                "This order needs CAR <n> and TOKEN <your token> lines (the token came with your JOIN).",
+                "Cet ordre demande les lignes VOITURE <n> et JETON <votre jeton> (recu a l'inscription).",
+            ));
+        };
+        let Some((_, p)) = g.player(car) else {
+            return Err(format!("There is no car {car} in game {}.", g.setup.id));
+        };
+        if p.token_sha256 != crate::store::replay::token_hash(&g.setup.id, token) {
+            return Err(tr(
+                job.lang,
+                &format!("The token is not car {car}'s: nothing was applied."),
+                &format!("Ce jeton n'est pas celui de la voiture {car} : rien n'a ete applique."),
+            ));
+        }
+        if !p.address.eq_ignore_ascii_case(&job.sender) {
+            // Signed on correctly from another address: applied, and the owner gets a copy.
+            let ctx = serde_json::json!({ "game": g.setup.id, "car": car, "sender": job.sender });
+            let lang = self.lang_of(&p.address);
+            if let Ok(text) = self.templates.render(lang, "copy", ctx) {
+                job.drafts.push(Draft {
+                    to: vec![p.address.clone()],
+                    subject: format!("[{}] order for car {car} from {}", g.setup.id, job.sender),
+                    text,
+                    in_reply_to: None,
+                    message_id: String::new(),
+                });
+            }
+        }
+        Ok(car)
+    }
+
+    /// Whether this message already made a turn of `kind` (for `car`) in `g`: a message
+    /// processed again after a crash must not apply twice.
+    fn done_before(g: &Game, mid: &str, kind: Kind, car: Option<u8>) -> bool {
+        g.turns.iter().any(|t| {
+            t.kind == kind
+                && t.source.as_ref().and_then(|s| s.message_id.as_deref()) == Some(mid)
+                && car.is_none_or(|c| {
+                    t.orders.iter().any(|o| o.car == c) || t.player.as_ref().is_some_and(|p| p.car == c)
+                })
+        })
+    }
+
+    fn need_game(job: &Job, head: &Header) -> Result<String, String> {
+        head.game.clone().ok_or_else(|| {
+            tr(
+                job.lang,
+                "Say which game: add a line GAME <game>.",
+                "Precisez la partie : ajoutez une ligne PARTIE <partie>.",
+            )
+        })
+    }
+
+    /// Applies one order; returns the game it touched.
+    fn act(
+        &mut self,
+        job: &mut Job,
+        msg: &Incoming,
+        head: &Header,
+        o: &Order,
+        setup: Option<crate::engine::Wear>,
+        tyres: Option<crate::engine::Tyres>,
+    ) -> Result<Option<String>, String> {
+        let lang = job.lang;
+        match o {
+            Order::Help => {
+                job.extras.help = true;
+                Ok(None)
+            }
+            Order::Setup(_) | Order::Tyres(_) => {
+                if head.game.is_some() && matches!(o, Order::Setup(_) | Order::Tyres(_)) {
+                    // Read with the JOIN of the same message.
+                    return Ok(None);
+                }
+                Err(tr(
+                    lang,
+                    "SETUP and TYRES go in the same message as your JOIN.",
+                    "CONFIG et PNEUS vont dans le meme message que votre REJOINDRE.",
+                ))
+            }
+            Order::Board | Order::History(_) | Order::Standings => {
+                let game = Self::need_game(job, head)?;
+                let h = self.open(&game)?;
+                let g = h.game();
+                let known = g.now.players.iter().any(|p| p.address.eq_ignore_ascii_case(&job.sender))
+                    || self.cfg.moderators.iter().any(|m| m.address.eq_ignore_ascii_case(&job.sender));
+                if !known {
+                    return Err(format!("{} is not a player of game {game}.", job.sender));
+                }
+                let last = g.next_turn().saturating_sub(1);
+                let first = match o {
+                    Order::History(n) => last.saturating_sub(n.saturating_sub(1)),
+                    _ => last,
+                };
+                job.extras.reports.push((game, first));
+                Ok(None)
+            }
+            Order::Join { game, car, password, phrase } => {
+                let mut h = self.open(game)?;
+                let settings = self.standing.game(game).unwrap_or_default();
+                if let Some(want) = &settings.join_password_sha256 {
+                    let got = password.as_deref().map(|p| hex::encode(Sha256::digest(p.trim().as_bytes())));
+                    if got.as_deref() != Some(want.as_str()) {
+                        return Err(tr(
+                            lang,
+                            "This game needs its join PASSWORD: ask the moderator.",
+                            "Cette partie demande son MOTDEPASSE d'inscription : demandez-le au moderateur.",
+                        ));
+                    }
+                }
+                let token = self.derive_token(game, &job.mid, "join");
+                let next = h.game().next_turn();
+                self.touch(job, game, next).map_err(|e| e.to_string())?;
+                let number = if Self::done_before(h.game(), &job.mid, Kind::Join, None) {
+                    h.game()
+                        .now
+                        .players
+                        .iter()
+                        .find(|p| p.address.eq_ignore_ascii_case(&job.sender))
+                        .map(|p| p.car)
+                        .unwrap_or(0)
+                } else {
+                    let req = Join {
+                        address: job.sender.clone(),
+                        token: token.clone(),
+                        car: *car,
+                        name: msg.from_name.clone(),
+                        wear: setup.unwrap_or_else(crate::engine::Wear::standard),
+                        tyres: tyres.unwrap_or(crate::engine::Tyres::Hard),
+                        entropy: phrase.clone(),
+                        bot: false,
+                    };
+                    let meta = self.meta(job, None);
+                    let t = h.join(&req, meta).map_err(|e| e.to_string())?;
+                    t.player.as_ref().map(|p| p.car).unwrap_or(0)
+                };
+                job.applied = true;
+                let g = h.game();
+                let ctx = serde_json::json!({
+                    "game": game, "car": number, "token": token, "track": g.track.title, "laps": g.setup.laps,
+                });
+                let text = self.templates.render(lang, "welcome", ctx).map_err(|e| e.to_string())?;
+                job.drafts.push(Draft {
+                    to: vec![msg.reply_address().to_string()],
+                    subject: format!("[{game}] you drive car {number}"),
+                    text,
+                    in_reply_to: msg.message_id.clone(),
+                    message_id: String::new(),
+                });
+                Ok(Some(game.clone()))
+            }
+            Order::Gear(gear) => {
+                let game = Self::need_game(job, head)?;
+                let mut h = self.open(&game)?;
+                let car = self.player_car(job, h.game(), head)?;
+                if Self::done_before(h.game(), &job.mid, Kind::Move, Some(car)) {
+                    // Applied before a crash: the message is being processed again.
+                    job.applied = true;
+                    return Ok(Some(game));
+                }
+                self.stale_gear(job, h.game(), head, car)?;
+                let awaited = h.game().awaited();
+                if awaited == Some((car, false)) && !h.game().now.paused {
+                    let next = h.game().next_turn();
+                    self.touch(job, &game, next).map_err(|e| e.to_string())?;
+                    let meta = self.meta(job, None);
+                    h.gear(car, *gear, By::Player, meta).map_err(|e| e.to_string())?;
+                    job.applied = true;
+                    return Ok(Some(game));
+                }
+                if h.game().now.over {
+                    return Err(StoreError::Over.to_string());
+                }
+                let mut orders = self.standing.car(&game, car).unwrap_or_default();
+                orders.gear = Some(QueuedGear { gear: *gear, message_id: job.mid.clone(), from: job.sender.clone() });
+                self.standing.set_car(&game, car, &orders).map_err(|e| e.to_string())?;
+                job.notes.push(tr(
+                    lang,
+                    &format!("GEAR {gear} is kept for car {car}'s next move (a later GEAR replaces it)."),
+                    &format!("VITESSE {gear} est gardee pour le prochain coup de la voiture {car} (une VITESSE plus recente la remplace)."),
+                ));
+                job.applied = true;
+                Ok(Some(game))
+            }
+            Order::Choose(answer) => {
+                let game = Self::need_game(job, head)?;
+                let mut h = self.open(&game)?;
+                let car = self.player_car(job, h.game(), head)?;
+                if Self::done_before(h.game(), &job.mid, Kind::Move, Some(car)) {
+                    job.applied = true;
+                    return Ok(Some(game));
+                }
+                if h.game().awaited() != Some((car, true)) {
+                    return Err(tr(
+                        lang,
+                        &format!("No roll of car {car} awaits a choice: send GEAR first."),
+                        &format!("Aucun jet de la voiture {car} n'attend de choix : envoyez d'abord VITESSE."),
+                    ));
+                }
+                self.stale_choice(job, h.game(), head)?;
+                let next = h.game().next_turn();
+                self.touch(job, &game, next).map_err(|e| e.to_string())?;
+                let meta = self.meta(job, None);
+                h.choose(car, answer, By::Player, meta).map_err(|e| e.to_string())?;
+                job.applied = true;
+                Ok(Some(game))
+            }
+            Order::Pit { .. } => Err(tr(
+                lang,
+                "PIT: pit stops (19) are not played by this version of steward yet.",
+                "STAND : les arrets aux stands (19) ne sont pas encore joues par cette version.",
+            )),
+            Order::Policy(p) => {
+                let game = Self::need_game(job, head)?;
+                let h = self.open(&game)?;
+                let car = self.player_car(job, h.game(), head)?;
+                let mut orders = self.standing.car(&game, car).unwrap_or_default();
+                let text: Vec<&str> = p.rules.iter().map(|r| r.en()).collect();
+                orders.policy = (!text.is_empty()).then(|| text.join(" ELSE "));
+                self.standing.set_car(&game, car, &orders).map_err(|e| e.to_string())?;
+                job.notes.push(match &orders.policy {
+                    Some(p) => format!("Standing order for car {car}: {p}."),
+                    None => format!("Car {car} has no standing order: you are asked after every roll."),
+                });
+                job.applied = true;
+                Ok(Some(game))
+            }
+            Order::Lang(_) | Order::Game(_) | Order::Car(_) | Order::Token(_) | Order::Turn(_) => Ok(None),
+            Order::Create { game, track, laps, cars, hours, profile } => {
+                if let Ok(h) = self.store.open(game) {
+                    if Self::done_before(h.game(), &job.mid, Kind::Create, None) {
+                        job.applied = true;
+                        return Ok(Some(game.clone()));
+                    }
+                    return Err(format!("A game `{game}` exists already."));
+                }
+                let req = NewGame {
+                    id: game.clone(),
+                    track: track.clone(),
+                    profile: profile.clone().unwrap_or_else(|| "competition-2004".into()),
+                    laps: *laps,
+                    max_cars: *cars,
+                    move_hours: hours.unwrap_or(48),
+                    join_by: None,
+                };
+                let seed = crate::store::driver::os_random().map_err(|e| e.to_string())?;
+                self.touch(job, game, 0).map_err(|e| e.to_string())?;
+                let meta = self.meta(job, None);
+                self.store.create(&req, seed, meta).map_err(|e| e.to_string())?;
+                let settings =
+                    super::standing::GameSettings { created_by: Some(job.sender.clone()), ..Default::default() };
+                self.standing.set_game(game, &settings).map_err(|e| e.to_string())?;
+                job.applied = true;
+                Ok(Some(game.clone()))
+            }
+            Order::Start | Order::Reveal | Order::Pause | Order::Resume | Order::Deadline(_) => {
+                let game = Self::need_game(job, head)?;
+                let mut h = self.open(&game)?;
+                let (kind, action) = match o {
+                    Order::Start => (Kind::Start, None),
+                    Order::Reveal => (Kind::Reveal, None),
+                    Order::Pause => (Kind::Moderate, Some(Moderation::Pause { reason: None })),
+                    Order::Resume => (Kind::Moderate, Some(Moderation::Resume)),
+                    Order::Deadline(hours) => (Kind::Moderate, Some(Moderation::Deadline { hours: *hours })),
+                    _ => unreachable!("matched above"),
+                };
+                if !Self::done_before(h.game(), &job.mid, kind, None) {
+                    let next = h.game().next_turn();
+                    self.touch(job, &game, next).map_err(|e| e.to_string())?;
+                    let meta = self.meta(job, Some("moderator"));
+                    let r = match (kind, action) {
+                        (Kind::Start, _) => h.start(meta),
+                        (Kind::Reveal, _) => h.reveal(meta),
+                        (_, Some(m)) => h.moderate(m, meta),
+                        _ => unreachable!("every kind has its call"),
+                    };
+                    r.map_err(|e| e.to_string())?;
+                }
+                job.applied = true;
+                Ok(Some(game))
+            }
+            Order::Replace { car, address } => {
+                let game = Self::need_game(job, head)?;
+                let mut h = self.open(&game)?;
+                let token = self.derive_token(&game, &job.mid, &format!("replace-{car}"));
+                if !Self::done_before(h.game(), &job.mid, Kind::Moderate, None) {
+                    let next = h.game().next_turn();
+                    self.touch(job, &game, next).map_err(|e| e.to_string())?;
+                    let meta = self.meta(job, Some("moderator"));
+                    let m = Moderation::Replace {
+                        car: *car,
+                        address: address.to_lowercase(),
+                        token_sha256: crate::store::replay::token_hash(&game, &token),
+                    };
+                    h.moderate(m, meta).map_err(|e| e.to_string())?;
+                }
+                let g = h.game();
+                let ctx = serde_json::json!({
+                    "game": game, "car": car, "token": token, "track": g.track.title, "laps": g.setup.laps,
+                });
+                let l = self.lang_of(address);
+                let text = self.templates.render(l, "welcome", ctx).map_err(|e| e.to_string())?;
+                job.drafts.push(Draft {
+                    to: vec![address.to_lowercase()],
+                    subject: format!("[{game}] you now drive car {car}"),
+                    text,
+                    in_reply_to: None,
+                    message_id: String::new(),
+                });
+                job.applied = true;
+                Ok(Some(game))
+            }
+            Order::Force { car } => {
+                let game = Self::need_game(job, head)?;
+                let mut h = self.open(&game)?;
+                if Self::done_before(h.game(), &job.mid, Kind::Move, Some(*car)) {
+                    job.applied = true;
+                    return Ok(Some(game));
+                }
+                if h.game().awaited().map(|a| a.0) != Some(*car) {
+                    return Err(format!("Car {car} is not the car awaited in game {game}."));
+                }
+                let next = h.game().next_turn();
+                self.touch(job, &game, next).map_err(|e| e.to_string())?;
+                let meta = self.meta(job, Some("moderator"));
+                h.bot_move(&mut self.bot, meta).map_err(|e| e.to_string())?;
+                job.applied = true;
+                Ok(Some(game))
+            }
+        }
+    }
+
+    fn need_turn(job: &Job, head: &Header, g: &Game) -> Result<u32, String> {
+        let last = g.next_turn() - 1;
+        let n = head.turn.ok_or_else(|| {
+            tr(
+                job.lang,
+                &format!("Add TURN <n>, the turn of the mail you answer (the game is at turn {last})."),
+                &format!("Ajoutez TOUR <n>, le tour du message auquel vous repondez (la partie est au tour {last})."),
+            )
+        })?;
+        if n > last {
+            return Err(format!("Turn {n} has not been played: game {} is at turn {last}.", g.setup.id));
+        }
+        Ok(n)
+    }
+
+    /// A gear answering turn `n` is stale if the car moved after turn `n`.
+    fn stale_gear(&self, job: &Job, g: &Game, head: &Header, car: u8) -> Result<(), String> {
+        let n = Self::need_turn(job, head, g)?;
+        if let Some(t) =
+            g.turns[n as usize + 1..].iter().find(|t| t.orders.iter().any(|o| o.car == car && o.gear.is_some()))
+        {
+            return Err(tr(
+                job.lang,
+                &format!(
+                    "Stale order: it answers turn {n}, but car {car} has moved since (turn {}). Send BOARD for the game as it stands.",
+                    t.turn
+                ),
+                &format!(
+                    "Ordre perime : il repond au tour {n}, mais la voiture {car} a bouge depuis (tour {}). Envoyez PLATEAU.",
+                    t.turn
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A choice answering turn `n` is stale if the roll awaiting it came after turn `n`.
+    fn stale_choice(&self, job: &Job, g: &Game, head: &Header) -> Result<(), String> {
+        let n = Self::need_turn(job, head, g)?;
+        let rolled_at =
+            g.turns.iter().rev().find(|t| t.pending.is_some() && t.kind == Kind::Move).map_or(0, |t| t.turn);
+        // The decision awaited is the last turn's; it was offered at the turn that rolled.
+        let offered =
+            g.turns.iter().rev().take_while(|t| t.pending.is_some()).last().map_or(rolled_at, |t: &TurnFile| t.turn);
+        if n < offered {
+            return Err(tr(
+                job.lang,
+                &format!(
+                    "Stale order: it answers turn {n}, but the roll awaiting a choice was made at turn {offered}. Send BOARD for the options."
+                ),
+                &format!(
+                    "Ordre perime : il repond au tour {n}, mais le jet qui attend un choix date du tour {offered}. Envoyez PLATEAU."
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Plays on while the car awaited can be played without asking anyone: bot cars, gears sent
+    /// ahead, standing policies.
+    pub(super) fn cascade(&mut self, job: &mut Job, game: &str) -> Result<(), DaemonError> {
+        let mut h = match self.store.open(game) {
+            Ok(h) => h,
+            Err(source) => return Err(DaemonError::Store { game: game.into(), source }),
+        };
+        for _ in 0..MAX_CASCADE {
+            let g = h.game();
+            if g.now.over || g.now.paused {
+                break;
+            }
+            let Some((car, choice)) = g.awaited() else { break };
+            let Some((_, p)) = g.player(car) else { break };
+            let next = g.next_turn();
+            if p.bot {
+                self.touch(job, game, next)?;
+                let meta = self.meta_by("bot");
+                h.bot_move(&mut self.bot, meta).map_err(|source| DaemonError::Store { game: game.into(), source })?;
+                continue;
+            }
+            let orders = self.standing.car(game, car).map_err(io("reading standing orders"))?;
+            if choice {
+                let Some(text) = &orders.policy else { break };
+                let parsed = orders::parse(&format!("POLICY {text}"));
+                let Some(Order::Policy(policy)) = parsed.orders().first().copied().cloned() else { break };
+                let race = g.now.race.as_ref().expect("a choice awaits in a started race");
+                let rolled = &race.pending.as_ref().expect("a choice awaits").rolled;
+                let label = match decide(&policy, &rolled.options) {
+                    Some(Decision::Take { label, .. }) => label,
+                    Some(Decision::AskBot) => MoveOption::label(self.bot.option(&g.track, rolled)),
+                    None => break,
+                };
+                self.touch(job, game, next)?;
+                let meta = self.meta_by("policy");
+                h.choose(car, &label, By::Player, meta)
+                    .map_err(|source| DaemonError::Store { game: game.into(), source })?;
+            } else {
+                let Some(q) = orders.gear.clone() else { break };
+                let mut cleared = orders.clone();
+                cleared.gear = None;
+                if !Self::done_before(g, &q.message_id, Kind::Move, Some(car)) {
+                    self.touch(job, game, next)?;
+                    let meta = Meta {
+                        at: self.now(),
+                        source: Some(Source {
+                            from: Some(q.from.clone()),
+                            message_id: Some(q.message_id.clone()),
+                            imap_uid: None,
+                            by: None,
+                        }),
+                    };
+                    if let Err(e) = h.gear(car, q.gear, By::Player, meta) {
+                        // The gear sent ahead is no longer possible: the player is asked.
+                        job.announce
+                            .push((game.into(), format!("Car {car}'s GEAR {} sent ahead was refused: {e}", q.gear)));
+                        self.standing.set_car(game, car, &cleared).map_err(io("writing standing orders"))?;
+                        break;
+                    }
+                }
+                self.standing.set_car(game, car, &cleared).map_err(io("writing standing orders"))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn meta_by(&mut self, by: &str) -> Meta {
+        Meta { at: self.now(), source: Some(Source { by: Some(by.into()), ..Source::default() }) }
+    }
+
+    /// The replies of a job: the sender's (receipt, help, the reports they asked for or that
+    /// concern them), every other player's report of each game touched, and the job's own
+    /// drafts (welcome, copies, reminders).
+    pub(super) fn finish_job(&mut self, job: &mut Job, msg: Option<&Incoming>) -> Result<Vec<Draft>, DaemonError> {
+        let mut out = Vec::new();
+        let mut sender_text = String::new();
+        if msg.is_some() {
+            let ctx = serde_json::json!({
+                "receipt": job.extras.receipt,
+                "applied": job.applied,
+                "notes": job.notes,
+                "subject": msg.map(|m| m.subject.as_str()).unwrap_or(""),
+            });
+            sender_text.push_str(&self.templates.render(job.lang, "receipt", ctx)?);
+            if job.extras.help {
+                sender_text.push('\n');
+                sender_text.push_str(&self.templates.render(job.lang, "help", serde_json::json!({}))?);
+            }
+        }
+        let mut sender_got: BTreeSet<String> = BTreeSet::new();
+        let games: Vec<(String, u32)> = job.first.iter().map(|(g, f)| (g.clone(), *f)).collect();
+        for (game, first) in games {
+            let h = match self.store.open(&game) {
+                Ok(h) => h,
+                Err(StoreError::NoSuchGame { .. }) => continue,
+                Err(source) => return Err(DaemonError::Store { game, source }),
+            };
+            let g = h.game();
+            let extra: Vec<&str> = job.announce.iter().filter(|(a, _)| *a == game).map(|(_, t)| t.as_str()).collect();
+            if g.next_turn() <= first && extra.is_empty() {
+                continue;
+            }
+            let mut recipients: Vec<(String, Option<u8>)> =
+                g.now.players.iter().filter(|p| !p.bot).map(|p| (p.address.clone(), Some(p.car))).collect();
+            if let Some(creator) = self.standing.game(&game).ok().and_then(|s| s.created_by)
+                && !recipients.iter().any(|(a, _)| a.eq_ignore_ascii_case(&creator))
+            {
+                recipients.push((creator, None));
+            }
+            for (address, car) in recipients {
+                let lang = self.lang_of(&address);
+                let text = self.report_text(g, first, car, lang, &extra)?;
+                if msg.is_some() && address.eq_ignore_ascii_case(&job.sender) {
+                    sender_text.push('\n');
+                    sender_text.push_str(&text);
+                    sender_got.insert(game.clone());
+                    continue;
+                }
+                out.push(Draft {
+                    to: vec![address],
+                    subject: subject(g),
+                    text,
+                    in_reply_to: None,
+                    message_id: String::new(),
+                });
+            }
+        }
+        for (game, first) in std::mem::take(&mut job.extras.reports) {
+            if sender_got.contains(&game) {
+                continue;
+            }
+            let h = self.store.open(&game).map_err(|source| DaemonError::Store { game: game.clone(), source })?;
+            let car = h.game().now.players.iter().find(|p| p.address.eq_ignore_ascii_case(&job.sender)).map(|p| p.car);
+            sender_text.push('\n');
+            sender_text.push_str(&self.report_text(h.game(), first, car, job.lang, &[])?);
+        }
+        if let Some(m) = msg {
+            let subject = if m.subject.is_empty() {
+                "steward".to_string()
+            } else if m.subject.to_lowercase().starts_with("re:") {
+                m.subject.clone()
+            } else {
+                format!("Re: {}", m.subject)
+            };
+            out.insert(
+                0,
+                Draft {
+                    to: vec![m.reply_address().to_string()],
+                    subject,
+                    text: sender_text,
+                    in_reply_to: m.message_id.clone(),
+                    message_id: String::new(),
+                },
+            );
+        }
+        out.append(&mut job.drafts);
+        Ok(out)
+    }
+
+    fn report_text(
+        &self,
+        g: &Game,
+        first: u32,
+        car: Option<u8>,
+        lang: Lang,
+        extra: &[&str],
+    ) -> Result<String, DaemonError> {
+        let mut r = report(g, first, car);
+        for e in extra {
+            r.summary = format!("{e}\n{}", r.summary);
+        }
+        Ok(self.templates.render(lang, "report", &r)?)
+    }
+
+    /// Reminders and default moves for every game whose deadline is near or past.
+    pub fn deadlines(&mut self) -> Result<usize, DaemonError> {
+        let now = self.now();
+        let ids = self.store.list().map_err(|source| DaemonError::Store { game: "-".into(), source })?;
+        let mut jobs = 0;
+        for id in ids {
+            let Some(last) = last_turn(&self.store.game_dir(&id)) else { continue };
+            let (Some(due), Some(car)) = (last.due.as_deref().and_then(Stamp::parse), last.to_play) else { continue };
+            if last.over {
+                continue;
+            }
+            if now >= due {
+                let key = format!("deadline:{id}:{}", last.turn);
+                if self.ledger.get(&key).map_err(io("reading the ledger"))?.is_some() {
+                    continue;
+                }
+                let mut job = self.start_job(&key, None, "")?;
+                let mut h = self.store.open(&id).map_err(|source| DaemonError::Store { game: id.clone(), source })?;
+                if h.game().next_turn() == last.turn + 1 {
+                    self.touch(&mut job, &id, last.turn + 1)?;
+                    let meta = self.meta_by("deadline");
+                    h.bot_move(&mut self.bot, meta)
+                        .map_err(|source| DaemonError::Store { game: id.clone(), source })?;
+                    job.announce.push((
+                        id.clone(),
+                        format!("Car {car} did not answer by {due}: the bot played a default move for it."),
+                    ));
+                } else {
+                    self.touch(&mut job, &id, last.turn + 1)?;
+                }
+                drop(h);
+                self.cascade(&mut job, &id)?;
+                self.commit_job(&key, format!("default move for car {car}"), &mut job)?;
+                jobs += 1;
+            } else if self.cfg.reminder_hours > 0 && now.0 >= due.0 - self.cfg.reminder_hours as i64 * 3600 {
+                let key = format!("reminder:{id}:{}", last.turn);
+                if self.ledger.get(&key).map_err(io("reading the ledger"))?.is_some() {
+                    continue;
+                }
+                let mut job = self.start_job(&key, None, "")?;
+                let h = self.store.open(&id).map_err(|source| DaemonError::Store { game: id.clone(), source })?;
+                if let Some((_, p)) = h.game().player(car)
+                    && !p.bot
+                {
+                    let lang = self.lang_of(&p.address);
+                    let ctx = serde_json::json!({ "game": id, "car": car, "due": due.to_string(), "turn": last.turn });
+                    let text = self.templates.render(lang, "reminder", ctx)?;
+                    job.drafts.push(Draft {
+                        to: vec![p.address.clone()],
+                        subject: format!("[{id}] reminder: car {car} to play by {due}"),
+                        text,
+                        in_reply_to: None,
+                        message_id: String::new(),
+                    });
+                }
+                self.commit_job(&key, format!("reminder for car {car}"), &mut job)?;
+                jobs += 1;
+            }
+        }
+        Ok(jobs)
+    }
+}
+
+fn subject(g: &Game) -> String {
+    let last = g.turns.last().expect("a game has turn 0");
+    match g.awaited() {
+        _ if g.now.over => format!("[{}] turn {}: the race is over", g.setup.id, last.turn),
+        Some((car, true)) => format!("[{}] turn {}: car {car} to choose", g.setup.id, last.turn),
+        Some((car, false)) => format!("[{}] turn {}: car {car} to play", g.setup.id, last.turn),
+        None => format!("[{}] turn {}", g.setup.id, last.turn),
+    }
+}
+
+/// The last turn file of a game directory, read without replaying the game.
+fn last_turn(dir: &std::path::Path) -> Option<TurnFile> {
+    let mut names: Vec<String> = std::fs::read_dir(dir.join("turns"))
+        .ok()?
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|n| n.ends_with(".toml") && !n.starts_with('.'))
+        .collect();
+    names.sort();
+    let text = std::fs::read_to_string(dir.join("turns").join(names.last()?)).ok()?;
+    toml::from_str(&text).ok()
+}

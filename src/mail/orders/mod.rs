@@ -1,0 +1,613 @@
+//! The order language players write in the body of a mail (docs/orders.md): one order per line,
+//! case-insensitive, English or French keywords, accents optional. Parsing is pure and keeps
+//! every line's number and text so the receipt can answer line by line; a message with any
+//! error applies nothing.
+
+mod error;
+mod keyword;
+mod receipt;
+
+pub use error::{Arg, OrderError};
+pub use keyword::{Kw, Lang, fold, squash};
+pub use receipt::{RECEIPT_WIDTH, masked, receipt};
+
+use crate::engine::{Part, Setup, Tyres, Wear};
+use crate::mail::policy::{Policy, Rule};
+
+/// Pit stop type (19-3 quick, 19-4 long).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Stop {
+    /// Arrêt rapide: tyres only (19-3-1).
+    Quick,
+    /// Arrêt long: tyres and repairs (19-4).
+    Long,
+}
+
+/// One order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// The game the mail is about.
+    Game(String),
+    /// The car the orders are for.
+    Car(u8),
+    /// The player's secret token, given at join.
+    Token(String),
+    /// The turn the orders answer (a stale one is refused by the daemon).
+    Turn(u32),
+    /// Join a game.
+    Join {
+        /// The game.
+        game: String,
+        /// The car wanted.
+        car: Option<u8>,
+        /// The game's join password, if it has one.
+        password: Option<String>,
+        /// Words mixed into the dice key (docs/dice.md).
+        phrase: Option<String>,
+    },
+    /// The car's wear points, checked against chapter 5.
+    Setup(Wear),
+    /// Starting tyres (8).
+    Tyres(Tyres),
+    /// The gear for the next move (6-1).
+    Gear(u8),
+    /// The decision after a roll: an option's label or a destination space id.
+    Choose(String),
+    /// A pit stop (19).
+    Pit {
+        /// Quick or long.
+        stop: Stop,
+        /// The tyres to leave on (19-2-6); none keeps the same type (19-2-7).
+        tyres: Option<Tyres>,
+        /// Wear points to repair, part by part (19-4).
+        repairs: Vec<(Part, u8)>,
+    },
+    /// A standing order; no rule clears it.
+    Policy(Policy),
+    /// Resend the board.
+    Board,
+    /// Resend the last n turns.
+    History(u32),
+    /// Send the help text.
+    Help,
+    /// Send the standings.
+    Standings,
+    /// The language of the replies.
+    Lang(Lang),
+    /// Moderator: create a game.
+    Create {
+        /// Its name.
+        game: String,
+        /// A shipped track's name.
+        track: String,
+        /// Laps.
+        laps: u16,
+        /// Most cars.
+        cars: Option<u8>,
+        /// Hours to answer.
+        hours: Option<u32>,
+        /// Rule profile.
+        profile: Option<String>,
+    },
+    /// Moderator: start the race.
+    Start,
+    /// Moderator: stop the clock.
+    Pause,
+    /// Moderator: restart the clock.
+    Resume,
+    /// Moderator: hours to answer from now on.
+    Deadline(u32),
+    /// Moderator: give a car to another player.
+    Replace {
+        /// The car.
+        car: u8,
+        /// The new player's address.
+        address: String,
+    },
+    /// Moderator: the bot plays the car's awaited move.
+    Force {
+        /// The car.
+        car: u8,
+    },
+    /// Moderator: reveal the seed; the race ends where it stands.
+    Reveal,
+}
+
+impl Order {
+    /// Whether only a moderator may give it.
+    pub fn is_moderator(&self) -> bool {
+        matches!(
+            self,
+            Order::Create { .. }
+                | Order::Start
+                | Order::Pause
+                | Order::Resume
+                | Order::Deadline(_)
+                | Order::Replace { .. }
+                | Order::Force { .. }
+                | Order::Reveal
+        )
+    }
+
+    /// Whether it says who and what the mail is about rather than doing something.
+    pub fn is_header(&self) -> bool {
+        matches!(self, Order::Game(_) | Order::Car(_) | Order::Token(_) | Order::Turn(_))
+    }
+}
+
+/// One line that was read as an order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Line {
+    /// 1-based line number in the cleaned body.
+    pub number: usize,
+    /// The line as written (trimmed).
+    pub text: String,
+    /// The order, or why it is refused.
+    pub result: Result<Order, OrderError>,
+}
+
+/// Who and what a mail is about: its `GAME`, `CAR`, `TOKEN` and `TURN` lines.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Headers {
+    /// The game.
+    pub game: Option<String>,
+    /// The car.
+    pub car: Option<u8>,
+    /// The player's token.
+    pub token: Option<String>,
+    /// The turn answered.
+    pub turn: Option<u32>,
+}
+
+/// A mail's orders.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Parsed {
+    /// The lines read as orders, in order.
+    pub lines: Vec<Line>,
+    /// Lines of prose before the first order, skipped.
+    pub skipped: usize,
+    /// Whether an `END` line stopped the reading.
+    pub ended: bool,
+}
+
+impl Parsed {
+    /// No line is refused (and so the orders may be applied).
+    pub fn is_ok(&self) -> bool {
+        self.lines.iter().all(|l| l.result.is_ok())
+    }
+
+    /// The orders, in order; empty if any line is refused (a message with an error applies
+    /// nothing).
+    pub fn orders(&self) -> Vec<&Order> {
+        if !self.is_ok() {
+            return Vec::new();
+        }
+        self.lines.iter().filter_map(|l| l.result.as_ref().ok()).collect()
+    }
+
+    /// What the mail's `GAME`, `CAR`, `TOKEN` and `TURN` lines say.
+    pub fn headers(&self) -> Headers {
+        let mut h = Headers::default();
+        for l in &self.lines {
+            match &l.result {
+                Ok(Order::Game(g)) => h.game = Some(g.clone()),
+                Ok(Order::Car(c)) => h.car = Some(*c),
+                Ok(Order::Token(t)) => h.token = Some(t.clone()),
+                Ok(Order::Turn(t)) => h.turn = Some(*t),
+                _ => {}
+            }
+        }
+        h
+    }
+
+    /// The refused lines.
+    pub fn errors(&self) -> impl Iterator<Item = (&Line, &OrderError)> {
+        self.lines.iter().filter_map(|l| l.result.as_ref().err().map(|e| (l, e)))
+    }
+}
+
+/// Longest line read, in characters; longer lines are refused as unknown (no order is long).
+const MAX_LINE: usize = 1000;
+
+/// Reads the orders of a cleaned mail body (see `mail::message`). Lines before the first
+/// keyword line and after the last are prose and skipped, unless they look like a misspelt
+/// order (at most 3 words, the first one letter off a keyword); between orders, blank lines are
+/// skipped and every other line must be an order. `END` stops the reading.
+pub fn parse(text: &str) -> Parsed {
+    let mut out = Parsed::default();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        let words = split(line);
+        let Some(first) = words.first() else { continue };
+        let first = squash(first.trim_end_matches(':'));
+        let kw = Kw::lookup(&first);
+        // A short line whose first word is one letter off a keyword is a misspelt order; a
+        // longer one is prose ("Pour le tour 12, voici mes ordres").
+        let suggestion = if words.len() <= 3 { Kw::suggest(&first) } else { None };
+        if kw.is_none() && out.lines.is_empty() && suggestion.is_none() {
+            out.skipped += 1;
+            continue;
+        }
+        if kw == Some(Kw::End) && words.len() == 1 {
+            out.ended = true;
+            break;
+        }
+        let result = match kw {
+            _ if line.chars().count() > MAX_LINE => {
+                Err(OrderError::Unknown { word: words[0].chars().take(20).collect(), suggestion: None })
+            }
+            Some(k) => order(k, &words[1..], line),
+            None => Err(OrderError::Unknown { word: words[0].to_string(), suggestion }),
+        };
+        // One game, car, token and turn per mail: a second line saying otherwise is refused.
+        let result = match result {
+            Ok(o) if o.is_header() => match out.lines.iter().find(|l| {
+                l.result.as_ref().is_ok_and(|p| std::mem::discriminant(p) == std::mem::discriminant(&o) && *p != o)
+            }) {
+                Some(l) => Err(OrderError::Conflict { order: k_of(&o), line: l.number }),
+                None => Ok(o),
+            },
+            r => r,
+        };
+        out.lines.push(Line { number: i + 1, text: line.to_string(), result });
+    }
+    // Prose after the last order ("Thanks, Ann") is skipped too, unless it looks like a
+    // misspelt keyword.
+    let prose = |l: &Line| matches!(l.result, Err(OrderError::Unknown { suggestion: None, .. }));
+    while out.lines.last().is_some_and(prose) {
+        out.lines.pop();
+        out.skipped += 1;
+    }
+    out
+}
+
+/// The keyword of a header order.
+fn k_of(o: &Order) -> Kw {
+    match o {
+        Order::Game(_) => Kw::Game,
+        Order::Car(_) => Kw::Car,
+        Order::Token(_) => Kw::Token,
+        _ => Kw::Turn,
+    }
+}
+
+/// Words of a line: separated by white space, commas and semicolons.
+fn split(line: &str) -> Vec<&str> {
+    line.split(|c: char| c.is_whitespace() || c == ',' || c == ';').filter(|w| !w.is_empty()).collect()
+}
+
+fn number(order: Kw, what: Arg, word: Option<&&str>, min: u32, max: u32) -> Result<u32, OrderError> {
+    let Some(w) = word else { return Err(OrderError::Missing { order, what }) };
+    match w.parse::<u32>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        _ => Err(OrderError::Range { order, what, got: w.to_string(), min, max }),
+    }
+}
+
+fn no_more(order: Kw, rest: &[&str]) -> Result<(), OrderError> {
+    match rest.first() {
+        Some(w) => Err(OrderError::Unexpected { order, got: w.to_string() }),
+        None => Ok(()),
+    }
+}
+
+/// A name: a game id, a token, a track. Letters, digits, `-`, `_`, `.`, at most 64.
+fn name(order: Kw, what: Arg, word: Option<&&str>) -> Result<String, OrderError> {
+    let Some(w) = word else { return Err(OrderError::Missing { order, what }) };
+    let ok = w.len() <= 64 && w.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if ok { Ok(w.to_string()) } else { Err(OrderError::Invalid { order, what, got: w.to_string() }) }
+}
+
+/// A game's id, lower-cased as the store keeps it (`store::replay::valid_id`).
+fn game_id(order: Kw, word: Option<&&str>) -> Result<String, OrderError> {
+    let id = name(order, Arg::GameId, word)?.to_ascii_lowercase();
+    if !id.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+        return Err(OrderError::Invalid { order, what: Arg::GameId, got: id });
+    }
+    Ok(id)
+}
+
+fn tyres(order: Kw, word: Option<&&str>) -> Result<Tyres, OrderError> {
+    let Some(w) = word else { return Err(OrderError::Missing { order, what: Arg::TyreType }) };
+    Tyres::parse(&fold(w)).ok_or_else(|| OrderError::Invalid { order, what: Arg::TyreType, got: w.to_string() })
+}
+
+/// A part of the car in either language (5-0-1).
+fn part(folded: &str) -> Option<Part> {
+    match squash(folded).as_str() {
+        "tyres" | "tires" | "tyre" | "tire" | "pneus" | "pneu" => Some(Part::Tyres),
+        "brakes" | "brake" | "freins" | "frein" => Some(Part::Brakes),
+        "gas" | "fuel" | "gearbox" | "consommation" | "conso" | "essence" | "boite" => Some(Part::Gas),
+        "body" | "carrosserie" | "carro" => Some(Part::Body),
+        "engine" | "moteur" => Some(Part::Engine),
+        "handling" | "suspension" | "tenue" | "tenuederoute" => Some(Part::Handling),
+        _ => None,
+    }
+}
+
+/// `part=n`, `part:n` or `part n` pairs, as in `SETUP` and `REPAIR`.
+fn pairs(order: Kw, words: &[&str]) -> Result<Vec<(Part, u8)>, OrderError> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let (p, n) = match words[i].split_once(['=', ':']) {
+            Some((p, n)) if !n.is_empty() => (p, Some(n)),
+            Some((p, _)) => (p, words.get(i + 1).copied()),
+            None => (words[i], words.get(i + 1).copied()),
+        };
+        let step = if words[i].split_once(['=', ':']).is_some_and(|(_, n)| !n.is_empty()) { 1 } else { 2 };
+        let part = part(p).ok_or_else(|| OrderError::Invalid { order, what: Arg::Part, got: p.to_string() })?;
+        let n = number(order, Arg::Points, n.as_ref(), 1, 22)?;
+        out.push((part, n as u8));
+        i += step;
+    }
+    Ok(out)
+}
+
+fn order(k: Kw, args: &[&str], line: &str) -> Result<Order, OrderError> {
+    let bare = |o: Order| no_more(k, args).map(|_| o);
+    match k {
+        Kw::Game => game_id(k, args.first()).and_then(|g| no_more(k, &args[1..]).map(|_| Order::Game(g))),
+        Kw::Car => {
+            let n = number(k, Arg::CarNumber, args.first(), 1, 99)?;
+            no_more(k, &args[1..])?;
+            Ok(Order::Car(n as u8))
+        }
+        Kw::Token => {
+            let t = name(k, Arg::Secret, args.first())?;
+            no_more(k, &args[1..])?;
+            Ok(Order::Token(t))
+        }
+        Kw::Turn => {
+            let n = number(k, Arg::TurnNumber, args.first(), 0, 999_999)?;
+            no_more(k, &args[1..])?;
+            Ok(Order::Turn(n))
+        }
+        Kw::Join => join(args, line),
+        Kw::Setup => setup(args),
+        Kw::Tyres => {
+            let t = tyres(k, args.first())?;
+            no_more(k, &args[1..])?;
+            Ok(Order::Tyres(t))
+        }
+        Kw::Gear => {
+            // 6-1: six gears.
+            let n = number(k, Arg::Gear, args.first(), 1, 6)?;
+            no_more(k, &args[1..])?;
+            Ok(Order::Gear(n as u8))
+        }
+        Kw::Choose => {
+            let c = name(k, Arg::Choice, args.first())?;
+            no_more(k, &args[1..])?;
+            Ok(Order::Choose(c))
+        }
+        Kw::Pit => pit(args),
+        Kw::Policy => policy(args),
+        Kw::Board => bare(Order::Board),
+        Kw::History => {
+            let n = if args.is_empty() { 1 } else { number(k, Arg::Count, args.first(), 1, 100)? };
+            no_more(k, args.get(1..).unwrap_or_default())?;
+            Ok(Order::History(n))
+        }
+        Kw::Help => bare(Order::Help),
+        Kw::Standings => bare(Order::Standings),
+        Kw::Lang => {
+            let Some(w) = args.first() else { return Err(OrderError::Missing { order: k, what: Arg::Language }) };
+            let l = Lang::parse(&squash(w)).ok_or_else(|| OrderError::Invalid {
+                order: k,
+                what: Arg::Language,
+                got: w.to_string(),
+            })?;
+            no_more(k, &args[1..])?;
+            Ok(Order::Lang(l))
+        }
+        Kw::Create => create(args),
+        Kw::Start => bare(Order::Start),
+        Kw::Pause => bare(Order::Pause),
+        Kw::Resume => bare(Order::Resume),
+        Kw::Deadline => {
+            let n = number(k, Arg::Hours, args.first(), 1, 24 * 60)?;
+            no_more(k, &args[1..])?;
+            Ok(Order::Deadline(n))
+        }
+        Kw::Replace => {
+            let car = car_word(k, args)?;
+            let Some(a) = args.get(2) else { return Err(OrderError::Missing { order: k, what: Arg::Address }) };
+            let a = a.trim_start_matches('<').trim_end_matches('>');
+            let ok = a.len() <= 254
+                && a.split_once('@').is_some_and(|(l, d)| !l.is_empty() && d.contains('.') && !d.contains('@'));
+            if !ok {
+                return Err(OrderError::Invalid { order: k, what: Arg::Address, got: a.to_string() });
+            }
+            no_more(k, &args[3..])?;
+            Ok(Order::Replace { car, address: a.to_ascii_lowercase() })
+        }
+        Kw::Force => {
+            let car = car_word(k, args)?;
+            no_more(k, &args[2..])?;
+            Ok(Order::Force { car })
+        }
+        Kw::Reveal => bare(Order::Reveal),
+        // `END` stands alone (alone, it stops the reading before getting here).
+        Kw::End => Err(OrderError::Unexpected { order: k, got: args.first().unwrap_or(&"").to_string() }),
+    }
+}
+
+/// `CAR <n>` after `REPLACE` or `FORCE`.
+fn car_word(k: Kw, args: &[&str]) -> Result<u8, OrderError> {
+    match args.first() {
+        Some(w) if Kw::lookup(&squash(w)) == Some(Kw::Car) => {}
+        Some(w) => return Err(OrderError::Unexpected { order: k, got: w.to_string() }),
+        None => return Err(OrderError::Missing { order: k, what: Arg::CarNumber }),
+    }
+    Ok(number(k, Arg::CarNumber, args.get(1), 1, 99)? as u8)
+}
+
+fn join(args: &[&str], line: &str) -> Result<Order, OrderError> {
+    let k = Kw::Join;
+    let game = game_id(k, args.first())?;
+    let (mut car, mut password, mut phrase) = (None, None, None);
+    let mut i = 1;
+    while i < args.len() {
+        let w = squash(args[i]);
+        match w.as_str() {
+            "car" | "voiture" => {
+                car = Some(number(k, Arg::CarNumber, args.get(i + 1), 1, 99)? as u8);
+                i += 2;
+            }
+            "password" | "motdepasse" | "token" | "jeton" => {
+                password = Some(name(k, Arg::Secret, args.get(i + 1))?);
+                i += 2;
+            }
+            "phrase" => {
+                // The rest of the line, as written: entropy for the dice key.
+                let rest = after_word(line, args[i]).trim();
+                if rest.is_empty() {
+                    return Err(OrderError::Missing { order: k, what: Arg::Phrase });
+                }
+                phrase = Some(rest.to_string());
+                break;
+            }
+            _ => return Err(OrderError::Unexpected { order: k, got: args[i].to_string() }),
+        }
+    }
+    Ok(Order::Join { game, car, password, phrase })
+}
+
+/// The text of `line` after the first occurrence of the word `w` that follows the keyword.
+fn after_word<'a>(line: &'a str, w: &str) -> &'a str {
+    // The keyword is the first word; `w` is found after it.
+    let start = line.find(char::is_whitespace).unwrap_or(line.len());
+    let body = &line[start..];
+    let mut from = 0;
+    while let Some(p) = body[from..].find(w) {
+        let at = from + p;
+        let before = body[..at].chars().next_back();
+        let after = body[at + w.len()..].chars().next();
+        let starts = before.is_none_or(|c| c.is_whitespace() || c == ',' || c == ';');
+        let ends = after.is_none_or(|c| c.is_whitespace() || c == ',' || c == ';');
+        if starts && ends {
+            return &body[at + w.len()..];
+        }
+        from = at + w.len();
+    }
+    ""
+}
+
+fn setup(args: &[&str]) -> Result<Order, OrderError> {
+    let k = Kw::Setup;
+    if args.is_empty() {
+        return Err(OrderError::MissingParts { parts: Part::ALL.iter().map(|p| p.name()).collect() });
+    }
+    let mut wear = Wear::default();
+    for (p, n) in pairs(k, args)? {
+        if wear.get(p) != 0 {
+            return Err(OrderError::PartTwice { part: p.name() });
+        }
+        *wear.get_mut(p) = n;
+    }
+    let missing: Vec<&'static str> = Part::ALL.iter().filter(|&&p| wear.get(p) == 0).map(|p| p.name()).collect();
+    if !missing.is_empty() {
+        return Err(OrderError::MissingParts { parts: missing });
+    }
+    // Chapter 5 is the engine's: the tyre type plays no part in the points check.
+    Setup { wear, tyres: Tyres::Hard }.validate().map_err(OrderError::Setup)?;
+    Ok(Order::Setup(wear))
+}
+
+fn pit(args: &[&str]) -> Result<Order, OrderError> {
+    let k = Kw::Pit;
+    let Some(w) = args.first() else { return Err(OrderError::Missing { order: k, what: Arg::StopType }) };
+    let stop = match squash(w).as_str() {
+        "quick" | "short" | "rapide" | "court" => Stop::Quick,
+        "long" => Stop::Long,
+        _ => return Err(OrderError::Invalid { order: k, what: Arg::StopType, got: w.to_string() }),
+    };
+    let (mut tyre, mut repairs) = (None, Vec::new());
+    let mut i = 1;
+    while i < args.len() {
+        match squash(args[i]).as_str() {
+            "tyres" | "tires" | "pneus" => {
+                tyre = Some(tyres(k, args.get(i + 1))?);
+                i += 2;
+            }
+            "repair" | "repairs" | "reparer" | "reparation" | "reparations" => {
+                if stop == Stop::Quick {
+                    return Err(OrderError::QuickRepair);
+                }
+                // Repairs run to the end of the line or to a TYRES word.
+                let end = (i + 1..args.len())
+                    .find(|&j| {
+                        matches!(squash(args[j]).as_str(), "tyres" | "tires" | "pneus")
+                            && args.get(j + 1).is_some_and(|t| Tyres::parse(&fold(t)).is_some())
+                    })
+                    .unwrap_or(args.len());
+                if end == i + 1 {
+                    return Err(OrderError::Missing { order: k, what: Arg::Part });
+                }
+                repairs.extend(pairs(k, &args[i + 1..end])?);
+                i = end;
+            }
+            _ => return Err(OrderError::Unexpected { order: k, got: args[i].to_string() }),
+        }
+    }
+    Ok(Order::Pit { stop, tyres: tyre, repairs })
+}
+
+fn policy(args: &[&str]) -> Result<Order, OrderError> {
+    let k = Kw::Policy;
+    if args.is_empty() {
+        return Err(OrderError::Missing { order: k, what: Arg::Rule });
+    }
+    // Rules are separated by ELSE / SINON; the words of one rule may be split by spaces
+    // (`FARTHEST FREE`).
+    let mut groups: Vec<Vec<&str>> = vec![Vec::new()];
+    for w in args {
+        if matches!(squash(w).as_str(), "else" | "sinon" | "then" | "puis") {
+            groups.push(Vec::new());
+        } else if let Some(g) = groups.last_mut() {
+            g.push(w);
+        }
+    }
+    let mut rules = Vec::new();
+    let mut none = false;
+    for g in &groups {
+        let written = g.join(" ");
+        if g.is_empty() {
+            return Err(OrderError::Missing { order: k, what: Arg::Rule });
+        }
+        let folded = squash(&written.replace(' ', ""));
+        if matches!(folded.as_str(), "none" | "aucune" | "aucun" | "off" | "rien") {
+            none = true;
+            continue;
+        }
+        let r = Rule::parse(&folded).ok_or(OrderError::Invalid { order: k, what: Arg::Rule, got: written })?;
+        rules.push(r);
+    }
+    if none && (!rules.is_empty() || groups.len() > 1) {
+        return Err(OrderError::NoneWithRules);
+    }
+    Ok(Order::Policy(Policy { rules }))
+}
+
+fn create(args: &[&str]) -> Result<Order, OrderError> {
+    let k = Kw::Create;
+    let game = game_id(k, args.first())?;
+    let (mut track, mut laps, mut cars, mut hours, mut profile) = (None, None, None, None, None);
+    let mut i = 1;
+    while i < args.len() {
+        let next = args.get(i + 1);
+        match squash(args[i]).as_str() {
+            "track" | "circuit" => track = Some(name(k, Arg::Track, next)?),
+            "laps" | "tours" => laps = Some(number(k, Arg::Laps, next, 1, 99)? as u16),
+            "cars" | "voitures" => cars = Some(number(k, Arg::CarNumber, next, 1, 99)? as u8),
+            "hours" | "heures" => hours = Some(number(k, Arg::Hours, next, 1, 24 * 60)?),
+            "profile" | "profil" => profile = Some(name(k, Arg::Profile, next)?),
+            _ => return Err(OrderError::Unexpected { order: k, got: args[i].to_string() }),
+        }
+        i += 2;
+    }
+    let track = track.ok_or(OrderError::Missing { order: k, what: Arg::Track })?;
+    let laps = laps.ok_or(OrderError::Missing { order: k, what: Arg::Laps })?;
+    Ok(Order::Create { game, track, laps, cars, hours, profile })
+}

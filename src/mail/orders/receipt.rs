@@ -1,0 +1,192 @@
+//! The receipt of a mail's orders: each line read, echoed with its number, and under each
+//! refused line what to write instead. Plain text within [`RECEIPT_WIDTH`] columns, so every
+//! mail client shows it whole.
+
+use super::keyword::{Kw, Lang, squash};
+use super::{Line, Parsed};
+
+/// Widest receipt line, in characters.
+pub const RECEIPT_WIDTH: usize = 78;
+
+/// Columns before the echoed text: `  12  `.
+const GUTTER: usize = 6;
+
+/// The receipt of `parsed` in `lang`.
+pub fn receipt(parsed: &Parsed, lang: Lang) -> String {
+    let fr = lang == Lang::Fr;
+    let mut out = String::new();
+    if parsed.lines.is_empty() {
+        out.push_str(if fr {
+            "Aucun ordre trouvé dans votre message. Écrivez AIDE pour la liste des ordres.\n"
+        } else {
+            "No order found in your mail. Write HELP for the list of orders.\n"
+        });
+        return out;
+    }
+    out.push_str(if fr { "Ordres lus :\n" } else { "Orders read:\n" });
+    for line in &parsed.lines {
+        echo(&mut out, line);
+        if let Err(e) = &line.result {
+            let label = if fr { "ERREUR : " } else { "ERROR: " };
+            wrap(&mut out, &format!("{label}{}", e.message(lang)), GUTTER);
+        }
+    }
+    let errors = parsed.errors().count();
+    let n = parsed.lines.len();
+    let summary = match (errors, fr) {
+        (0, false) => format!("{n} line{} read, no error.", plural(n)),
+        (0, true) => format!("{n} ligne{} lue{}, aucune erreur.", plural(n), plural(n)),
+        (e, false) => format!(
+            "{e} error{}: nothing was applied. Correct the lines marked ERROR and send all your orders again.",
+            plural(e)
+        ),
+        (e, true) => format!(
+            "{e} erreur{} : rien n'a été appliqué. Corrigez les lignes marquées ERREUR et renvoyez tous vos ordres.",
+            plural(e)
+        ),
+    };
+    out.push('\n');
+    wrap(&mut out, &summary, 0);
+    if parsed.skipped > 0 {
+        let s = parsed.skipped;
+        let note = if fr {
+            format!("({s} ligne{} de texte ignorée{}.)", plural(s), plural(s))
+        } else {
+            format!("({s} line{} of text skipped.)", plural(s))
+        };
+        wrap(&mut out, &note, 0);
+    }
+    out
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// `  12  GEAR 9`, the text cut to fit and any control character shown as `?`.
+fn echo(out: &mut String, line: &Line) {
+    let head = format!("{:>4}  ", line.number % 10_000);
+    out.push_str(&head);
+    let room = RECEIPT_WIDTH - head.chars().count();
+    let clean: String = masked(&line.text).chars().map(|c| if c.is_control() { '?' } else { c }).collect();
+    if clean.chars().count() > room {
+        out.extend(clean.chars().take(room - 3));
+        out.push_str("...");
+    } else {
+        out.push_str(&clean);
+    }
+    out.push('\n');
+}
+
+/// The words of `text`, except that the example after the last "write " / "écrivez " stays
+/// whole (so `write CHOOSE B` is never split between lines) when it fits on a line.
+fn units(text: &str, room: usize) -> Vec<String> {
+    let cut = ["write ", "écrivez "].iter().filter_map(|w| text.rfind(w).map(|p| p + w.len())).max();
+    let (head, tail) = match cut {
+        Some(p) if text[p..].chars().count() <= room && !text[p..].trim().is_empty() => (&text[..p], Some(&text[p..])),
+        _ => (text, None),
+    };
+    let mut v: Vec<String> = head.split_whitespace().map(str::to_string).collect();
+    v.extend(tail.map(|t| t.split_whitespace().collect::<Vec<_>>().join(" ")));
+    v
+}
+
+/// The line with its secrets hidden: the word after `TOKEN` (`JETON`...) and after `PASSWORD`
+/// in a `JOIN`, since a receipt may go to another address than the owner's.
+pub fn masked(text: &str) -> String {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let secret = |w: &str| matches!(squash(w).as_str(), "token" | "password" | "jeton" | "motdepasse");
+    let Some(first) = words.first() else { return text.to_string() };
+    let first_kw = Kw::lookup(&squash(first));
+    if !words.iter().any(|w| secret(w)) || !matches!(first_kw, Some(Kw::Token | Kw::Join)) {
+        return text.to_string();
+    }
+    let mut out: Vec<&str> = Vec::with_capacity(words.len());
+    let mut hide = false;
+    for (i, w) in words.iter().enumerate() {
+        if first_kw == Some(Kw::Join) && squash(w) == "phrase" {
+            // The entropy phrase is no secret (docs/dice.md) and is kept as written.
+            out.extend(&words[i..]);
+            break;
+        }
+        out.push(if hide { "********" } else { w });
+        hide = secret(w) && !hide;
+    }
+    out.join(" ")
+}
+
+/// Words of `text` in lines of at most [`RECEIPT_WIDTH`] characters, each indented by
+/// `indent`; a word longer than a line is cut.
+fn wrap(out: &mut String, text: &str, indent: usize) {
+    let room = RECEIPT_WIDTH - indent;
+    let mut line = String::new();
+    let mut len = 0;
+    let flush = |out: &mut String, line: &mut String, len: &mut usize| {
+        if *len > 0 {
+            out.extend(std::iter::repeat_n(' ', indent));
+            out.push_str(line);
+            out.push('\n');
+            line.clear();
+            *len = 0;
+        }
+    };
+    for word in units(text, room) {
+        let word: String = word.chars().map(|c| if c.is_control() { '?' } else { c }).collect();
+        let mut w: &str = &word;
+        loop {
+            let wl = w.chars().count();
+            let need = if len == 0 { wl } else { len + 1 + wl };
+            if need <= room {
+                if len > 0 {
+                    line.push(' ');
+                }
+                line.push_str(w);
+                len = need;
+                break;
+            }
+            if len > 0 {
+                flush(out, &mut line, &mut len);
+                continue;
+            }
+            // A word wider than the line: cut it.
+            let cut = w.char_indices().nth(room).map_or(w.len(), |(i, _)| i);
+            line.push_str(&w[..cut]);
+            len = room;
+            flush(out, &mut line, &mut len);
+            w = &w[cut..];
+            if w.is_empty() {
+                break;
+            }
+        }
+    }
+    flush(out, &mut line, &mut len);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_not_echoed() {
+        assert_eq!(masked("TOKEN k7w2"), "TOKEN ********");
+        assert_eq!(masked("jeton  k7w2 extra"), "jeton ******** extra");
+        assert_eq!(
+            masked("JOIN g CAR 3 PASSWORD pw PHRASE a password b"),
+            "JOIN g CAR 3 PASSWORD ******** PHRASE a password b"
+        );
+        assert_eq!(masked("GEAR 4"), "GEAR 4");
+        assert_eq!(masked("I forgot my password"), "I forgot my password");
+    }
+
+    #[test]
+    fn wrap_keeps_every_word_within_the_width() {
+        let mut out = String::new();
+        let long = format!("{} {} end", "word ".repeat(40), "x".repeat(200));
+        wrap(&mut out, &long, 6);
+        for l in out.lines() {
+            assert!(l.chars().count() <= RECEIPT_WIDTH, "{l:?}");
+        }
+        assert!(out.ends_with("end\n"));
+        assert_eq!(out.matches('x').count(), 200);
+    }
+}

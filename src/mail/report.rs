@@ -1,0 +1,115 @@
+//! The texts of a turn report: what the turns since the last report did (orders, rolls with
+//! their labels, events with their articles), the board around the cars that acted, every car's
+//! sheet, and what is awaited from whom. The template (`templates/<lang>/report.txt`) arranges
+//! them; this module only reads the game.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::engine::order::race_distance;
+use crate::render::board::{BoardMarks, PlacedCar, draw};
+use crate::store::Game;
+use crate::store::show::{awaited, sheets, turn_summary};
+
+/// Most turns summarised in one report; older ones are left to `HISTORY`.
+pub const MAX_TURNS: usize = 40;
+
+/// The variables of `report.txt`.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Report {
+    /// The game.
+    pub game: String,
+    /// Its last turn.
+    pub turn: u32,
+    /// The last turn's hash: the player's receipt (docs/store.md).
+    pub hash: String,
+    /// What the turns did.
+    pub summary: String,
+    /// The board around the cars that acted.
+    pub board: String,
+    /// Every car's sheet.
+    pub sheets: String,
+    /// What is awaited from whom.
+    pub awaited: String,
+    /// For the awaited player only: the order to write (`GEAR <1-6>`, `CHOOSE <letter>`).
+    pub options: String,
+    /// The recipient's car, when it is awaited.
+    pub you: Option<u8>,
+    /// When the answer is due.
+    pub due: Option<String>,
+    /// The race is over.
+    pub over: bool,
+    /// The revealed seed.
+    pub seed: Option<String>,
+    /// How to check every roll.
+    pub verify: String,
+}
+
+/// The report of turns `first..` of `game`, for the player of car `recipient` (if any).
+pub fn report(game: &Game, first: u32, recipient: Option<u8>) -> Report {
+    let last = game.turns.last().expect("a game has turn 0");
+    let mut summary = String::new();
+    let first = first.min(last.turn) as usize;
+    let shown = &game.turns[first.max(game.turns.len().saturating_sub(MAX_TURNS))..];
+    if shown.len() < game.turns.len() - first {
+        let _ = writeln!(
+            summary,
+            "({} earlier turn(s) not shown: send HISTORY <n>)",
+            game.turns.len() - first - shown.len()
+        );
+    }
+    for t in shown {
+        let _ = writeln!(summary, "Turn {} ({}) at {}", t.turn, t.kind.name(), t.at);
+        if let Some(m) = &t.moderation {
+            let _ = writeln!(summary, "  moderator: {}", m.name());
+        }
+        turn_summary(t, &mut summary);
+    }
+    let mut r = Report {
+        game: game.setup.id.clone(),
+        turn: last.turn,
+        hash: game.hashes.last().cloned().unwrap_or_default(),
+        summary,
+        over: game.now.over,
+        seed: game.now.revealed.map(hex::encode),
+        verify: format!("steward verify {} (or python3 tools/verify_game.py games/{})", game.setup.id, game.setup.id),
+        ..Report::default()
+    };
+    if let Some(race) = &game.now.race {
+        let st = &race.state;
+        let marks = BoardMarks {
+            cars: st
+                .cars
+                .iter()
+                .filter(|c| c.status.on_board())
+                .map(|c| PlacedCar { number: c.number, space: c.space })
+                .collect(),
+            dangerous: st.dangerous.clone(),
+        };
+        // Around the car awaited, else the leader.
+        let focus = game
+            .awaited()
+            .and_then(|(n, _)| game.player(n))
+            .map(|(id, _)| st.car(id).space)
+            .or_else(|| st.ids().max_by_key(|&c| race_distance(st, &game.track, c)).map(|c| st.car(c).space));
+        r.board = draw(&game.track, &marks, focus);
+        sheets(game, st, &mut r.sheets);
+    }
+    awaited(game, last, &mut r.awaited);
+    if let Some((car, choice)) = game.awaited()
+        && Some(car) == recipient
+        && !game.now.paused
+    {
+        r.you = Some(car);
+        r.due = last.due.clone();
+        r.options = if choice {
+            let labels: Vec<String> =
+                last.pending.as_ref().map(|p| p.options.iter().map(|o| o.label.clone()).collect()).unwrap_or_default();
+            format!("CHOOSE <{}>", labels.join("|"))
+        } else {
+            "GEAR <1-6>".into()
+        };
+    }
+    r
+}

@@ -1,0 +1,163 @@
+//! What the daemon remembers between messages that is not part of a game's history: players'
+//! standing orders (a gear sent ahead of the car's turn, a policy that decides after a roll),
+//! each address's language, each game's join password, and the job in flight.
+//!
+//! Files under `<state>/`: `games/<game>/car-<n>.toml`, `games/<game>/settings.toml`,
+//! `people/<hash of address>.toml`, `inflight.toml`. Every write is atomic; re-applying the
+//! same message writes the same values, so a crash between two writes is repaired by
+//! processing the message again.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use super::ledger::key_name;
+use crate::store::fsio::{Durability, write_atomic};
+
+/// A gear sent before the car's turn: used when the car is next asked for a gear.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueuedGear {
+    /// The gear.
+    pub gear: u8,
+    /// The message that sent it (its turn records this id, which makes it apply once).
+    pub message_id: String,
+    /// The sender.
+    pub from: String,
+}
+
+/// A car's standing orders.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CarOrders {
+    /// The policy as written after `POLICY` (re-read with the order parser).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<String>,
+    /// A gear waiting for the car's turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gear: Option<QueuedGear>,
+}
+
+/// A game's mail settings.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameSettings {
+    /// SHA-256 of the join password, if joining needs one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub join_password_sha256: Option<String>,
+    /// Who created the game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_by: Option<String>,
+    /// The last turn a reminder was sent for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reminded_turn: Option<u32>,
+}
+
+/// An address's preferences.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Person {
+    /// The address.
+    pub address: String,
+    /// `en` or `fr`.
+    pub lang: String,
+}
+
+/// The job being processed: a message or a deadline. Its `first` turns say where its report
+/// starts, so processing it again after a crash reports the same turns.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Inflight {
+    /// The job's ledger key.
+    pub key: String,
+    /// For each game the job touches, the first turn of its report.
+    #[serde(default)]
+    pub first: std::collections::BTreeMap<String, u32>,
+}
+
+/// The standing-orders directory.
+#[derive(Clone, Debug)]
+pub struct Standing {
+    dir: PathBuf,
+    durability: Durability,
+}
+
+impl Standing {
+    /// The directory under `state`.
+    pub fn open(state: &Path, durability: Durability) -> io::Result<Self> {
+        fs::create_dir_all(state)?;
+        Ok(Standing { dir: state.to_path_buf(), durability })
+    }
+
+    fn car_path(&self, game: &str, car: u8) -> PathBuf {
+        self.dir.join("games").join(game).join(format!("car-{car}.toml"))
+    }
+
+    /// Car `car`'s standing orders in `game`.
+    pub fn car(&self, game: &str, car: u8) -> io::Result<CarOrders> {
+        read(&self.car_path(game, car))
+    }
+
+    /// Replaces them.
+    pub fn set_car(&self, game: &str, car: u8, o: &CarOrders) -> io::Result<()> {
+        self.write(&self.car_path(game, car), o)
+    }
+
+    /// A game's settings.
+    pub fn game(&self, game: &str) -> io::Result<GameSettings> {
+        read(&self.dir.join("games").join(game).join("settings.toml"))
+    }
+
+    /// Replaces them.
+    pub fn set_game(&self, game: &str, s: &GameSettings) -> io::Result<()> {
+        self.write(&self.dir.join("games").join(game).join("settings.toml"), s)
+    }
+
+    fn person_path(&self, address: &str) -> PathBuf {
+        self.dir.join("people").join(format!("{}.toml", key_name("address", &address.to_lowercase())))
+    }
+
+    /// The language `address` chose, if any.
+    pub fn lang(&self, address: &str) -> io::Result<Option<String>> {
+        let p: Person = read(&self.person_path(address))?;
+        Ok((!p.lang.is_empty()).then_some(p.lang))
+    }
+
+    /// Records `address`'s language.
+    pub fn set_lang(&self, address: &str, lang: &str) -> io::Result<()> {
+        self.write(&self.person_path(address), &Person { address: address.to_lowercase(), lang: lang.into() })
+    }
+
+    /// The job in flight, if a run stopped in the middle of one.
+    pub fn inflight(&self) -> io::Result<Option<Inflight>> {
+        let p = self.dir.join("inflight.toml");
+        if !p.exists() {
+            return Ok(None);
+        }
+        read(&p).map(Some)
+    }
+
+    /// Records the job in flight.
+    pub fn set_inflight(&self, job: &Inflight) -> io::Result<()> {
+        self.write(&self.dir.join("inflight.toml"), job)
+    }
+
+    fn write<T: Serialize>(&self, path: &Path, v: &T) -> io::Result<()> {
+        if let Some(d) = path.parent() {
+            fs::create_dir_all(d)?;
+        }
+        let text = toml::to_string(v).map_err(io::Error::other)?;
+        write_atomic(path, text.as_bytes(), self.durability, false)
+    }
+}
+
+fn read<T: DeserializeOwned + Default>(path: &Path) -> io::Result<T> {
+    match fs::read_to_string(path) {
+        Ok(t) => toml::from_str(&t).map_err(|e| io::Error::other(format!("{}: {e}", path.display()))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(T::default()),
+        Err(e) => Err(e),
+    }
+}

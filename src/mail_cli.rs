@@ -1,0 +1,111 @@
+//! The mail commands: `steward serve`, `steward demo`, `steward token-hash`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::Subcommand;
+
+use crate::mail::config::{InboxConfig, SendConfig, ServeConfig, moderator_token_hash};
+use crate::mail::daemon::Daemon;
+use crate::mail::demo::{DemoSpec, run as run_demo};
+use crate::mail::outbox::Via;
+use crate::mail::transport::{ImapInbox, Inbox, MaildirInbox, MaildirSender, SmtpSender};
+use crate::store::fsio::Durability;
+
+/// Mail commands.
+#[derive(Debug, Subcommand)]
+pub enum MailCommand {
+    /// Run the mailbox daemon: read orders, adjudicate, reply (docs/daemon.md).
+    Serve {
+        /// The configuration file.
+        #[arg(long, default_value = "steward.toml")]
+        config: PathBuf,
+        /// One pass (read every new message, check deadlines, flush the outbox), then exit.
+        #[arg(long)]
+        once: bool,
+    },
+    /// A whole race by mail with bot players in a local Maildir (no server needed).
+    Demo {
+        /// Keep everything (mailboxes, games, state) in DIR; default: a temporary directory.
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// The track.
+        #[arg(long, default_value = "monaco")]
+        track: String,
+        /// Cars.
+        #[arg(long, default_value_t = 4)]
+        cars: u8,
+        /// Laps.
+        #[arg(long, default_value_t = 1)]
+        laps: u16,
+    },
+    /// Print the hash of a moderator's token, for `[[moderator]]` in steward.toml.
+    TokenHash {
+        /// The token.
+        token: String,
+    },
+}
+
+/// Runs a mail command.
+pub fn run(cmd: MailCommand) -> Result<ExitCode> {
+    match cmd {
+        MailCommand::TokenHash { token } => {
+            println!("{}", moderator_token_hash(&token));
+            Ok(ExitCode::SUCCESS)
+        }
+        MailCommand::Serve { config, once } => {
+            let cfg = ServeConfig::load(&config)?;
+            let mut inbox: Box<dyn Inbox> = match &cfg.inbox {
+                InboxConfig::Maildir { dir } => Box::new(MaildirInbox::open(dir)?),
+                InboxConfig::Imap(c) => Box::new(ImapInbox::connect(c.transport()?)?),
+            };
+            let mut via: Box<dyn crate::mail::outbox::Deliver> = match &cfg.send {
+                SendConfig::Maildir { dir } => Box::new(crate::mail::outbox::Via(MaildirSender::per_recipient(dir))),
+                SendConfig::Smtp(c) => Box::new(Via(SmtpSender::new(c.transport()?)?)),
+            };
+            let mut daemon = Daemon::new(cfg, Durability::Sync)?;
+            eprintln!(
+                "steward serve: games in {}, state in {}",
+                daemon.cfg.games.display(),
+                daemon.cfg.state.display()
+            );
+            daemon.run(inbox.as_mut(), via.as_mut(), |p| {
+                if p.processed > 0 || p.deadlines > 0 || p.flushed.sent > 0 || p.flushed.failed > 0 {
+                    eprintln!(
+                        "steward serve: {} message(s) processed, {} deadline job(s), {} sent, {} deferred, {} failed",
+                        p.processed, p.deadlines, p.flushed.sent, p.flushed.deferred, p.flushed.failed
+                    );
+                }
+                once
+            })?;
+            Ok(ExitCode::SUCCESS)
+        }
+        MailCommand::Demo { dir, track, cars, laps } => {
+            let (root, _tmp) = match dir {
+                Some(d) => {
+                    std::fs::create_dir_all(&d).with_context(|| format!("creating {}", d.display()))?;
+                    (d, None)
+                }
+                None => {
+                    let t = std::env::temp_dir().join(format!("steward-demo-{}", std::process::id()));
+                    std::fs::create_dir_all(&t)?;
+                    (t.clone(), Some(t))
+                }
+            };
+            let game = format!("demo-{}", crate::store::Stamp::now().0);
+            let spec = DemoSpec { dir: root.clone(), game, track, cars, laps, policy_cars: cars / 2 };
+            let r = run_demo(&spec)?;
+            println!("{}", r.final_text);
+            println!("Mail: the daemon read {} message(s) and sent {}.", r.mails_in, r.mails_out);
+            println!("Game directory: {}", r.game_dir.display());
+            println!(
+                "Check every roll: steward verify --games {} {}",
+                r.game_dir.parent().map(|p| p.display().to_string()).unwrap_or_default(),
+                r.game_dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+            );
+            println!("          or: python3 tools/verify_game.py {}", r.game_dir.display());
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

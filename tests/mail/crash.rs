@@ -1,0 +1,161 @@
+//! Exactly once across crashes: `steward serve --once` is killed (by the store's fault
+//! injection, `STEWARD_CRASH_AFTER`, which aborts the process at the N-th write step as
+//! `kill -9` would) at random points while a race is played by mail, with noise mails mixed in,
+//! until 1,000 mails have been sent. Then: every mail is in the ledger once, no order applied
+//! twice, every reply delivered exactly once, and the game verifies.
+
+use std::collections::{HashMap, HashSet};
+use std::process::Command;
+
+use steward::engine::bot::Bot;
+use steward::mail::config::moderator_token_hash;
+use steward::mail::demo::Player;
+use steward::mail::ledger::Ledger;
+use steward::mail::message::Incoming;
+use steward::mail::outbox::Outbox;
+use steward::mail::transport::deliver;
+use steward::store::Store;
+use steward::store::fsio::Durability;
+
+use super::scratch;
+
+const STEWARD: &str = "steward@crash.invalid";
+const MOD: &str = "mod@crash.invalid";
+
+/// A small deterministic generator (the test must be repeatable).
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+}
+
+#[test]
+fn killing_the_daemon_at_random_points_loses_and_doubles_nothing() {
+    let root = scratch("crash");
+    let config = root.join("steward.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "address = \"{STEWARD}\"\ngames = \"games\"\nstate = \"state\"\npoll_seconds = 1\nrate_per_hour = 1000000\n\
+             [inbox]\nkind = \"maildir\"\ndir = \"mail/{STEWARD}\"\n[send]\nkind = \"maildir\"\ndir = \"mail\"\n\
+             [[moderator]]\naddress = \"{MOD}\"\ntoken_sha256 = \"{}\"\n",
+            moderator_token_hash("m")
+        ),
+    )
+    .unwrap();
+    let inbox = root.join("mail").join(STEWARD);
+    let sent = std::cell::Cell::new(0u32);
+    let say = |from: &str, body: &str| {
+        sent.set(sent.get() + 1);
+        let raw = format!(
+            "From: {from}\r\nTo: {STEWARD}\r\nSubject: o\r\nMessage-ID: <c{}@crash.invalid>\r\n\r\n{body}\r\n",
+            sent.get()
+        );
+        deliver(&inbox, raw.as_bytes()).unwrap();
+    };
+    let mut rng = Lcg(2026);
+    let crashes = std::cell::Cell::new(0u32);
+    let serve = |crash_after: Option<u64>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_steward"));
+        c.args(["serve", "--once", "--config"]).arg(&config);
+        if let Some(n) = crash_after {
+            c.env("STEWARD_CRASH_AFTER", n.to_string());
+        }
+        let out = c.output().unwrap();
+        if !out.status.success() {
+            assert!(
+                crash_after.is_some(),
+                "a run without fault injection failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            crashes.set(crashes.get() + 1);
+        }
+    };
+    say(MOD, "TOKEN m\nCREATE race TRACK sprint LAPS 1 CARS 4");
+    let mut players = Vec::new();
+    for car in 1..=4u8 {
+        let a = format!("d{car}@crash.invalid");
+        say(&a, &format!("JOIN race CAR {car}"));
+        players.push(Player::new(&a, car, &root.join("mail").join(&a), car == 4).unwrap());
+    }
+    serve(None);
+    for p in &mut players {
+        p.read_token().unwrap();
+    }
+    let t4 = players[3].token.clone().unwrap();
+    say("d4@crash.invalid", &format!("GAME race\nCAR 4\nTOKEN {t4}\nPOLICY BOT"));
+    say(MOD, "GAME race\nTOKEN m\nSTART");
+    let store = Store::new(root.join("games"));
+    let mut bot = Bot::new();
+    let noise = ["HELP", "GAME race\nBOARD", "GEAR 9", "hello\n\nLANG fr\nHELP", "GAME race\nCAR 1\nTOKEN bad\nGEAR 2"];
+    while sent.get() < 1000 {
+        let crash = (!rng.next().is_multiple_of(3)).then(|| 1 + rng.next() % 300);
+        serve(crash);
+        let g = store.load("race", None).unwrap();
+        for p in &mut players {
+            if let Some(body) = p.answer(&g, &mut bot).unwrap() {
+                say(&p.address.clone(), &body);
+            }
+        }
+        for _ in 0..(rng.next() % 3) {
+            let who = format!("d{}@crash.invalid", 1 + rng.next() % 4);
+            say(&who, noise[(rng.next() % noise.len() as u64) as usize]);
+        }
+    }
+    // Let the daemon finish everything without faults.
+    serve(None);
+    serve(None);
+    let (sent, crashes) = (sent.get(), crashes.get());
+    assert!(crashes > 100, "the test crashed the daemon {crashes} times");
+
+    // Every mail read once: one ledger entry per mail, the inbox has nothing new.
+    let ledger = Ledger::open(&root.join("state"), Durability::NoSync).unwrap();
+    let entries = ledger.entries().unwrap();
+    assert_eq!(entries.len(), sent as usize, "one ledger entry per mail");
+    let mids: HashSet<_> = entries.iter().filter_map(|e| e.message_id.clone()).collect();
+    assert_eq!(mids.len(), sent as usize);
+
+    // No order applied twice: a message's turns are distinct (kind, car).
+    let g = store.load("race", None).unwrap();
+    assert!(g.now.over, "the race was played to its end ({} turns)", g.next_turn());
+    let mut seen: HashMap<(String, String, Vec<u8>, bool), u32> = HashMap::new();
+    for t in &g.turns {
+        let Some(mid) = t.source.as_ref().and_then(|s| s.message_id.clone()) else { continue };
+        let cars: Vec<u8> = t.orders.iter().map(|o| o.car).collect();
+        let gear = t.orders.iter().any(|o| o.gear.is_some());
+        let k = (mid, t.kind.name().to_string(), cars, gear);
+        *seen.entry(k.clone()).or_default() += 1;
+        assert_eq!(seen[&k], 1, "turn {} repeats {k:?}", t.turn);
+    }
+    steward::store::verify::verify(&store.game_dir("race"), None).unwrap();
+
+    // Every reply delivered exactly once.
+    let outbox = Outbox::open(&root.join("state"), Durability::NoSync).unwrap();
+    assert!(outbox.pending().unwrap().is_empty(), "the outbox is empty at the end");
+    let sent_ids: HashSet<String> = outbox.sent().unwrap().into_iter().collect();
+    let promised: HashSet<String> = entries.iter().flat_map(|e| e.replies.clone()).collect();
+    assert_eq!(sent_ids, promised, "every reply the ledger promises was sent, and nothing else");
+    let mut delivered = 0;
+    for e in std::fs::read_dir(root.join("mail")).unwrap() {
+        let mbox = e.unwrap().path();
+        if mbox.ends_with(STEWARD) {
+            continue;
+        }
+        let mut ids = HashSet::new();
+        for sub in ["new", "cur"] {
+            for f in std::fs::read_dir(mbox.join(sub)).unwrap() {
+                let m = Incoming::parse(&std::fs::read(f.unwrap().path()).unwrap()).unwrap();
+                assert!(
+                    ids.insert(m.message_id.clone()),
+                    "{} twice in {}",
+                    m.message_id.unwrap_or_default(),
+                    mbox.display()
+                );
+                delivered += 1;
+            }
+        }
+    }
+    assert!(delivered >= promised.len(), "{delivered} delivered for {} replies", promised.len());
+}

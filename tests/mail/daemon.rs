@@ -1,0 +1,267 @@
+//! The daemon end to end on Maildirs: a race played by mail, receipts, authentication, stale
+//! orders, loops, moderators, deadlines.
+
+use std::sync::{Arc, Mutex};
+
+use steward::mail::config::{ModeratorConfig, ServeConfig, moderator_token_hash};
+use steward::mail::daemon::Daemon;
+use steward::mail::demo::{DemoSpec, run};
+use steward::mail::message::Incoming;
+use steward::mail::outbox::Via;
+use steward::mail::transport::{Inbox, MaildirInbox, MaildirSender, deliver};
+use steward::store::fsio::Durability;
+use steward::store::{Stamp, Store};
+
+use super::scratch;
+
+const STEWARD: &str = "steward@test.invalid";
+const MOD: &str = "mod@test.invalid";
+const MOD_TOKEN: &str = "moderator-secret";
+
+/// A plain-text mail.
+fn mail(from: &str, id: &str, body: &str) -> Vec<u8> {
+    format!(
+        "From: {from}\r\nTo: {STEWARD}\r\nSubject: orders\r\nMessage-ID: <{id}@test.invalid>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n"
+    )
+    .into_bytes()
+}
+
+struct World {
+    root: std::path::PathBuf,
+    daemon: Daemon,
+    inbox: MaildirInbox,
+    via: Via<MaildirSender>,
+    clock: Arc<Mutex<i64>>,
+    n: u32,
+}
+
+impl World {
+    fn new(name: &str) -> World {
+        let root = scratch(name);
+        let mut cfg = ServeConfig::local(&root, STEWARD);
+        cfg.moderators.push(ModeratorConfig { address: MOD.into(), token_sha256: moderator_token_hash(MOD_TOKEN) });
+        cfg.reminder_hours = 12;
+        let inbox_dir = root.join("mail").join(STEWARD);
+        let mut daemon = Daemon::new(cfg, Durability::NoSync).unwrap();
+        let clock = Arc::new(Mutex::new(Stamp::parse("2026-11-22T12:00:00Z").unwrap().0));
+        let c = clock.clone();
+        daemon.set_clock(move || Stamp(*c.lock().unwrap()));
+        let inbox = MaildirInbox::open(&inbox_dir).unwrap();
+        let via = Via(MaildirSender::per_recipient(root.join("mail")));
+        World { root, daemon, inbox, via, clock, n: 0 }
+    }
+
+    /// Sends `body` from `from` and runs one daemon pass.
+    fn send(&mut self, from: &str, body: &str) {
+        self.n += 1;
+        deliver(&self.root.join("mail").join(STEWARD), &mail(from, &format!("m{}", self.n), body)).unwrap();
+        self.daemon.pass(&mut self.inbox, &mut self.via).unwrap();
+    }
+
+    /// The new mail of `address`, as parsed messages, marked read.
+    fn read(&self, address: &str) -> Vec<Incoming> {
+        let mut ib = MaildirInbox::open(self.root.join("mail").join(address)).unwrap();
+        let mut v = Vec::new();
+        for m in ib.fetch(10_000).unwrap() {
+            v.push(Incoming::parse(&m.raw).unwrap());
+            ib.mark_processed(&m.key).unwrap();
+        }
+        v
+    }
+
+    fn store(&self) -> Store {
+        Store::new(self.root.join("games"))
+    }
+
+    fn advance_hours(&self, h: i64) {
+        *self.clock.lock().unwrap() += h * 3600;
+    }
+
+    /// Creates game `g` on sprint and joins `cars` players; returns their tokens.
+    fn game_with_players(&mut self, g: &str, cars: u8) -> Vec<String> {
+        self.send(MOD, &format!("TOKEN {MOD_TOKEN}\nCREATE {g} TRACK sprint LAPS 1 CARS {cars} HOURS 24"));
+        let mut tokens = Vec::new();
+        for c in 1..=cars {
+            let who = format!("p{c}@test.invalid");
+            self.send(&who, &format!("JOIN {g} CAR {c}"));
+            let welcome = self.read(&who);
+            let token = welcome
+                .iter()
+                .find_map(|m| m.full_body.lines().find_map(|l| l.trim().strip_prefix("TOKEN ").map(str::to_string)))
+                .expect("the welcome carries the token");
+            tokens.push(token);
+        }
+        tokens
+    }
+}
+
+fn body_of(msgs: &[Incoming]) -> String {
+    msgs.iter().map(|m| m.full_body.clone()).collect::<Vec<_>>().join("\n=====\n")
+}
+
+#[test]
+fn demo_race_by_mail_ends_and_verifies() {
+    let dir = scratch("demo");
+    let spec =
+        DemoSpec { dir: dir.clone(), game: "demo".into(), track: "sprint".into(), cars: 3, laps: 1, policy_cars: 1 };
+    let r = run(&spec).unwrap();
+    let store = Store::new(dir.join("games"));
+    let g = store.load("demo", None).unwrap();
+    assert!(g.now.over, "the race ends");
+    assert!(g.now.revealed.is_some(), "the seed is revealed at the end");
+    steward::store::verify::verify(&r.game_dir, None).unwrap();
+    assert!(r.mails_in > 10 && r.mails_out > r.mails_in, "{} in, {} out", r.mails_in, r.mails_out);
+    // Every reply delivered exactly once: no Message-ID twice in any mailbox.
+    for e in std::fs::read_dir(dir.join("mail")).unwrap() {
+        let mbox = e.unwrap().path();
+        let mut ids = std::collections::HashSet::new();
+        for sub in ["new", "cur"] {
+            for f in std::fs::read_dir(mbox.join(sub)).unwrap() {
+                let raw = std::fs::read(f.unwrap().path()).unwrap();
+                let m = Incoming::parse(&raw).unwrap();
+                assert!(ids.insert(m.message_id.clone()), "{} got {:?} twice", mbox.display(), m.message_id);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_message_with_an_error_applies_nothing_and_marks_the_line() {
+    let mut w = World::new("errors");
+    let t = w.game_with_players("g1", 2);
+    w.send(MOD, &format!("GAME g1\nTOKEN {MOD_TOKEN}\nSTART"));
+    w.read("p1@test.invalid");
+    let before = w.store().load("g1", None).unwrap().next_turn();
+    // GEAR 9 is an error: the good POLICY line must not be applied either.
+    w.send("p1@test.invalid", &format!("GAME g1\nCAR 1\nTOKEN {}\nTURN {}\nPOLICY SAFEST\nGEAR 9", t[0], before - 1));
+    let reply = body_of(&w.read("p1@test.invalid"));
+    assert!(reply.contains("GEAR 9"), "the line is echoed: {reply}");
+    assert!(reply.contains("ERROR"), "the error is marked: {reply}");
+    assert!(reply.contains("nothing was applied"), "{reply}");
+    assert_eq!(w.store().load("g1", None).unwrap().next_turn(), before, "no turn was written");
+}
+
+#[test]
+fn wrong_token_is_refused_and_a_stranger_with_the_right_token_is_applied_with_a_copy() {
+    let mut w = World::new("auth");
+    let t = w.game_with_players("g2", 2);
+    w.send(MOD, &format!("GAME g2\nTOKEN {MOD_TOKEN}\nSTART"));
+    let g = w.store().load("g2", None).unwrap();
+    let (car, choice) = g.awaited().unwrap();
+    assert!(!choice);
+    let turn = g.next_turn() - 1;
+    let owner = format!("p{car}@test.invalid");
+    w.read(&owner);
+    w.send(&owner, &format!("GAME g2\nCAR {car}\nTOKEN wrong\nTURN {turn}\nGEAR 1"));
+    assert!(body_of(&w.read(&owner)).contains("token is not car"), "a wrong token is refused");
+    assert_eq!(w.store().load("g2", None).unwrap().next_turn(), turn + 1);
+    // From another address, signed with the right token: applied, and the owner is told.
+    w.send("friend@test.invalid", &format!("GAME g2\nCAR {car}\nTOKEN {}\nTURN {turn}\nGEAR 1", t[car as usize - 1]));
+    let g = w.store().load("g2", None).unwrap();
+    assert!(g.next_turn() > turn + 1, "the gear was applied");
+    let owner_mail = body_of(&w.read(&owner));
+    assert!(
+        owner_mail.contains("friend@test.invalid") && owner_mail.contains("signed with your token"),
+        "{owner_mail}"
+    );
+}
+
+#[test]
+fn a_stale_order_is_refused() {
+    let mut w = World::new("stale");
+    let t = w.game_with_players("g3", 2);
+    w.send(MOD, &format!("GAME g3\nTOKEN {MOD_TOKEN}\nSTART"));
+    let g = w.store().load("g3", None).unwrap();
+    let (car, _) = g.awaited().unwrap();
+    let turn = g.next_turn() - 1;
+    let token = &t[car as usize - 1];
+    let who = format!("p{car}@test.invalid");
+    w.send(&who, &format!("GAME g3\nCAR {car}\nTOKEN {token}\nTURN {turn}\nGEAR 1"));
+    let g = w.store().load("g3", None).unwrap();
+    // Whatever comes next, an order answering the old turn for this car's old gear is stale.
+    w.read(&who);
+    if g.awaited() == Some((car, true)) {
+        w.send(&who, &format!("GAME g3\nCAR {car}\nTOKEN {token}\nTURN {}\nCHOOSE A", turn - 1));
+    } else {
+        w.send(&who, &format!("GAME g3\nCAR {car}\nTOKEN {token}\nTURN {turn}\nGEAR 2"));
+    }
+    let reply = body_of(&w.read(&who));
+    assert!(reply.to_lowercase().contains("stale"), "{reply}");
+}
+
+#[test]
+fn auto_replies_bounces_and_lists_are_not_answered() {
+    let mut w = World::new("loops");
+    let cases = [
+        "From: robot@test.invalid\r\nAuto-Submitted: auto-replied\r\nMessage-ID: <a1@x>\r\n\r\nI am away\r\n",
+        "From: MAILER-DAEMON@test.invalid\r\nMessage-ID: <a2@x>\r\n\r\nDelivery failed\r\n",
+        "From: list@test.invalid\r\nList-Id: <x.test.invalid>\r\nMessage-ID: <a3@x>\r\n\r\nHELP\r\n",
+        "From: bulk@test.invalid\r\nPrecedence: bulk\r\nMessage-ID: <a4@x>\r\n\r\nHELP\r\n",
+    ];
+    for c in cases {
+        deliver(&w.root.join("mail").join(STEWARD), c.as_bytes()).unwrap();
+    }
+    let p = w.daemon.pass(&mut w.inbox, &mut w.via).unwrap();
+    assert_eq!(p.processed, 4);
+    assert_eq!(p.flushed.sent, 0, "no answer to any of them");
+    let entries = w.daemon.ledger().entries().unwrap();
+    assert_eq!(entries.len(), 4);
+    assert!(entries.iter().all(|e| e.outcome.starts_with("ignored")), "{entries:?}");
+    // A second pass reads nothing again.
+    assert_eq!(w.daemon.pass(&mut w.inbox, &mut w.via).unwrap().processed, 0);
+}
+
+#[test]
+fn only_moderators_moderate_and_a_paused_game_takes_no_move() {
+    let mut w = World::new("moderate");
+    w.send("someone@test.invalid", "TOKEN guess\nCREATE x TRACK sprint LAPS 1");
+    assert!(body_of(&w.read("someone@test.invalid")).contains("Only a moderator"));
+    assert!(w.store().list().unwrap().is_empty());
+    let t = w.game_with_players("g4", 2);
+    w.send(MOD, &format!("GAME g4\nTOKEN {MOD_TOKEN}\nSTART"));
+    w.send(MOD, &format!("GAME g4\nTOKEN {MOD_TOKEN}\nPAUSE"));
+    let g = w.store().load("g4", None).unwrap();
+    assert!(g.now.paused);
+    let (car, _) = g.awaited().unwrap();
+    let who = format!("p{car}@test.invalid");
+    w.read(&who);
+    w.send(&who, &format!("GAME g4\nCAR {car}\nTOKEN {}\nTURN {}\nGEAR 1", t[car as usize - 1], g.next_turn() - 1));
+    assert_eq!(w.store().load("g4", None).unwrap().next_turn(), g.next_turn(), "no move while paused");
+    w.send(MOD, &format!("GAME g4\nTOKEN {MOD_TOKEN}\nRESUME"));
+    let g2 = w.store().load("g4", None).unwrap();
+    assert!(!g2.now.paused);
+    assert!(g2.next_turn() > g.next_turn() + 1, "the gear kept while paused is played on resume");
+    steward::store::verify::verify(&w.store().game_dir("g4"), None).unwrap();
+}
+
+#[test]
+fn a_deadline_brings_a_reminder_then_a_default_move() {
+    let mut w = World::new("deadline");
+    w.game_with_players("g5", 2);
+    w.send(MOD, &format!("GAME g5\nTOKEN {MOD_TOKEN}\nSTART"));
+    let g = w.store().load("g5", None).unwrap();
+    let (car, _) = g.awaited().unwrap();
+    let who = format!("p{car}@test.invalid");
+    w.read(&who);
+    w.advance_hours(13); // 11 hours left of 24: within the 12-hour reminder
+    w.daemon.pass(&mut w.inbox, &mut w.via).unwrap();
+    assert!(body_of(&w.read(&who)).contains("Reminder"));
+    w.daemon.pass(&mut w.inbox, &mut w.via).unwrap();
+    assert!(w.read(&who).is_empty(), "one reminder per turn");
+    w.advance_hours(12);
+    w.daemon.pass(&mut w.inbox, &mut w.via).unwrap();
+    let after = w.store().load("g5", None).unwrap();
+    assert!(after.next_turn() > g.next_turn(), "the bot played");
+    assert!(body_of(&w.read(&who)).contains("did not answer"), "the default move is announced");
+}
+
+#[test]
+fn help_and_board_are_answered() {
+    let mut w = World::new("help");
+    w.send("new@test.invalid", "hello, how does this work?\n\nHELP");
+    let r = body_of(&w.read("new@test.invalid"));
+    assert!(r.contains("GEAR") && r.contains("JOIN"), "{r}");
+    w.send("new@test.invalid", "LANG fr\nHELP");
+    let r = body_of(&w.read("new@test.invalid"));
+    assert!(r.contains("VITESSE"), "{r}");
+}

@@ -1,0 +1,137 @@
+//! The end-to-end race against real servers: scripted players send their orders over SMTP
+//! (Postfix), `steward serve` reads them over IMAP (Dovecot) and replies over SMTP, and the
+//! players read the replies over IMAP and answer, until the race is over.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use steward::engine::bot::Bot;
+use steward::mail::config::moderator_token_hash;
+use steward::mail::demo::Player;
+use steward::mail::transport::{ImapInbox, Sender, SmtpSender};
+use steward::store::Store;
+
+use super::scratch;
+use super::servers::servers;
+
+fn letter(from: &str, to: &str, n: u32, body: &str) -> Vec<u8> {
+    format!(
+        "From: {from}\r\nTo: {to}\r\nSubject: orders {n}\r\nMessage-ID: <e2e-{n}@players.test>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n"
+    )
+    .into_bytes()
+}
+
+#[test]
+fn a_race_played_over_real_imap_and_smtp() {
+    let s = servers();
+    let root = scratch("e2e");
+    let steward = s.address("steward");
+    let moderator = s.address("mod");
+    std::fs::write(root.join("imap-password"), s.password("steward")).unwrap();
+    let config = root.join("steward.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "address = \"{steward}\"\ngames = \"games\"\nstate = \"state\"\npoll_seconds = 1\n\
+             [inbox]\nkind = \"imap\"\nhost = \"127.0.0.1\"\nport = {}\nuser = \"{steward}\"\npassword = \"file:{}\"\n\
+             [send]\nkind = \"smtp\"\nhost = \"127.0.0.1\"\nport = {}\n\
+             [[moderator]]\naddress = \"{moderator}\"\ntoken_sha256 = \"{}\"\n",
+            s.imap_port,
+            root.join("imap-password").display(),
+            s.smtp_port,
+            moderator_token_hash("referee-token")
+        ),
+    )
+    .unwrap();
+    let serve = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_steward"))
+            .args(["serve", "--once", "--config"])
+            .arg(&config)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "steward serve: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    let mut smtp = SmtpSender::new(s.smtp()).unwrap();
+    let mut n = 0;
+    let mut send = |from: &str, body: &str| {
+        n += 1;
+        smtp.send(from, std::slice::from_ref(&steward), &letter(from, &steward, n, body)).unwrap();
+    };
+    let mut players: Vec<Player> = (1..=2u8)
+        .map(|car| {
+            let user = format!("racer{car}");
+            let inbox = ImapInbox::connect(s.imap(&user)).unwrap();
+            Player::with_inbox(&s.address(&user), car, Box::new(inbox), car == 2)
+        })
+        .collect();
+
+    send(&moderator, "TOKEN referee-token\nCREATE e2e TRACK sprint LAPS 1 CARS 2 HOURS 24");
+    for p in &players {
+        send(&p.address.clone(), &format!("JOIN e2e CAR {}\nPHRASE over the wire", p.car));
+    }
+    // Wait for the joins to arrive and be answered with the tokens.
+    let t0 = Instant::now();
+    while players.iter().any(|p| p.token.is_none()) {
+        assert!(t0.elapsed() < Duration::from_secs(60), "no welcome came back: {}", s.logs());
+        serve();
+        for p in &mut players {
+            if p.token.is_none() {
+                p.read_token().unwrap();
+            }
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let t2 = players[1].token.clone().unwrap();
+    send(&players[1].address.clone(), &format!("GAME e2e\nCAR 2\nTOKEN {t2}\nPOLICY BOT"));
+    send(&moderator, "GAME e2e\nTOKEN referee-token\nSTART");
+    let store = Store::new(root.join("games"));
+    let mut bot = Bot::new();
+    let mut last_progress = Instant::now();
+    let mut last_turn = 0;
+    loop {
+        serve();
+        let g = match store.load("e2e", None) {
+            Ok(g) => g,
+            Err(_) => {
+                std::thread::sleep(Duration::from_millis(200));
+                continue;
+            }
+        };
+        if g.now.over {
+            break;
+        }
+        if g.next_turn() != last_turn {
+            last_turn = g.next_turn();
+            last_progress = Instant::now();
+        }
+        assert!(
+            last_progress.elapsed() < Duration::from_secs(60),
+            "the race stalled at turn {last_turn}: {}",
+            s.logs()
+        );
+        for p in &mut players {
+            if let Some(body) = p.answer(&g, &mut bot).unwrap() {
+                let from = p.address.clone();
+                send(&from, &body);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    serve();
+    let g = store.load("e2e", None).unwrap();
+    assert!(g.now.revealed.is_some());
+    steward::store::verify::verify(&store.game_dir("e2e"), None).unwrap();
+    // The final report reached the players over IMAP.
+    let t0 = Instant::now();
+    let mut saw_end = false;
+    let mut inbox = ImapInbox::connect(s.imap("racer1")).unwrap();
+    while !saw_end && t0.elapsed() < Duration::from_secs(30) {
+        use steward::mail::transport::Inbox;
+        for m in inbox.fetch(1000).unwrap() {
+            saw_end |= String::from_utf8_lossy(&m.raw).contains("The race is over");
+            inbox.mark_processed(&m.key).unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(saw_end, "racer1 got the final report");
+}

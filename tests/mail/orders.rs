@@ -1,0 +1,360 @@
+//! The order language: every order in English and French, every error with what to write
+//! instead, receipts, and standing-order policies over priced options.
+
+use steward::engine::{Elimination, Fate, MoveOption, Part, Tyres, Wear};
+use steward::mail::orders::{Arg, Kw, Lang, Order, OrderError, RECEIPT_WIDTH, Stop, parse, receipt};
+use steward::mail::policy::{Decision, Policy, Rule, decide};
+use steward::track::SpaceIdx;
+
+/// The one order of a one-line text.
+fn one(text: &str) -> Order {
+    let p = parse(text);
+    assert_eq!(p.lines.len(), 1, "{text}: {:#?}", p.lines);
+    p.lines[0].result.clone().unwrap_or_else(|e| panic!("{text}: {e}"))
+}
+
+/// The error of a one-line text.
+fn err(text: &str) -> OrderError {
+    let p = parse(text);
+    assert_eq!(p.lines.len(), 1, "{text}: {:#?}", p.lines);
+    p.lines[0].result.clone().expect_err(text)
+}
+
+#[test]
+fn header_orders_in_both_languages() {
+    for (en, fr, want) in [
+        ("GAME monaco-1", "PARTIE monaco-1", Order::Game("monaco-1".into())),
+        ("CAR 3", "VOITURE 3", Order::Car(3)),
+        ("TOKEN k7w2", "JETON k7w2", Order::Token("k7w2".into())),
+        ("password k7w2", "Mot-de-passe k7w2", Order::Token("k7w2".into())),
+        ("TURN 12", "TOUR 12", Order::Turn(12)),
+    ] {
+        assert_eq!(one(en), want, "{en}");
+        assert_eq!(one(fr), want, "{fr}");
+        assert_eq!(one(&en.to_lowercase()), want, "case-insensitive");
+        assert!(want.is_header());
+    }
+}
+
+#[test]
+fn join_setup_and_tyres() {
+    assert_eq!(one("JOIN monaco-1"), Order::Join { game: "monaco-1".into(), car: None, password: None, phrase: None });
+    assert_eq!(
+        one("rejoindre monaco-1 voiture 4 motdepasse bleu phrase Il était   une fois"),
+        Order::Join {
+            game: "monaco-1".into(),
+            car: Some(4),
+            password: Some("bleu".into()),
+            phrase: Some("Il était   une fois".into()),
+        }
+    );
+    assert_eq!(
+        one("INSCRIPTION m PHRASE car 5").clone(),
+        Order::Join { game: "m".into(), car: None, password: None, phrase: Some("car 5".into()) }
+    );
+    let w = Wear::standard();
+    assert_eq!(one("SETUP tyres=6 brakes=4 gas=3 body=3 engine=3 handling=1"), Order::Setup(w));
+    assert_eq!(one("CONFIG pneus 6, freins 4, conso 3, carrosserie 3, moteur 3, tenue 1"), Order::Setup(w));
+    assert_eq!(one("configuration pneus:6 freins:4 boîte:3 carrosserie:3 moteur:3 tenue-de-route:1"), Order::Setup(w));
+    assert_eq!(one("TYRES hard"), Order::Tyres(Tyres::Hard));
+    assert_eq!(one("PNEUS tendres"), Order::Tyres(Tyres::Soft));
+    assert_eq!(one("pneus PLUIE"), Order::Tyres(Tyres::Rain));
+}
+
+#[test]
+fn moves_pits_and_policies() {
+    assert_eq!(one("GEAR 4"), Order::Gear(4));
+    assert_eq!(one("vitesse 6"), Order::Gear(6));
+    assert_eq!(one("RAPPORT 1"), Order::Gear(1));
+    assert_eq!(one("CHOOSE b"), Order::Choose("b".into()));
+    assert_eq!(one("CHOIX s12-3"), Order::Choose("s12-3".into()));
+    assert_eq!(one("PIT QUICK"), Order::Pit { stop: Stop::Quick, tyres: None, repairs: vec![] });
+    assert_eq!(
+        one("STAND LONG PNEUS durs RÉPARER freins 2 carrosserie 1"),
+        Order::Pit { stop: Stop::Long, tyres: Some(Tyres::Hard), repairs: vec![(Part::Brakes, 2), (Part::Body, 1)] }
+    );
+    assert_eq!(
+        one("PIT LONG REPAIR tyres 2 brakes=1 TYRES rain"),
+        Order::Pit { stop: Stop::Long, tyres: Some(Tyres::Rain), repairs: vec![(Part::Tyres, 2), (Part::Brakes, 1)] }
+    );
+    let pol = |rules: &[Rule]| Order::Policy(Policy { rules: rules.to_vec() });
+    assert_eq!(one("POLICY FARTHEST-FREE ELSE SAFEST"), pol(&[Rule::FarthestFree, Rule::Safest]));
+    assert_eq!(
+        one("policy farthest free else farthest else bot"),
+        pol(&[Rule::FarthestFree, Rule::Farthest, Rule::Bot])
+    );
+    assert_eq!(one("CONSIGNE LOIN-GRATUIT SINON SÛR"), pol(&[Rule::FarthestFree, Rule::Safest]));
+    assert_eq!(one("consigne plus loin sinon robot"), pol(&[Rule::Farthest, Rule::Bot]));
+    assert_eq!(one("POLICY NONE"), pol(&[]));
+    assert_eq!(one("CONSIGNE AUCUNE"), pol(&[]));
+}
+
+#[test]
+fn requests_and_moderator_commands() {
+    for (en, fr, want) in [
+        ("BOARD", "PLATEAU", Order::Board),
+        ("HISTORY 3", "HISTORIQUE 3", Order::History(3)),
+        ("HISTORY", "HISTORIQUE", Order::History(1)),
+        ("HELP", "AIDE", Order::Help),
+        ("STANDINGS", "CLASSEMENT", Order::Standings),
+        ("LANG fr", "LANGUE français", Order::Lang(Lang::Fr)),
+        ("START", "DÉMARRER", Order::Start),
+        ("PAUSE", "pause", Order::Pause),
+        ("RESUME", "REPRENDRE", Order::Resume),
+        ("DEADLINE 48", "DÉLAI 48", Order::Deadline(48)),
+        (
+            "REPLACE CAR 3 Ann@Example.org",
+            "REMPLACER VOITURE 3 <ann@example.org>",
+            Order::Replace { car: 3, address: "ann@example.org".into() },
+        ),
+        ("FORCE CAR 2", "FORCER VOITURE 2", Order::Force { car: 2 }),
+        ("REVEAL", "REVELER", Order::Reveal),
+    ] {
+        assert_eq!(one(en), want, "{en}");
+        assert_eq!(one(fr), want, "{fr}");
+    }
+    assert!(one("REVEAL").is_moderator() && !one("GEAR 3").is_moderator());
+    assert_eq!(
+        one("CREATE monaco-1 TRACK monaco LAPS 3 CARS 6 HOURS 24 PROFILE competition-2004"),
+        Order::Create {
+            game: "monaco-1".into(),
+            track: "monaco".into(),
+            laps: 3,
+            cars: Some(6),
+            hours: Some(24),
+            profile: Some("competition-2004".into()),
+        }
+    );
+    assert_eq!(
+        one("CRÉER monaco-1 CIRCUIT monaco TOURS 2"),
+        Order::Create {
+            game: "monaco-1".into(),
+            track: "monaco".into(),
+            laps: 2,
+            cars: None,
+            hours: None,
+            profile: None
+        }
+    );
+}
+
+#[test]
+fn errors_say_what_to_write() {
+    let cases: &[(&str, &str)] = &[
+        ("GEAR 9", "GEAR takes 1 to 6, not '9': write GEAR 4"),
+        ("GEAR four", "GEAR takes 1 to 6, not 'four': write GEAR 4"),
+        ("GEAR", "GEAR needs a gear: write GEAR 4"),
+        ("GEAR 4 please", "GEAR does not take 'please': write GEAR 4"),
+        ("GEER 4", "'GEER' is not an order; did you mean GEAR? write GEAR 4"),
+        ("TYRES slicks", "TYRES: 'slicks' is not a tyre type (HARD, SOFT or RAIN): write TYRES soft"),
+        ("CAR 0", "CAR takes 1 to 99, not '0': write CAR 3"),
+        ("GAME mon/aco", "GAME: 'mon/aco' is not a game name: write GAME monaco-1"),
+        ("SETUP tyres=6", "SETUP needs all six parts (5-0-1), missing brakes, gas, body, engine, handling"),
+        ("SETUP tyres=6 wings=2", "SETUP: 'wings' is not a part (tyres, brakes, gas, body, engine, handling)"),
+        ("SETUP tyres=6 tyres=2", "tyres is given twice"),
+        ("SETUP tyres=6 brakes=4 gas=3 body=3 engine=3 handling=0", "SETUP takes 1 to 22, not '0'"),
+        ("SETUP tyres=10 brakes=4 gas=3 body=3 engine=3 handling=1", "the car carries 24 points"),
+        ("SETUP tyres=5 brakes=4 gas=3 body=3 engine=3 handling=1", "the car carries 19 points"),
+        ("PIT QUICK REPAIR brakes 2", "a quick stop only changes tyres (19-3-1): write PIT LONG REPAIR brakes 2"),
+        ("PIT SLOW", "PIT: 'SLOW' is not QUICK or LONG"),
+        ("PIT LONG REPAIR", "PIT needs a part"),
+        ("POLICY FASTEST", "POLICY: 'FASTEST' is not a rule (FARTHEST-FREE, FARTHEST, SAFEST, BOT or NONE)"),
+        ("POLICY SAFEST ELSE", "POLICY needs a rule"),
+        ("POLICY NONE ELSE SAFEST", "NONE clears the policy and stands alone: write POLICY NONE"),
+        ("LANG de", "LANG: 'de' is not a language (en, fr): write LANG fr"),
+        ("HISTORY 0", "HISTORY takes 1 to 100"),
+        ("BOARD now", "BOARD does not take 'now': write BOARD"),
+        ("CREATE g LAPS 3", "CREATE needs a track: write CREATE monaco-1 TRACK monaco LAPS 3"),
+        ("CREATE g TRACK monaco", "CREATE needs a number of laps"),
+        ("REPLACE CAR 3 nobody", "REPLACE: 'nobody' is not a mail address"),
+        ("REPLACE 3 a@b.org", "REPLACE does not take '3': write REPLACE CAR 3 ann@example.org"),
+        ("FORCE CAR", "FORCE needs a car number"),
+        ("JOIN", "JOIN needs a game name"),
+        ("JOIN g COLOUR red", "JOIN does not take 'COLOUR'"),
+        ("JOIN g PHRASE", "JOIN needs some words"),
+        ("DEADLINE soon", "DEADLINE takes 1 to 1440, not 'soon'"),
+        ("END now", "END does not take 'now'"),
+    ];
+    for (text, want) in cases {
+        let e = err(text).message(Lang::En);
+        assert!(e.contains(want), "{text}: got {e:?}, want {want:?}");
+        assert_eq!(err(text).to_string(), e, "Display is the English message");
+    }
+}
+
+#[test]
+fn errors_in_french() {
+    let cases: &[(&str, &str)] = &[
+        ("VITESSE 9", "VITESSE : une vitesse de 1 à 6, pas « 9 » : écrivez VITESSE 4"),
+        ("VITESE 4", "vouliez-vous dire VITESSE ? écrivez VITESSE 4"),
+        ("PNEUS slicks", "n'est pas un type de pneus (DURS, TENDRES ou PLUIE) : écrivez PNEUS tendres"),
+        ("STAND RAPIDE REPARER freins 1", "un arrêt rapide ne change que les pneus (19-3-1)"),
+        ("CONFIG pneus=6", "il manque brakes, gas, body, engine, handling"),
+        ("CONFIG pneus=10 freins=4 conso=3 carrosserie=3 moteur=3 tenue=1", "24 points, c'est trop"),
+        ("CONSIGNE AUCUNE SINON SUR", "écrivez CONSIGNE AUCUNE"),
+    ];
+    for (text, want) in cases {
+        let e = err(text).message(Lang::Fr);
+        assert!(e.contains(want), "{text}: got {e:?}, want {want:?}");
+    }
+    assert_eq!(err("GEAR 9"), OrderError::Range { order: Kw::Gear, what: Arg::Gear, got: "9".into(), min: 1, max: 6 });
+}
+
+#[test]
+fn prose_before_and_after_is_skipped_but_not_between_orders() {
+    let p = parse("Hi there,\n\nhere are my orders.\nGEAR 4\n\nCHOOSE A\n\nCheers\nAnn\n");
+    assert!(p.is_ok(), "{:#?}", p.lines);
+    assert_eq!(p.skipped, 4);
+    assert_eq!(p.lines.iter().map(|l| l.number).collect::<Vec<_>>(), [4, 6], "line numbers are kept");
+    assert_eq!(p.orders(), [&Order::Gear(4), &Order::Choose("A".into())]);
+
+    let p = parse("GEAR 4\nplease be kind\nCHOOSE A");
+    assert!(!p.is_ok());
+    assert!(p.orders().is_empty(), "a message with an error applies nothing");
+    let (line, e) = p.errors().next().unwrap();
+    assert_eq!((line.number, line.text.as_str()), (2, "please be kind"));
+    assert!(e.to_string().contains("or END after your last order"));
+
+    // A misspelt keyword before the first order is reported, not skipped; prose that happens
+    // to start with a word near a keyword is skipped.
+    let p = parse("Gaer 4\n");
+    assert!(!p.is_ok());
+    let p = parse("Pour le tour 12, voici mes ordres :\nVITESSE 4\nAnd thanks again\nFine.");
+    assert!(p.is_ok(), "{:#?}", p.lines);
+    assert_eq!(p.skipped, 3);
+    // END stops the reading.
+    let p = parse("GEAR 4\nEND\nanything at all 42\nGEAR 9");
+    assert!(p.is_ok() && p.ended);
+    assert_eq!(p.lines.len(), 1);
+    // Nothing at all.
+    let p = parse("\n\n");
+    assert!(p.is_ok() && p.lines.is_empty());
+}
+
+#[test]
+fn receipts_mark_errors_on_their_line() {
+    let p = parse("GAME monaco-1\nGEAR 9\nCHOOSE B");
+    let en = receipt(&p, Lang::En);
+    let want = "Orders read:\n   1  GAME monaco-1\n   2  GEAR 9\n      ERROR: GEAR takes 1 to 6, not '9': write GEAR 4\n   3  CHOOSE B\n\n1 error: nothing was applied. Correct the lines marked ERROR and send all your\norders again.\n";
+    assert_eq!(en, want);
+    let fr = receipt(&parse("VITESSE 4\nCHOIX"), Lang::Fr);
+    assert!(fr.starts_with("Ordres lus :\n   1  VITESSE 4\n   2  CHOIX\n      ERREUR : CHOIX attend"), "{fr}");
+    assert!(fr.contains("1 erreur : rien n'a été appliqué."), "{fr}");
+    let ok = receipt(&parse("Bonjour\nVITESSE 4"), Lang::Fr);
+    assert!(ok.contains("1 ligne lue, aucune erreur.") && ok.contains("(1 ligne de texte ignorée.)"), "{ok}");
+    assert!(receipt(&parse("hello"), Lang::En).starts_with("No order found"));
+    let long = format!("JOIN g PHRASE {}", "très longue phrase ".repeat(10));
+    for r in
+        [receipt(&parse(&long), Lang::En), receipt(&parse(&format!("{long}\nGEAR 12 {}", "x".repeat(90))), Lang::Fr)]
+    {
+        assert!(r.lines().all(|l| l.chars().count() <= RECEIPT_WIDTH), "{r}");
+    }
+}
+
+fn option(spaces: u8, brakes: u8, tyres: u8, dangerous: usize, fate: Fate) -> MoveOption {
+    MoveOption {
+        end: SpaceIdx(spaces as u16),
+        path: Vec::new(),
+        spaces,
+        brakes,
+        blocked: 0,
+        blocking_brakes: 0,
+        blocking_tyres: 0,
+        overshoot: None,
+        overshoot_tyres: tyres,
+        missed: None,
+        dangerous: (0..dangerous).map(|i| SpaceIdx(i as u16)).collect(),
+        stops: None,
+        crossings: 0,
+        fate,
+        slip: None,
+        bonus: false,
+        slide: 0,
+        wall: 0,
+    }
+}
+
+fn label(d: Option<Decision>) -> Option<String> {
+    match d {
+        Some(Decision::Take { label, .. }) => Some(label),
+        Some(Decision::AskBot) => Some("bot".into()),
+        None => None,
+    }
+}
+
+#[test]
+fn policies_pick_from_the_engine_options() {
+    let out = Fate::Eliminated(Elimination::Overshoot);
+    // Farthest first, as the engine lists them.
+    let opts = [
+        option(9, 0, 0, 0, out),             // A: off the road
+        option(8, 0, 2, 0, Fate::Continues), // B: 2 tyre points
+        option(7, 0, 0, 1, Fate::Continues), // C: free but a dangerous space
+        option(6, 1, 0, 0, Fate::Continues), // D: 1 brake point
+        option(5, 0, 0, 0, Fate::Continues), // E: free
+        option(4, 0, 1, 0, Fate::SpinOut),   // F: spins
+    ];
+    let p = |r: &[Rule]| Policy { rules: r.to_vec() };
+    assert_eq!(label(decide(&p(&[Rule::FarthestFree]), &opts)).as_deref(), Some("E"));
+    assert_eq!(label(decide(&p(&[Rule::Farthest]), &opts)).as_deref(), Some("B"), "never drives off the road");
+    assert_eq!(label(decide(&p(&[Rule::Safest]), &opts)).as_deref(), Some("E"), "0 points, no test");
+    assert_eq!(label(decide(&p(&[Rule::Bot]), &opts)).as_deref(), Some("bot"));
+    assert_eq!(label(decide(&p(&[]), &opts)), None, "no policy: the player is asked");
+    // Nothing free: the next rule decides.
+    let costly = [option(8, 0, 2, 0, Fate::Continues), option(7, 1, 0, 0, Fate::Continues)];
+    assert_eq!(label(decide(&p(&[Rule::FarthestFree, Rule::Safest]), &costly)).as_deref(), Some("B"));
+    assert_eq!(label(decide(&p(&[Rule::FarthestFree]), &costly)), None);
+    // Only eliminating options: no rule but BOT decides.
+    let doomed = [option(9, 0, 0, 0, out)];
+    assert_eq!(label(decide(&p(&[Rule::FarthestFree, Rule::Farthest, Rule::Safest]), &doomed)), None);
+    assert_eq!(label(decide(&p(&[Rule::Safest, Rule::Bot]), &doomed)).as_deref(), Some("bot"));
+    // Ties in SAFEST go to fewer dangerous spaces, then to the farthest.
+    let ties =
+        [option(8, 1, 0, 1, Fate::Continues), option(7, 1, 0, 0, Fate::Continues), option(6, 1, 0, 0, Fate::Continues)];
+    assert_eq!(label(decide(&p(&[Rule::Safest]), &ties)).as_deref(), Some("B"));
+}
+
+#[test]
+fn game_ids_are_lower_cased_like_the_store_keeps_them() {
+    assert_eq!(one("GAME Monaco-1"), Order::Game("monaco-1".into()));
+    assert!(matches!(err("GAME -x"), OrderError::Invalid { what: Arg::GameId, .. }));
+}
+
+/// docs/orders.md names every keyword in both languages, and its receipts are the real ones.
+#[test]
+fn docs_agree_with_the_parser() {
+    let doc = std::fs::read_to_string(crate::support::root().join("docs/orders.md")).unwrap();
+    for k in Kw::ALL {
+        for lang in [Lang::En, Lang::Fr] {
+            assert!(doc.contains(&format!("`{}", k.word(lang))), "docs/orders.md lacks {}", k.word(lang));
+            let ex = k.example(lang);
+            assert!(parse(ex).is_ok() || k == Kw::End, "the example {ex} must parse");
+        }
+    }
+    for (text, lang) in [("GAME monaco-1\nGEAR 9\nCHOOSE B", Lang::En), ("VITESSE 4\nCHOIX", Lang::Fr)] {
+        let r = receipt(&parse(text), lang);
+        assert!(doc.contains(&format!("```\n{r}```")), "docs/orders.md should show this receipt:\n{r}");
+    }
+}
+
+#[test]
+fn one_game_car_token_and_turn_per_mail() {
+    let p = parse("GAME g\nCAR 3\nTOKEN t\nTURN 4\nGEAR 2\nCAR 3");
+    assert!(p.is_ok(), "the same value again is harmless");
+    let h = p.headers();
+    assert_eq!((h.game.as_deref(), h.car, h.token.as_deref(), h.turn), (Some("g"), Some(3), Some("t"), Some(4)));
+    let p = parse("CAR 3\nGEAR 2\nVOITURE 5");
+    let (line, e) = p.errors().next().unwrap();
+    assert_eq!(line.number, 3);
+    assert_eq!(*e, OrderError::Conflict { order: Kw::Car, line: 1 });
+    assert_eq!(e.to_string(), "CAR is already given on line 1 with another value: keep one CAR line");
+    assert!(e.message(Lang::Fr).contains("gardez une seule ligne VOITURE"));
+    assert_eq!(parse("GEAR 4").headers(), Default::default());
+}
+
+#[test]
+fn receipts_never_echo_a_secret() {
+    let r = receipt(&parse("GAME g\nTOKEN k7w2-x9qa\nJOIN g PASSWORD letmein PHRASE my words\nGEAR 9"), Lang::En);
+    assert!(!r.contains("k7w2") && !r.contains("letmein"), "{r}");
+    assert!(r.contains("TOKEN ********") && r.contains("PASSWORD ******** PHRASE my words"), "{r}");
+}
