@@ -399,13 +399,11 @@ fn setup(sc: &Scenario, t: &Track) -> Result<RaceState, String> {
             "stalled" => Status::Stalled,
             "grid" => Status::Grid,
             "restarting" => Status::Restarting,
-            // A car whose engine has just broken, still on the board (16-0-3, 18-1-8).
-            "engine" | "inertia" | "inertia:extended" => {
-                Status::Eliminated { reason: Elimination::Engine, removed: false }
-            }
+            // A car whose engine has broken, still on the board (16-0-3, 18-1-8).
+            "inertia" | "inertia:extended" => Status::Eliminated { reason: Elimination::Engine, removed: false },
             other => {
                 return Err(format!(
-                    "car {}: status `{other}` (racing, spun, stalled, restarting, grid, engine, inertia, inertia:extended)",
+                    "car {}: status `{other}` (racing, spun, stalled, restarting, grid, inertia, inertia:extended)",
                     c.number
                 ));
             }

@@ -19,18 +19,20 @@
 //!   another (18-1-3, 18-1-6);
 //! - one brake point, without losing a space, when the slipstreams take the car into a corner it
 //!   was not in when they began (18-1-4); none for slipstreams taken inside a corner (18-2-3);
-//! - never from an overshoot (18-2-2, 18-5-7), never behind a spun-out car (18-1-7), but behind a
-//!   car that has just broken its engine (18-1-8).
+//! - never from an overshoot (18-2-2, 18-5-7), never behind a spun-out car or a car in inertia
+//!   (18-1-7, 16-0-5), but behind a car that has just broken its engine (18-1-8).
 //!
-//! Hooks for the rules of other chapters (weather and tyres, 8; inertia, 16): see [`can_draw`],
-//! [`can_slipstream`] and the notes at [`extend`]; the rulings list what is still open.
+//! With the other chapters: the soft-tyre +1 and the wet slide are steps of the same move
+//! (18-3, 18-5-1 to 18-5-5; see [`extend`]); a car in inertia neither takes nor gives a
+//! slipstream (16-0-5, 18-1-7; see [`can_slipstream`], [`can_draw`]). docs/rulings.md, ruling 19.
 
 use crate::track::{SpaceIdx, Track};
 
 use super::movement::{Board, Reach, Reaches, reaches_after};
 use super::options::{Fate, MoveOption, build_option, prune_options};
-use super::rulebook::{SLIPSTREAM_CORNER_BRAKES, SLIPSTREAM_SPACES, slipstream_allowed};
+use super::rulebook::{SLIPSTREAM_CORNER_BRAKES, SLIPSTREAM_SPACES, slide_spaces, slipstream_allowed, soft_bonus};
 use super::state::{CarId, CarState, Elimination, RaceState, Status};
+use super::tyres::{bonus_allowed, counting_stop};
 
 /// What the slipstreams of an option did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,19 +54,28 @@ impl Slip {
     }
 }
 
-/// Whether a car may slipstream at all this move. 18-1-7: never during an inertia move. The
-/// inertia move of a broken engine (16-0-3, 20-4-2) is played by its own code path, not through
-/// the options; when it is, it must not call [`extend`].
+/// Whether a car may slipstream at all this move: a car racing (or starting). 18-1-7, 16-0-5:
+/// never during an inertia move (a car in inertia is eliminated on its engine, so it is not
+/// racing; `play::move_options` also skips [`extend`] for it).
 pub fn can_slipstream(c: &CarState) -> bool {
     matches!(c.status, Status::Racing | Status::Grid | Status::Restarting | Status::Stalled)
 }
 
-/// Whether a car on the board can be slipstreamed: not a spun-out car (18-1-7), but a car that
-/// has just broken its engine (18-1-8). A car waiting for its inertia move keeps the engine
-/// status; once inertia is played as a status of its own (16), it must answer `false` here
-/// (18-1-7). Other wrecks (blocking, body) stand still: no wake to take (docs/rulings.md).
+/// Whether a car on the board can be slipstreamed: a racing car; not a spun-out car (18-1-7);
+/// a car that has just broken its engine (18-1-8, 16-0-5) but not a car in inertia (18-1-7,
+/// 16-0-5). A car that has just broken its engine waits for its inertia move in 5th or 6th (only
+/// cars in 5th or 6th take engine tests, 16-0-1, and a break in 4th or lower has no inertia,
+/// 16-0-3-1); once it has made that move it is in 4th or lower (16-0-3, 16-0-6), or has no
+/// inertia left and waits to be taken off: in inertia either way (docs/rulings.md, ruling 19).
+/// Other wrecks (blocking, body) stand still: no wake to take.
 pub fn can_draw(c: &CarState) -> bool {
-    matches!(c.status, Status::Racing | Status::Eliminated { reason: Elimination::Engine, removed: false })
+    match c.status {
+        Status::Racing => true,
+        Status::Eliminated { reason: Elimination::Engine, removed: false } => {
+            c.inertia.is_some() && c.gear > super::rulebook::SLIPSTREAM_MIN_GEAR
+        }
+        _ => false,
+    }
 }
 
 /// The car just in front of `end`, in its lane, that `mover` (in gear `gear`) may slipstream
@@ -82,12 +93,16 @@ fn drawing_car(t: &Track, s: &RaceState, mover: CarId, gear: u8, end: SpaceIdx) 
 /// every chain of slipstreams, ending after each one, in full or braked short. Returned pruned
 /// (the cheapest way to each end) but not sorted.
 ///
-/// Hooks: the soft-tyre +1 (8-2) may be taken before, between or after slipstreams (18-3-1),
-/// and a slipstream entering a corner thanks to it still costs the brake point (18-3-2); the
-/// mandatory slide of a wet track (8) happens once a move, after the main move or after the
-/// slipstream that takes the car into the corner (18-5-2, 18-5-3). When options gain those steps,
-/// they are inserted between [`chain`]'s calls (a +1 is one more space of the same move, so
-/// `reaches_after(b, r, 1, 1)` gives it).
+/// The other steps of the same move (ruling 19):
+/// - the soft-tyre +1 (8-2-1) may be taken once, before, between or after the slipstreams
+///   (18-3-1); a slipstream move entering a corner costs its brake point even when the +1 is
+///   what takes the car in (18-3-2, 18-5-5). It is one more space of the same move
+///   (`reaches_after(b, r, 1, 1)`), taken only after a full move or slipstream (never with
+///   brakes: braking one space with the +1 is the plain move);
+/// - the slide of a wet track (8-1-2, 8-2-2, 8-3-2) happens once a move, where the move first
+///   stops on a stop that counts in a corner: after the main move (18-5-2) or after the
+///   slipstream that takes the car into the corner (18-5-3); it is compulsory, and a later
+///   slipstream slides no more.
 pub fn extend(
     t: &Track,
     s: &RaceState,
@@ -102,15 +117,38 @@ pub fn extend(
     if !can_slipstream(c) || c.gear < super::rulebook::SLIPSTREAM_MIN_GEAR || base.longest < roll {
         return out; // 18-0-1; a blocked move ends with brakes (12-0-1), so no slipstream (18-1-6)
     }
+    let bonus = soft_bonus(c.tyres, wet, c.tyre_lap);
     for r in base.at(roll) {
-        let path = base.path(r);
-        let from = r.end;
-        let base_len = path.len();
-        let mut ctx = Chain { t, s, car, c, board, wet, from, base_len, out: &mut out };
-        ctx.chain(r, path, Vec::new());
+        let mut ctx = Chain { t, s, car, c, board, wet, from: r.end, base_len: 0, out: &mut out };
+        // 18-5-2: the main move's slide comes first.
+        for (r0, p0, slid) in ctx.slide(r, base.path(r), 0) {
+            ctx.from = r0.end;
+            ctx.base_len = p0.len();
+            ctx.chain(&r0, p0.clone(), Vec::new(), Steps { bonus: false, slid });
+            if bonus {
+                // 18-3-1: the +1 before the first slipstream, part of the main move.
+                let more = reaches_after(board, &r0, 1, 1);
+                for r1 in more.at(r0.spaces + 1) {
+                    let mut whole = p0.clone();
+                    whole.extend(more.path(r1));
+                    ctx.from = r1.end;
+                    ctx.base_len = whole.len();
+                    ctx.chain(r1, whole, Vec::new(), Steps { bonus: true, slid });
+                }
+            }
+        }
     }
     prune_options(&mut out);
     out
+}
+
+/// The steps of the move already made besides the slipstreams.
+#[derive(Copy, Clone)]
+struct Steps {
+    /// The soft-tyre +1 is used (8-2-1, 18-3-1).
+    bonus: bool,
+    /// Spaces slid (8-1-2); once a move (18-5-2, 18-5-3), so nonzero means done.
+    slid: u8,
 }
 
 struct Chain<'a, 'b> {
@@ -126,9 +164,31 @@ struct Chain<'a, 'b> {
 }
 
 impl Chain<'_, '_> {
+    /// The ways the move goes on from `r` (reached by `path`) with its slide, if the move has not
+    /// slid yet and `r` is a stop that counts in a corner on a wet track (8-1-2, 7-1-1); else `r`
+    /// itself. A slide that meets cars ends as far as it can get (ruling 16).
+    fn slide(&self, r: &Reach, path: Vec<SpaceIdx>, slid: u8) -> Vec<(Reach, Vec<SpaceIdx>, u8)> {
+        let n = slide_spaces(self.c.tyres, self.wet);
+        if slid > 0 || n == 0 || !counting_stop(self.t, self.c, &build_option(self.c, self.wet, r, 0, 0)) {
+            return vec![(r.clone(), path, slid)];
+        }
+        let more = reaches_after(self.board, r, n, n);
+        if more.longest <= r.spaces {
+            return vec![(r.clone(), path, slid)];
+        }
+        more.at(more.longest)
+            .iter()
+            .map(|w| {
+                let mut whole = path.clone();
+                whole.extend(more.path(w));
+                (w.clone(), whole, w.spaces - r.spaces)
+            })
+            .collect()
+    }
+
     /// From the end of `r` (reached by `path`, after slipstreaming `behind`), one more
     /// slipstream if the rules allow it.
-    fn chain(&mut self, r: &Reach, path: Vec<SpaceIdx>, behind: Vec<CarId>) {
+    fn chain(&mut self, r: &Reach, path: Vec<SpaceIdx>, behind: Vec<CarId>, steps: Steps) {
         // 18-2-2, 18-5-7: a car overshooting keeps its lane and cannot pull out.
         if r.overshoot.is_some() || r.missed.is_some() {
             return;
@@ -142,33 +202,60 @@ impl Chain<'_, '_> {
         let full = r.spaces + SLIPSTREAM_SPACES;
         for k in (r.spaces + 1)..=full {
             for r2 in more.at(k) {
-                let extra = more.path(r2);
                 let mut whole = path.clone();
-                whole.extend_from_slice(&extra);
-                // 18-1-4, 18-2-3: a brake point when the slipstreams take the car into a corner
-                // it was not in where they began.
-                let began_in = t.space(self.from).corner;
-                let enters = whole[self.base_len..].iter().any(|&x| {
-                    let corner = t.space(x).corner;
-                    corner.is_some() && corner != began_in
-                });
-                let corner_brakes = if enters { SLIPSTREAM_CORNER_BRAKES } else { 0 };
+                whole.extend(more.path(r2));
                 let short = full - k;
-                if short + corner_brakes > brakes {
-                    continue; // cannot pay: not offered (docs/rulings.md)
-                }
-                let mut o = build_option(self.c, self.wet, r2, 0, 0);
-                o.dangerous = whole.iter().copied().filter(|x| self.s.is_dangerous(*x)).collect();
-                o.path = whole.clone();
-                o.slip = Some(Slip { from: self.from, behind: behind.clone(), short, corner_brakes });
-                if matches!(o.fate, Fate::Eliminated(_)) {
-                    continue; // a slipstream is never obligatory (18-2-1): never take it to go out
-                }
-                self.out.push(o);
-                if short == 0 {
-                    self.chain(r2, whole, behind.clone()); // 18-1-3; never after brakes (18-1-6)
+                // 18-5-3: the slide after the slipstream that takes the car into a corner.
+                for (r3, whole, slid) in self.slide(r2, whole, steps.slid) {
+                    let steps = Steps { slid, ..steps };
+                    let Some(o) = self.option(&r3, &whole, &behind, short, steps) else { continue };
+                    self.out.push(o);
+                    if short > 0 {
+                        continue; // never after brakes (18-1-6)
+                    }
+                    self.chain(&r3, whole.clone(), behind.clone(), steps); // 18-1-3
+                    if !steps.bonus && soft_bonus(self.c.tyres, self.wet, self.c.tyre_lap) {
+                        // 18-3-1: the +1 after (or between) slipstreams.
+                        let plus = reaches_after(self.board, &r3, 1, 1);
+                        for r4 in plus.at(r3.spaces + 1) {
+                            let mut w4 = whole.clone();
+                            w4.extend(plus.path(r4));
+                            let steps = Steps { bonus: true, ..steps };
+                            let Some(o) = self.option(r4, &w4, &behind, 0, steps) else { continue };
+                            self.out.push(o);
+                            self.chain(r4, w4, behind.clone(), steps);
+                        }
+                    }
                 }
             }
         }
+    }
+
+    /// The option of ending on `r` by `whole`, after slipstreaming `behind` (the last one
+    /// `short` spaces short), priced; `None` when the car cannot pay it or it would eliminate the
+    /// car (a slipstream is never obligatory, 18-2-1).
+    fn option(&self, r: &Reach, whole: &[SpaceIdx], behind: &[CarId], short: u8, steps: Steps) -> Option<MoveOption> {
+        let t = self.t;
+        // 18-1-4, 18-2-3, 18-3-2: a brake point when the slipstreams (and a +1 taken with them)
+        // take the car into a corner it was not in where they began.
+        let began_in = t.space(self.from).corner;
+        let enters = whole[self.base_len..].iter().any(|&x| {
+            let corner = t.space(x).corner;
+            corner.is_some() && corner != began_in
+        });
+        let corner_brakes = if enters { SLIPSTREAM_CORNER_BRAKES } else { 0 };
+        if short + corner_brakes > self.c.wear.brakes {
+            return None; // cannot pay: not offered (docs/rulings.md, ruling 19)
+        }
+        let mut o = build_option(self.c, self.wet, r, 0, 0);
+        o.dangerous = whole.iter().copied().filter(|x| self.s.is_dangerous(*x)).collect();
+        o.path = whole.to_vec();
+        o.bonus = steps.bonus;
+        o.slide = steps.slid;
+        o.slip = Some(Slip { from: self.from, behind: behind.to_vec(), short, corner_brakes });
+        if matches!(o.fate, Fate::Eliminated(_)) || (o.bonus && !bonus_allowed(self.c, self.wet, &o)) {
+            return None; // 18-2-1; the +1 only while the tyres allow it (8-2-3)
+        }
+        Some(o)
     }
 }
