@@ -69,15 +69,7 @@ pub fn show(game: &Game) -> String {
         }
         Some(race) => {
             let st = &race.state;
-            let marks = BoardMarks {
-                cars: st
-                    .cars
-                    .iter()
-                    .filter(|c| c.status.on_board())
-                    .map(|c| PlacedCar { number: c.number, space: c.space })
-                    .collect(),
-                dangerous: st.dangerous.clone(),
-            };
+            let marks = board_marks(st);
             out.push_str(&draw(&game.track, &marks, None));
             out.push('\n');
             sheets(game, st, &mut out);
@@ -86,6 +78,19 @@ pub fn show(game: &Game) -> String {
         }
     }
     out
+}
+
+/// The cars on the board and the dangerous spaces of a race state, for the board.
+pub(crate) fn board_marks(st: &RaceState) -> BoardMarks {
+    BoardMarks {
+        cars: st
+            .cars
+            .iter()
+            .filter(|c| c.status.on_board())
+            .map(|c| PlacedCar { number: c.number, space: c.space })
+            .collect(),
+        dangerous: st.dangerous.clone(),
+    }
 }
 
 pub(crate) fn awaited(game: &Game, last: &TurnFile, out: &mut String) {
