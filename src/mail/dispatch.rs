@@ -492,15 +492,11 @@ impl Daemon {
         }
     }
 
-    fn need_turn(job: &Job, head: &Header, g: &Game) -> Result<u32, String> {
+    /// The turn the orders answer: `TURN n`, or the current turn when the mail names none
+    /// (docs/orders.md).
+    fn need_turn(head: &Header, g: &Game) -> Result<u32, String> {
         let last = g.next_turn() - 1;
-        let n = head.turn.ok_or_else(|| {
-            tr(
-                job.lang,
-                &format!("Add TURN <n>, the turn of the mail you answer (the game is at turn {last})."),
-                &format!("Ajoutez TOUR <n>, le tour du message auquel vous repondez (la partie est au tour {last})."),
-            )
-        })?;
+        let n = head.turn.unwrap_or(last);
         if n > last {
             return Err(format!("Turn {n} has not been played: game {} is at turn {last}.", g.setup.id));
         }
@@ -509,7 +505,7 @@ impl Daemon {
 
     /// A gear answering turn `n` is stale if the car moved after turn `n`.
     fn stale_gear(&self, job: &Job, g: &Game, head: &Header, car: u8) -> Result<(), String> {
-        let n = Self::need_turn(job, head, g)?;
+        let n = Self::need_turn(head, g)?;
         if let Some(t) =
             g.turns[n as usize + 1..].iter().find(|t| t.orders.iter().any(|o| o.car == car && o.gear.is_some()))
         {
@@ -530,7 +526,7 @@ impl Daemon {
 
     /// A choice answering turn `n` is stale if the roll awaiting it came after turn `n`.
     fn stale_choice(&self, job: &Job, g: &Game, head: &Header) -> Result<(), String> {
-        let n = Self::need_turn(job, head, g)?;
+        let n = Self::need_turn(head, g)?;
         let rolled_at =
             g.turns.iter().rev().find(|t| t.pending.is_some() && t.kind == Kind::Move).map_or(0, |t| t.turn);
         // The decision awaited is the last turn's; it was offered at the turn that rolled.

@@ -8,9 +8,9 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::engine::order::race_distance;
-use crate::render::board::{BoardMarks, PlacedCar, draw};
+use crate::render::board::draw;
 use crate::store::Game;
-use crate::store::show::{awaited, sheets, turn_summary};
+use crate::store::show::{awaited, board_marks, sheets, turn_summary};
 
 /// Most turns summarised in one report; older ones are left to `HISTORY`.
 pub const MAX_TURNS: usize = 40;
@@ -78,15 +78,7 @@ pub fn report(game: &Game, first: u32, recipient: Option<u8>) -> Report {
     };
     if let Some(race) = &game.now.race {
         let st = &race.state;
-        let marks = BoardMarks {
-            cars: st
-                .cars
-                .iter()
-                .filter(|c| c.status.on_board())
-                .map(|c| PlacedCar { number: c.number, space: c.space })
-                .collect(),
-            dangerous: st.dangerous.clone(),
-        };
+        let marks = board_marks(st);
         // Around the car awaited, else the leader.
         let focus = game
             .awaited()

@@ -69,15 +69,7 @@ pub fn show(game: &Game) -> String {
         }
         Some(race) => {
             let st = &race.state;
-            let marks = BoardMarks {
-                cars: st
-                    .cars
-                    .iter()
-                    .filter(|c| c.status.on_board())
-                    .map(|c| PlacedCar { number: c.number, space: c.space })
-                    .collect(),
-                dangerous: st.dangerous.clone(),
-            };
+            let marks = board_marks(st);
             out.push_str(&draw(&game.track, &marks, None));
             out.push('\n');
             sheets(game, st, &mut out);
@@ -86,6 +78,19 @@ pub fn show(game: &Game) -> String {
         }
     }
     out
+}
+
+/// The cars on the board and the dangerous spaces of a race state, for the board.
+pub(crate) fn board_marks(st: &RaceState) -> BoardMarks {
+    BoardMarks {
+        cars: st
+            .cars
+            .iter()
+            .filter(|c| c.status.on_board())
+            .map(|c| PlacedCar { number: c.number, space: c.space })
+            .collect(),
+        dangerous: st.dangerous.clone(),
+    }
 }
 
 pub(crate) fn awaited(game: &Game, last: &TurnFile, out: &mut String) {
@@ -171,15 +176,17 @@ pub(crate) fn turn_summary(t: &TurnFile, out: &mut String) {
 }
 
 pub(crate) fn sheets(game: &Game, st: &RaceState, out: &mut String) {
-    let _ = writeln!(out, "car  driver               space      gear  tyr brk gas bod eng hdl  tyres  lap  status");
+    let pos = positions(game, st);
+    let _ = writeln!(out, "pos car  driver         space     gear  tyr brk gas bod eng hdl  tyres  lap  status");
     for (i, c) in st.cars.iter().enumerate() {
         let p = &game.now.players[i];
-        let who: String = p.name.as_deref().unwrap_or(&p.address).chars().take(20).collect();
+        let who: String = p.name.as_deref().unwrap_or(&p.address).chars().take(14).collect();
         let lap = if c.crossings == 0 { "-".to_string() } else { format!("{}/{}", c.crossings.min(st.laps), st.laps) };
         let w = &c.wear;
         let _ = writeln!(
             out,
-            "{:>3}  {:<20} {:<10} {:>4}  {:>3} {:>3} {:>3} {:>3} {:>3} {:>3}  {:<5} {:>4}  {}",
+            "{:>3} {:>3}  {:<14} {:<9} {:>4}  {:>3} {:>3} {:>3} {:>3} {:>3} {:>3}  {:<5} {:>4}  {}",
+            pos[i].map_or("-".to_string(), |p| p.to_string()),
             c.number,
             who,
             game.track.space(c.space).id,
@@ -195,4 +202,33 @@ pub(crate) fn sheets(game: &Game, st: &RaceState, out: &mut String) {
             status(c.status)
         );
     }
+}
+
+/// Each car's place in the race: finishers by finishing order, then the cars still racing by
+/// distance covered (laps and progress); eliminated cars have none.
+fn positions(game: &Game, st: &RaceState) -> Vec<Option<usize>> {
+    use crate::engine::Status;
+    let mut order: Vec<(u8, std::cmp::Reverse<u64>, usize)> = st
+        .cars
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| match c.status {
+            Status::Finished { place } => Some((0, std::cmp::Reverse(place as u64), i)),
+            Status::Eliminated { .. } => None,
+            _ => {
+                Some((1, std::cmp::Reverse(crate::engine::order::race_distance(st, &game.track, st.ids().nth(i)?)), i))
+            }
+        })
+        .collect();
+    // Finishers: lowest place first (reverse the Reverse); the others: farthest first.
+    order.sort_by(|a, b| match (a.0, b.0) {
+        (0, 0) => b.1.cmp(&a.1),
+        (x, y) if x != y => x.cmp(&y),
+        _ => a.1.cmp(&b.1),
+    });
+    let mut pos = vec![None; st.cars.len()];
+    for (rank, (_, _, i)) in order.into_iter().enumerate() {
+        pos[i] = Some(rank + 1);
+    }
+    pos
 }

@@ -33,7 +33,7 @@ pub const DOMAIN: &str = "players.test";
 /// The mailboxes that exist (each test uses its own, as tests run in parallel).
 pub const USERS: &[&str] = &[
     "referee", "alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy", "bench", "steward",
-    "mod", "racer1", "racer2",
+    "mod", "racer1", "racer2", "daemon",
 ];
 
 /// The uid and gid mail is stored under when the harness runs as root (Dovecot refuses root).
