@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use sha2::{Digest, Sha256};
 
 use crate::engine::MoveOption;
-use crate::store::files::{Kind, Source, TurnFile};
+use crate::store::files::{Kind, PitRecord, Source, TurnFile};
 use crate::store::{By, Game, Handle, Join, Meta, Moderation, NewGame, Stamp, StoreError};
 
 use super::compose::Draft;
@@ -367,11 +367,57 @@ impl Daemon {
                 job.applied = true;
                 Ok(Some(game))
             }
-            Order::Pit { .. } => Err(tr(
-                lang,
-                "PIT: pit stops (19) are not played by this version of steward yet.",
-                "STAND : les arrets aux stands (19) ne sont pas encore joues par cette version.",
-            )),
+            Order::Pit { stop, tyres, repairs } => {
+                // PIT answers a roll as CHOOSE does: it takes the option that ends at the car's
+                // box (the cheapest, if several) with the decision there (19-2-6, 19-3, 19-4).
+                let game = Self::need_game(job, head)?;
+                let mut h = self.open(&game)?;
+                let car = self.player_car(job, h.game(), head)?;
+                if Self::done_before(h.game(), &job.mid, Kind::Move, Some(car)) {
+                    job.applied = true;
+                    return Ok(Some(game));
+                }
+                if h.game().awaited() != Some((car, true)) {
+                    return Err(tr(
+                        lang,
+                        &format!("No roll of car {car} awaits a choice: send GEAR first."),
+                        &format!("Aucun jet de la voiture {car} n'attend de choix : envoyez d'abord VITESSE."),
+                    ));
+                }
+                self.stale_choice(job, h.game(), head)?;
+                let g = h.game();
+                let at_box = g.now.race.as_ref().and_then(|r| r.pending.as_ref()).and_then(|p| {
+                    (0..p.rolled.options.len()).find(|&i| crate::engine::play::reaches_box(&g.track, &p.rolled, i))
+                });
+                let Some(i) = at_box else {
+                    return Err(tr(
+                        lang,
+                        &format!(
+                            "PIT: no option of car {car}'s roll ends at its box (19-2): send CHOOSE with an option."
+                        ),
+                        &format!(
+                            "STAND : aucune option du jet de la voiture {car} n'arrive a son stand (19-2) : envoyez CHOIX avec une option."
+                        ),
+                    ));
+                };
+                let pit = PitRecord {
+                    kind: Some(
+                        match stop {
+                            orders::Stop::Quick => "quick",
+                            orders::Stop::Long => "long",
+                        }
+                        .to_string(),
+                    ),
+                    tyres: tyres.map(|x| x.name().to_string()),
+                    repairs: repairs.iter().map(|&(part, n)| (part.name().to_string(), n)).collect(),
+                };
+                let next = g.next_turn();
+                self.touch(job, &game, next).map_err(|e| e.to_string())?;
+                let meta = self.meta(job, None);
+                h.choose_with_pit(car, &MoveOption::label(i), pit, By::Player, meta).map_err(|e| e.to_string())?;
+                job.applied = true;
+                Ok(Some(game))
+            }
             Order::Policy(p) => {
                 let game = Self::need_game(job, head)?;
                 let h = self.open(&game)?;

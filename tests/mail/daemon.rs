@@ -265,3 +265,31 @@ fn help_and_board_are_answered() {
     let r = body_of(&w.read("new@test.invalid"));
     assert!(r.contains("VITESSE"), "{r}");
 }
+
+#[test]
+fn pit_answers_a_roll_only_when_an_option_ends_at_the_box() {
+    let mut w = World::new("pit");
+    let t = w.game_with_players("g9", 2);
+    w.send(MOD, &format!("GAME g9\nTOKEN {MOD_TOKEN}\nSTART"));
+    let g = w.store().load("g9", None).unwrap();
+    let (car, _) = g.awaited().unwrap();
+    let turn = g.next_turn() - 1;
+    let token = &t[car as usize - 1];
+    let who = format!("p{car}@test.invalid");
+    w.send(&who, &format!("GAME g9\nCAR {car}\nTOKEN {token}\nTURN {turn}\nGEAR 1"));
+    let g = w.store().load("g9", None).unwrap();
+    w.read(&who);
+    let turn = g.next_turn() - 1;
+    if g.awaited() == Some((car, true)) {
+        // From the grid no option reaches a box (19-1-7: the lane opens after the first lap).
+        w.send(&who, &format!("GAME g9\nCAR {car}\nTOKEN {token}\nTURN {turn}\nPIT QUICK"));
+        let reply = body_of(&w.read(&who));
+        assert!(reply.contains("ends at its box"), "{reply}");
+        assert_eq!(w.store().load("g9", None).unwrap().next_turn(), turn + 1, "nothing was applied");
+    } else {
+        // Nothing awaits a choice (a stalled start): PIT is refused like CHOOSE.
+        w.send(&who, &format!("GAME g9\nCAR {car}\nTOKEN {token}\nTURN {turn}\nPIT QUICK"));
+        let reply = body_of(&w.read(&who));
+        assert!(reply.contains("awaits a choice") || reply.contains("Stale"), "{reply}");
+    }
+}
