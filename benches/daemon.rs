@@ -180,7 +180,8 @@ fn main() {
     let mut peak_kb = 0u64;
     while child.try_wait().unwrap().is_none() {
         if let Ok(text) = fs::read_to_string(&status)
-            && let Some(kb) = text.lines().find_map(|l| l.strip_prefix("VmHWM:")?.trim().strip_suffix(" kB")?.trim().parse().ok())
+            && let Some(kb) =
+                text.lines().find_map(|l| l.strip_prefix("VmHWM:")?.trim().strip_suffix(" kB")?.trim().parse().ok())
         {
             peak_kb = peak_kb.max(kb);
         }

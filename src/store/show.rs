@@ -210,7 +210,9 @@ fn positions(game: &Game, st: &RaceState) -> Vec<Option<usize>> {
         .filter_map(|(i, c)| match c.status {
             Status::Finished { place } => Some((0, std::cmp::Reverse(place as u64), i)),
             Status::Eliminated { .. } => None,
-            _ => Some((1, std::cmp::Reverse(crate::engine::order::race_distance(st, &game.track, st.ids().nth(i)?)), i)),
+            _ => {
+                Some((1, std::cmp::Reverse(crate::engine::order::race_distance(st, &game.track, st.ids().nth(i)?)), i))
+            }
         })
         .collect();
     // Finishers: lowest place first (reverse the Reverse); the others: farthest first.

@@ -155,16 +155,18 @@ impl Lap {
     /// of the session, 1-0-3), the car on its start space with the lever in 1st (1-1-2, 1-1-3).
     pub fn new(t: &Track, number: u8, tyres: Tyres, wet: bool) -> Result<Lap, QualifyingError> {
         let start = start_space(t).ok_or_else(|| QualifyingError::NoStart(t.name.clone()))?;
-        let wear =
-            Wear { tyres: UNCOUNTED, brakes: 0, gas: UNCOUNTED, body: UNCOUNTED, engine: UNCOUNTED, handling: UNCOUNTED };
+        let wear = Wear {
+            tyres: UNCOUNTED,
+            brakes: 0,
+            gas: UNCOUNTED,
+            body: UNCOUNTED,
+            engine: UNCOUNTED,
+            handling: UNCOUNTED,
+        };
         let mut car = CarState::on_grid(number, start, &Setup { wear, tyres }, 0, 0);
         car.status = Status::Racing;
         let state = RaceState::from_cars(vec![car], 1, wet);
-        Ok(Lap {
-            state,
-            moves: Vec::new(),
-            result: LapResult { number, rolls: 0, overshoot: 0, errors: 0, end: None },
-        })
+        Ok(Lap { state, moves: Vec::new(), result: LapResult { number, rolls: 0, overshoot: 0, errors: 0, end: None } })
     }
 
     /// The car.
