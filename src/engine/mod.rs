@@ -10,6 +10,7 @@
 //! - [`movement`]: legal paths under the driving code (7, 10-2);
 //! - [`options`]: the priced choices after a roll (10, 11, 12);
 //! - [`play`]: one move, roll then resolve (6-3);
+//! - [`qualifying`]: the solo timed lap and the starting grid methods (1, 002, 004);
 //! - [`incidents`]: body tests and engine tests at the end of a move (14, 16);
 //! - [`inertia`]: the last moves of a car whose engine broke (16-0-3, 16-0-6);
 //! - [`order`]: who plays next (6-2);
@@ -32,6 +33,7 @@ pub mod movement;
 pub mod options;
 pub mod order;
 pub mod play;
+pub mod qualifying;
 pub mod rulebook;
 pub mod state;
 pub mod tyres;
