@@ -62,6 +62,24 @@ enum Command {
         #[arg(long, default_value = "dry")]
         weather: String,
     },
+    /// Bot qualifying: a timed lap per car (1), the result table and the grid (1-3-2).
+    Qualify {
+        /// A shipped track's name or a file path.
+        #[arg(long, default_value = "monaco")]
+        track: String,
+        /// Cars.
+        #[arg(long, default_value_t = 10)]
+        cars: usize,
+        /// Seed of the dice.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Weather: dry, wet, or track (the black die on the track's table, 1-0-3).
+        #[arg(long, default_value = "dry")]
+        weather: String,
+        /// Ties: completion (order of the laps) or black-die.
+        #[arg(long, default_value = "completion")]
+        ties: String,
+    },
     #[command(flatten)]
     Game(crate::game_cli::GameCommand),
     #[command(flatten)]
@@ -130,6 +148,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(if failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
         Command::Game(g) => crate::game_cli::run(g),
+        Command::Qualify { track: name, cars, seed, weather, ties } => {
+            let weather = crate::qualify::SessionWeather::parse(&weather)
+                .with_context(|| format!("unknown weather `{weather}` (dry, wet, track)"))?;
+            let tie = crate::engine::qualifying::TieBreak::parse(&ties)
+                .with_context(|| format!("unknown tie-break `{ties}` (completion, black-die)"))?;
+            let t = track::load::resolve(&name)?;
+            anyhow::ensure!((1..=99).contains(&cars), "--cars must be 1 to 99");
+            let s = crate::qualify::run(&t, &crate::qualify::SessionConfig { cars, seed, weather, tie })?;
+            print!("{}", crate::qualify::report(&t, &s));
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Mail(m) => crate::mail_cli::run(m),
         Command::Sim { track: name, cars, laps, races, seed, profile, trace, keep, no_sync, weather } => {
             let weather = crate::sim::SimWeather::parse(&weather)

@@ -10,6 +10,7 @@ pub mod engine;
 pub mod game_cli;
 pub mod mail;
 pub mod mail_cli;
+pub mod qualify;
 pub mod render;
 pub mod scenario;
 pub mod sim;

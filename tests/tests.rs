@@ -6,6 +6,7 @@ mod bot;
 mod engine_props;
 mod import;
 mod mail;
+mod qualifying;
 mod scenarios;
 mod sim;
 mod store;

@@ -12,6 +12,7 @@
 //! - [`slipstream`]: the slipstreams that extend a move, as more options (18);
 //! - [`pits`]: the pit lane and pit stops (19);
 //! - [`play`]: one move, roll then resolve (6-3);
+//! - [`qualifying`]: the solo timed lap and the starting grid methods (1, 002, 004);
 //! - [`incidents`]: body tests and engine tests at the end of a move (14, 16);
 //! - [`inertia`]: the last moves of a car whose engine broke (16-0-3, 16-0-6);
 //! - [`order`]: who plays next (6-2);
@@ -35,6 +36,7 @@ pub mod options;
 pub mod order;
 pub mod pits;
 pub mod play;
+pub mod qualifying;
 pub mod rulebook;
 pub mod slipstream;
 pub mod state;

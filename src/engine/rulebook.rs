@@ -260,6 +260,17 @@ pub const PIT_EXIT_GEAR: u8 = 4;
 /// Black-die faces of a successful quick stop (19-3-3: 1 to 10; 11 to 20 miss it, 19-3-4).
 pub const QUICK_STOP_MAX_FACE: u8 = 10;
 
+/// Penalty rolls per placement error in a timed lap (1-1-11; 2004 annex: "toute erreur sera
+/// pénalisée par 10 jets").
+pub const QUALIFYING_ERROR_ROLLS: u32 = 10;
+/// Qualifying points of a driver's season (004 "Qualifying"), at the first race.
+pub const BID_SEASON_ALLOTMENT: u32 = 100;
+/// Points the allotment loses for each race missed before joining (004: 90 at the second, 80 at
+/// the third).
+pub const BID_PRORATE_PER_RACE: u32 = 10;
+/// Points a team may bid in a season (004).
+pub const BID_TEAM_SEASON_CAP: u32 = 200;
+
 #[cfg(test)]
 mod tests {
     use super::*;
