@@ -86,11 +86,11 @@ fn q_1_1_3_the_car_starts_on_the_centre_lane_behind_the_line_lever_in_first() {
     let t = practice();
     assert_eq!(t.space(start_space(&t).unwrap()).id, "s3.m.16");
     let lap = Lap::new(&t, 1, Tyres::Hard, false).unwrap();
-    // Ruling Q1: the first move is in 1st.
+    // Ruling 21: the first move is in 1st.
     assert_eq!(lap.legal_gears(), vec![1]);
     let err = lap.roll(&t, 2, &mut FixedDice::new(vec![3])).unwrap_err();
     assert!(err.to_string().contains("1st gear"), "{err}");
-    // Ruling Q2: two lanes, no centre: the pole slot's lane.
+    // Ruling 22: two lanes, no centre: the pole slot's lane.
     let sprint = resolve("sprint").unwrap();
     let s = start_space(&sprint).unwrap();
     assert_eq!(sprint.space(s).lane, sprint.space(sprint.grid[0]).lane);
@@ -106,7 +106,7 @@ fn q_1_0_1_over_revving_costs_nothing_but_the_gearbox_limits_hold() {
         lap = lap.resolve(&t, &r, 0).unwrap();
     }
     assert_eq!(lap.car().gear, 4);
-    // 4th to 1st skips two gears: a gas and a brake point in a race (13-1), free here (ruling Q3).
+    // 4th to 1st skips two gears: a gas and a brake point in a race (13-1), free here (ruling 23).
     assert_eq!(lap.legal_gears(), vec![1, 2, 3, 4, 5]);
 }
 

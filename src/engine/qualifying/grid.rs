@@ -11,13 +11,13 @@ use super::super::rulebook::{
 use super::lap::LapResult;
 
 /// How ties between equal qualifying results are broken. Minutes (1-1-13) and the real time of
-/// 1-3-2 do not exist by mail, so a game picks one of these (issue 4; ruling Q4).
+/// 1-3-2 do not exist by mail, so a game picks one of these (issue 4; ruling 24).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum TieBreak {
     /// The lap completed first ranks first (1-3-2, last sentence: "dans l'ordre où ils auront
     /// réalisé cette performance").
     Completion,
-    /// A black die per tied car, highest first, re-rolled among cars still tied (ruling Q4).
+    /// A black die per tied car, highest first, re-rolled among cars still tied (ruling 24).
     BlackDie,
 }
 
@@ -69,7 +69,7 @@ pub struct Qualified {
     pub completed: u32,
 }
 
-/// A car's standing from its laps (ruling Q5: over several sessions, the best lap counts).
+/// A car's standing from its laps (ruling 25: over several sessions, the best lap counts).
 /// `laps` are `(completion index, result)`.
 pub fn best_of(number: u8, laps: &[(u32, LapResult)]) -> Qualified {
     let best = laps.iter().filter_map(|(i, r)| r.total().map(|v| (v, *i))).min();
@@ -78,7 +78,7 @@ pub fn best_of(number: u8, laps: &[(u32, LapResult)]) -> Qualified {
 }
 
 /// The grid from qualifying (1-3-2): fewest rolls first; aborted laps last (1-1-14); ties by
-/// `tie` (ruling Q4). Aborted cars among themselves are ordered the same way.
+/// `tie` (ruling 24). Aborted cars among themselves are ordered the same way.
 pub fn from_qualifying(cars: &[Qualified], tie: TieBreak, dice: &mut dyn Dice) -> Vec<u8> {
     let mut sorted: Vec<&Qualified> = cars.iter().collect();
     sorted.sort_by_key(|q| (q.best.is_none(), q.best.unwrap_or(u32::MAX), q.completed));
@@ -103,7 +103,7 @@ pub fn absolute_time(rolls: u32, minutes: u32, overshoot: u32, errors: u32) -> u
 }
 
 /// 002 "Normal method": one d20 per car, lowest first, ties re-rolled. A car with a Qualifying
-/// Point rolls twice and keeps the better (lower) of the two (ruling Q7: by mail the referee
+/// Point rolls twice and keeps the better (lower) of the two (ruling 27: by mail the referee
 /// chooses the lower for the player). `cars` are `(number, qualifying point)`.
 pub fn by_d20(cars: &[(u8, bool)], dice: &mut dyn Dice) -> Vec<u8> {
     let mut rolled: Vec<(u8, u8)> = cars
@@ -139,7 +139,7 @@ pub enum RotationError {
 
 /// 002 "Rotating Grid method": the grid slots (1-based, pole = 1) of each team at race `race`
 /// (0-based). Teams of two share a pair of slots adding up to 2T+1 (1st and last, 2nd and next
-/// to last...); teams of one a slot. Each race every team moves to the next pair (ruling Q8:
+/// to last...); teams of one a slot. Each race every team moves to the next pair (ruling 28:
 /// the text fixes the pairs, not the rotation), so over T races each team uses each pair once.
 /// Returns, for each team in entry order, its slots (its first car takes the first).
 pub fn rotating(teams: usize, cars_per_team: usize, race: usize) -> Result<Vec<Vec<usize>>, RotationError> {
@@ -183,7 +183,7 @@ pub enum BidError {
 }
 
 /// The season allotment of a driver joining at race `first_race` (1-based): 100 prorated, 90 at
-/// the second race, 80 at the third... (004); 0 from the eleventh on (ruling Q9: the text gives
+/// the second race, 80 at the third... (004); 0 from the eleventh on (ruling 29: the text gives
 /// no season length).
 pub fn bid_allotment(first_race: u32) -> u32 {
     BID_SEASON_ALLOTMENT.saturating_sub(first_race.saturating_sub(1) * BID_PRORATE_PER_RACE)
@@ -192,7 +192,7 @@ pub fn bid_allotment(first_race: u32) -> u32 {
 /// Checks a driver's bid from the standard allotment (004): within what the driver has left
 /// and within the team's 200 points a season. `driver_spent` and `team_spent` are the season's
 /// bids so far. Points bought from the Team Design Table are added on top and need no check
-/// here (its costs are absent from the text, ruling Q9).
+/// here (its costs are absent from the text, ruling 29).
 pub fn check_bid(bid: u32, first_race: u32, driver_spent: u32, team_spent: u32) -> Result<(), BidError> {
     let left = bid_allotment(first_race).saturating_sub(driver_spent);
     if bid > left {
@@ -215,7 +215,7 @@ pub struct Bid {
 }
 
 /// The reveal order of `n` sealed cards: 004 shuffles them face down; by mail one black die per
-/// card, highest first, ties re-rolled (ruling Q9). Returns indices into the cards.
+/// card, highest first, ties re-rolled (ruling 29). Returns indices into the cards.
 pub fn shuffle(n: usize, dice: &mut dyn Dice) -> Vec<usize> {
     let idx: Vec<usize> = (0..n).collect();
     roll_off(&idx, false, dice)

@@ -84,7 +84,7 @@ pub struct LapMove {
 }
 
 /// What a lap scores: its "temps absolu" (0-0, 1-3-1) without the minutes, which do not exist by
-/// mail (ruling Q4).
+/// mail (ruling 24).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct LapResult {
     /// Car number.
@@ -139,7 +139,7 @@ const SOLO: CarId = CarId(0);
 
 /// Where a timed lap starts (1-1-3): the first full space of the centre lane behind the finish
 /// line. A track with an even number of lanes has no centre lane: the lane of the pole slot
-/// (ruling Q2).
+/// (ruling 22).
 pub fn start_space(t: &Track) -> Option<SpaceIdx> {
     let lane = if t.lanes % 2 == 1 { Some(t.lanes / 2) } else { t.grid.first().map(|&g| t.space(g).lane) }?;
     t.indices()
@@ -180,7 +180,7 @@ impl Lap {
     }
 
     /// The gears the driver may announce: the gearbox of 6-1 and 13-2, with no over-revving
-    /// cost since PdV are not counted (1-0-1, ruling Q3). The first move is in 1st (ruling Q1).
+    /// cost since PdV are not counted (1-0-1, ruling 23). The first move is in 1st (ruling 21).
     pub fn legal_gears(&self) -> Vec<u8> {
         (1..=6).filter(|&g| self.check_gear(g).is_ok()).collect()
     }
@@ -269,7 +269,7 @@ impl Lap {
     }
 
     /// Records a placement error the referee saw (1-1-11): ten rolls. By mail the engine offers
-    /// only legal moves, so errors come from a moderator (ruling Q6).
+    /// only legal moves, so errors come from a moderator (ruling 26).
     pub fn add_error(&mut self) {
         self.result.errors += 1;
     }
