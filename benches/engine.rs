@@ -68,6 +68,15 @@ fn whole_race(c: &mut Criterion) {
             black_box(run_race(&t, &rules, &cfg, race % 64, &mut bot, &mut None).unwrap())
         })
     });
+    // Every rule on: changeable weather (weather tests, wet slides, rain tyres) besides the
+    // slipstream, the soft +1, pit stops, inertia and the incidents of every race.
+    let wet = SimConfig { weather: SimWeather::Changeable, ..cfg };
+    c.bench_function("race/monaco-10-cars-3-laps-changeable", |b| {
+        b.iter(|| {
+            race = race.wrapping_add(1);
+            black_box(run_race(&t, &rules, &wet, race % 64, &mut bot, &mut None).unwrap())
+        })
+    });
 }
 
 /// The comparison workload on the imported reference Monaco graph.
