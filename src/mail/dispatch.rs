@@ -345,21 +345,9 @@ impl Daemon {
                 Ok(Some(game))
             }
             Order::Choose(answer) => {
-                let game = Self::need_game(job, head)?;
-                let mut h = self.open(&game)?;
-                let car = self.player_car(job, h.game(), head)?;
-                if Self::done_before(h.game(), &job.mid, Kind::Move, Some(car)) {
-                    job.applied = true;
-                    return Ok(Some(game));
-                }
-                if h.game().awaited() != Some((car, true)) {
-                    return Err(tr(
-                        lang,
-                        &format!("No roll of car {car} awaits a choice: send GEAR first."),
-                        &format!("Aucun jet de la voiture {car} n'attend de choix : envoyez d'abord VITESSE."),
-                    ));
-                }
-                self.stale_choice(job, h.game(), head)?;
+                let Some((game, mut h, car)) = self.awaiting_choice(job, head)? else {
+                    return Ok(head.game.clone());
+                };
                 let next = h.game().next_turn();
                 self.touch(job, &game, next).map_err(|e| e.to_string())?;
                 let meta = self.meta(job, None);
@@ -370,21 +358,9 @@ impl Daemon {
             Order::Pit { stop, tyres, repairs } => {
                 // PIT answers a roll as CHOOSE does: it takes the option that ends at the car's
                 // box (the cheapest, if several) with the decision there (19-2-6, 19-3, 19-4).
-                let game = Self::need_game(job, head)?;
-                let mut h = self.open(&game)?;
-                let car = self.player_car(job, h.game(), head)?;
-                if Self::done_before(h.game(), &job.mid, Kind::Move, Some(car)) {
-                    job.applied = true;
-                    return Ok(Some(game));
-                }
-                if h.game().awaited() != Some((car, true)) {
-                    return Err(tr(
-                        lang,
-                        &format!("No roll of car {car} awaits a choice: send GEAR first."),
-                        &format!("Aucun jet de la voiture {car} n'attend de choix : envoyez d'abord VITESSE."),
-                    ));
-                }
-                self.stale_choice(job, h.game(), head)?;
+                let Some((game, mut h, car)) = self.awaiting_choice(job, head)? else {
+                    return Ok(head.game.clone());
+                };
                 let g = h.game();
                 let at_box = g.now.race.as_ref().and_then(|r| r.pending.as_ref()).and_then(|p| {
                     (0..p.rolled.options.len()).find(|&i| crate::engine::play::reaches_box(&g.track, &p.rolled, i))
@@ -536,6 +512,28 @@ impl Daemon {
                 Ok(Some(game))
             }
         }
+    }
+
+    /// The game, its handle and the car for an answer to a roll (CHOOSE, PIT): authenticated,
+    /// awaited, not stale. `None` when this message's answer is already in the game (processed
+    /// again after a crash).
+    fn awaiting_choice(&mut self, job: &mut Job, head: &Header) -> Result<Option<(String, Handle, u8)>, String> {
+        let game = Self::need_game(job, head)?;
+        let h = self.open(&game)?;
+        let car = self.player_car(job, h.game(), head)?;
+        if Self::done_before(h.game(), &job.mid, Kind::Move, Some(car)) {
+            job.applied = true;
+            return Ok(None);
+        }
+        if h.game().awaited() != Some((car, true)) {
+            return Err(tr(
+                job.lang,
+                &format!("No roll of car {car} awaits a choice: send GEAR first."),
+                &format!("Aucun jet de la voiture {car} n'attend de choix : envoyez d'abord VITESSE."),
+            ));
+        }
+        self.stale_choice(job, h.game(), head)?;
+        Ok(Some((game, h, car)))
     }
 
     /// The turn the orders answer: `TURN n`, or the current turn when the mail names none

@@ -383,17 +383,7 @@ impl Handle {
 
     /// Car `car` chooses an option by label (`B`) or by destination space id.
     pub fn choose(&mut self, car: u8, answer: &str, by: By, meta: Meta) -> Result<&TurnFile, StoreError> {
-        self.need_seed()?;
-        let mut input = self.input(Kind::Move, meta);
-        input.orders.push(OrderRecord {
-            car,
-            by,
-            gear: None,
-            choose: Some(answer.trim().to_string()),
-            space: None,
-            pit: None,
-        });
-        self.commit(input)
+        self.answer(car, answer, None, by, meta)
     }
 
     /// Car `car` chooses an option that ends at its box, with its decision there (19-2-6, 19-3,
@@ -406,16 +396,22 @@ impl Handle {
         by: By,
         meta: Meta,
     ) -> Result<&TurnFile, StoreError> {
+        self.answer(car, answer, Some(pit), by, meta)
+    }
+
+    /// The turn of an answer to a roll, with the decision at the box if any.
+    fn answer(
+        &mut self,
+        car: u8,
+        answer: &str,
+        pit: Option<PitRecord>,
+        by: By,
+        meta: Meta,
+    ) -> Result<&TurnFile, StoreError> {
         self.need_seed()?;
         let mut input = self.input(Kind::Move, meta);
-        input.orders.push(OrderRecord {
-            car,
-            by,
-            gear: None,
-            choose: Some(answer.trim().to_string()),
-            space: None,
-            pit: Some(pit),
-        });
+        let choose = Some(answer.trim().to_string());
+        input.orders.push(OrderRecord { car, by, gear: None, choose, space: None, pit });
         self.commit(input)
     }
 

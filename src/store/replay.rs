@@ -646,7 +646,18 @@ impl Game {
                         if pending.rolled.options.len() == 1
                             && !crate::engine::play::reaches_box(&self.track, &pending.rolled, 0)
                         {
-                            let m = self.choose(race, next, out, input, pending, 0, order.car, By::Forced, used + n)?;
+                            let m = self.choose_with(
+                                race,
+                                next,
+                                out,
+                                input,
+                                pending,
+                                0,
+                                order.car,
+                                By::Forced,
+                                used + n,
+                                None,
+                            )?;
                             return Ok(n + m);
                         }
                         race.pending = Some(pending);
@@ -687,24 +698,8 @@ impl Game {
         }
     }
 
-    /// Resolves option `index` of `pending`; returns the number of recorded rolls used.
-    #[allow(clippy::too_many_arguments)]
-    fn choose(
-        &self,
-        race: &mut Race,
-        next: &mut Progress,
-        out: &mut TurnFile,
-        input: &TurnFile,
-        pending: Pending,
-        index: usize,
-        number: u8,
-        by: By,
-        used: usize,
-    ) -> Result<usize, StoreError> {
-        self.choose_with(race, next, out, input, pending, index, number, by, used, None)
-    }
-
-    /// [`Game::choose`] with the decision at the box (19-2-6), recorded with the choice.
+    /// Resolves option `index` of `pending`, with the decision at the box (19-2-6) when `pit`
+    /// is given (recorded with the choice); returns the number of recorded rolls used.
     #[allow(clippy::too_many_arguments)]
     fn choose_with(
         &self,
