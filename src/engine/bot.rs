@@ -1038,26 +1038,24 @@ fn option_cost(t: &Track, d: &Driver<'_>, o: &MoveOption) -> f32 {
 /// beside or behind there (not in front of), each failed test a body point, the last one the
 /// car (20-3).
 fn contact_cost(t: &Track, s: &RaceState, me: CarId, end: SpaceIdx) -> f32 {
-    let touched = super::incidents::touching_at(t, s, me, end, None).len();
-    if touched == 0 {
-        return 0.0;
-    }
-    let c = s.car(me);
-    let p = collision_threshold(s.wet, false) as f32 / 20.0;
-    let point = if c.wear.body <= 1 { ELIM } else { BODY };
-    touched as f32 * p * point
+    body_tests_cost(s, me, super::incidents::touching_at(t, s, me, end, None).len())
 }
 
 /// Expected cost of `entries` body tests against an oval's wall (15-0-2): as many tests against
 /// a car (14-1).
 fn wall_cost(s: &RaceState, me: CarId, entries: u8) -> f32 {
-    if entries == 0 {
+    body_tests_cost(s, me, entries as usize)
+}
+
+/// Expected cost of `tests` body tests (14-1): each fails with the collision threshold's
+/// chance and costs a body point, the last one the car (20-3).
+fn body_tests_cost(s: &RaceState, me: CarId, tests: usize) -> f32 {
+    if tests == 0 {
         return 0.0;
     }
-    let c = s.car(me);
     let p = collision_threshold(s.wet, false) as f32 / 20.0;
-    let point = if c.wear.body <= 1 { ELIM } else { BODY };
-    entries as f32 * p * point
+    let point = if s.car(me).wear.body <= 1 { ELIM } else { BODY };
+    tests as f32 * p * point
 }
 
 /// Line crossings `car` still needs to finish a race of `laps` laps (the first starts lap 1).
