@@ -130,11 +130,17 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("steward: {e:#}");
             ExitCode::from(2)
         }
     }
+}
+
+/// A reader that stopped reading (`| head`) is not an error of ours.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().filter_map(|c| c.downcast_ref::<std::io::Error>()).any(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
@@ -144,7 +150,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let paths = crate::scenario::collect(&files);
             let mut report = String::new();
             let failed = crate::scenario::run_files(&paths, &mut report);
-            print!("{report}");
+            out!("{report}");
             Ok(if failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
         Command::Game(g) => crate::game_cli::run(g),
@@ -156,7 +162,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let t = track::load::resolve(&name)?;
             anyhow::ensure!((1..=99).contains(&cars), "--cars must be 1 to 99");
             let s = crate::qualify::run(&t, &crate::qualify::SessionConfig { cars, seed, weather, tie })?;
-            print!("{}", crate::qualify::report(&t, &s));
+            out!("{}", crate::qualify::report(&t, &s));
             Ok(ExitCode::SUCCESS)
         }
         Command::Mail(m) => crate::mail_cli::run(m),
@@ -184,7 +190,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     if no_sync { crate::store::fsio::Durability::NoSync } else { crate::store::fsio::Durability::Sync };
                 return match crate::store::keep::run(&t, &name, &rules, &cfg, &dir, sync) {
                     Ok(text) => {
-                        print!("{text}");
+                        out!("{text}");
                         Ok(ExitCode::SUCCESS)
                     }
                     Err(crate::store::keep::KeepError::Broken(e)) => {
@@ -196,11 +202,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             match crate::sim::run(&t, &rules, &cfg) {
                 Ok(text) => {
-                    print!("{text}");
+                    out!("{text}");
                     Ok(ExitCode::SUCCESS)
                 }
                 Err(e) => {
-                    print!("{}", e.context);
+                    out!("{}", e.context);
                     eprintln!("steward: engine invariant broken: {e}");
                     Ok(ExitCode::from(1))
                 }

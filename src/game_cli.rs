@@ -225,8 +225,8 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
             let req = NewGame { id, track, profile, laps, max_cars, move_hours, join_by };
             let h = store.create(&req, os_random()?, Meta::by("moderator"))?;
             let g = h.game();
-            println!("created game {} on {} in {}", g.setup.id, g.track.title, h.dir().display());
-            println!("dice commitment (publish it in the game's first message): {}", g.setup.commitment);
+            outln!("created game {} on {} in {}", g.setup.id, g.track.title, h.dir().display());
+            outln!("dice commitment (publish it in the game's first message): {}", g.setup.commitment);
             Ok(ExitCode::SUCCESS)
         }
         GameCommand::Join { game, address, token, car, name, tyres, wear, entropy, bot, source, games } => {
@@ -245,9 +245,9 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
             let req = Join { address, token: token.clone(), car, name, wear, tyres, entropy, bot };
             let t = h.join(&req, source.meta("moderator"))?;
             let p = t.player.as_ref().expect("a join turn has its player");
-            println!("{} joins game {} with car {} (turn {})", p.address, id, p.car, t.turn);
+            outln!("{} joins game {} with car {} (turn {})", p.address, id, p.car, t.turn);
             if generated {
-                println!("token (give it to the player; it is not stored): {token}");
+                outln!("token (give it to the player; it is not stored): {token}");
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -255,7 +255,7 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
             let (store, id) = locate(&games, &game);
             let mut h = store.open(&id)?;
             h.start(Meta::by("moderator"))?;
-            print!("{}", show::brief(h.game()));
+            out!("{}", show::brief(h.game()));
             Ok(ExitCode::SUCCESS)
         }
         GameCommand::Play { game, car, gear, choose, stop, tyres, repair, bot, token, source, games } => {
@@ -295,7 +295,7 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
             } else {
                 bail!("say what to play: --gear G, --choose OPTION, or --bot");
             }
-            print!("{}", show::brief(h.game()));
+            out!("{}", show::brief(h.game()));
             Ok(ExitCode::SUCCESS)
         }
         GameCommand::Show { game, turn, games } => {
@@ -306,7 +306,7 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
             {
                 bail!("game {id} has turns 0 to {}", g.turns.len() - 1);
             }
-            print!("{}", show::show(&g));
+            out!("{}", show::show(&g));
             Ok(ExitCode::SUCCESS)
         }
         GameCommand::Verify { game, seed, games } => {
@@ -332,19 +332,19 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
                             "taken as recorded: the seed is not revealed yet (give --seed to check them)".to_string()
                         }
                     };
-                    println!(
+                    outln!(
                         "game {id}: ok: {} turns, hash chain intact, every event and state digest replayed",
                         g.turns.len()
                     );
-                    println!("{rolls} rolls {how}");
-                    println!("last turn hash: {}", g.hashes.last().map_or("-", String::as_str));
+                    outln!("{rolls} rolls {how}");
+                    outln!("last turn hash: {}", g.hashes.last().map_or("-", String::as_str));
                     for n in r.notes {
-                        println!("note: {n}");
+                        outln!("note: {n}");
                     }
                     Ok(ExitCode::SUCCESS)
                 }
                 Err(e) => {
-                    println!("game {id}: FAILED: {e}");
+                    outln!("game {id}: FAILED: {e}");
                     Ok(ExitCode::from(1))
                 }
             }
@@ -353,7 +353,7 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
             let (store, id) = locate(&games, &game);
             let mut h = store.open(&id)?;
             let t = h.reveal(Meta::by("moderator"))?;
-            println!("game {id}: seed revealed in turn {}: {}", t.turn, t.seed.as_deref().unwrap_or_default());
+            outln!("game {id}: seed revealed in turn {}: {}", t.turn, t.seed.as_deref().unwrap_or_default());
             Ok(ExitCode::SUCCESS)
         }
         GameCommand::Audit { games_list, games } => {
@@ -373,7 +373,7 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
                 bail!("no game to audit");
             }
             let (text, flagged) = audit::audit(&dirs)?;
-            print!("{text}");
+            out!("{text}");
             Ok(if flagged { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
     }

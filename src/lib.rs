@@ -4,6 +4,23 @@
 //! library: state + track + order + dice → new state + events) sits on top of it; mail, files,
 //! the command line and templates wrap around the engine. See `docs/ARCHITECTURE.md` for the map.
 
+/// Print to standard output and return the `io::Error` instead of panicking, so a closed pipe
+/// (`steward verify ... | head`) ends the command quietly (see `cli::main`). For the shell only.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout().lock(), $($arg)*)?
+    }};
+}
+
+/// `out!` with a newline.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)?
+    }};
+}
+
 pub mod cli;
 pub mod dice;
 pub mod engine;

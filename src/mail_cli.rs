@@ -51,7 +51,7 @@ pub enum MailCommand {
 pub fn run(cmd: MailCommand) -> Result<ExitCode> {
     match cmd {
         MailCommand::TokenHash { token } => {
-            println!("{}", moderator_token_hash(&token));
+            outln!("{}", moderator_token_hash(&token));
             Ok(ExitCode::SUCCESS)
         }
         MailCommand::Serve { config, once } => {
@@ -96,15 +96,15 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
             let game = format!("demo-{}", crate::store::Stamp::now().0);
             let spec = DemoSpec { dir: root.clone(), game, track, cars, laps, policy_cars: cars / 2 };
             let r = run_demo(&spec)?;
-            println!("{}", r.final_text);
-            println!("Mail: the daemon read {} message(s) and sent {}.", r.mails_in, r.mails_out);
-            println!("Game directory: {}", r.game_dir.display());
-            println!(
+            outln!("{}", r.final_text);
+            outln!("Mail: the daemon read {} message(s) and sent {}.", r.mails_in, r.mails_out);
+            outln!("Game directory: {}", r.game_dir.display());
+            outln!(
                 "Check every roll: steward verify --games {} {}",
                 r.game_dir.parent().map(|p| p.display().to_string()).unwrap_or_default(),
                 r.game_dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
             );
-            println!("          or: python3 tools/verify_game.py {}", r.game_dir.display());
+            outln!("          or: python3 tools/verify_game.py {}", r.game_dir.display());
             Ok(ExitCode::SUCCESS)
         }
     }

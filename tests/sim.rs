@@ -81,3 +81,22 @@ fn bad_arguments_are_refused_clearly() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--cars must be 1 to 10"));
 }
+
+/// A reader that stops early (`steward sim ... | head -1`) ends the command quietly: no panic, no
+/// error status. CI's own `verify | head` once failed on exactly this.
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_steward"))
+        .args(["sim", "--track", "monaco", "--races", "3", "--trace", "1"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the steward binary runs");
+    drop(child.stdout.take()); // the reader goes away before the first line
+    let out = child.wait_with_output().expect("it ends");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "it panicked: {err}");
+    assert!(out.status.success(), "status {:?}, stderr: {err}", out.status);
+}
