@@ -169,10 +169,6 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Sim { track: name, cars, laps, races, seed, profile, trace, keep, no_sync, weather } => {
             let weather = crate::sim::SimWeather::parse(&weather)
                 .with_context(|| format!("unknown weather `{weather}` (dry, wet, changeable, track)"))?;
-            anyhow::ensure!(
-                keep.is_none() || weather == crate::sim::SimWeather::Dry,
-                "--keep plays dry races only: game files do not record the weather yet"
-            );
             let t = track::load::resolve(&name)?;
             let rules = crate::engine::Rulebook::from_profile(&profile)
                 .with_context(|| format!("unknown profile `{profile}` (competition-2004, competition-2002)"))?;

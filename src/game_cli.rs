@@ -9,6 +9,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 
 use crate::engine::bot::Bot;
+use crate::engine::weather::Forecast;
 use crate::engine::{Tyres, Wear};
 use crate::store::driver::{self, Join, Meta, NewGame, Store, load_dir, new_token, os_random};
 use crate::store::files::{By, Source};
@@ -74,6 +75,10 @@ pub enum GameCommand {
         /// Joins close at this UTC time (`2026-05-01T12:00:00Z`).
         #[arg(long)]
         join_by: Option<String>,
+        /// Race weather: track (drawn on the track's table at the start, 3-2-1), sun, rain or
+        /// changeable.
+        #[arg(long, default_value = "track")]
+        weather: String,
         #[command(flatten)]
         games: GamesArg,
     },
@@ -96,6 +101,9 @@ pub enum GameCommand {
         /// Tyres: hard, soft, rain.
         #[arg(long, default_value = "hard")]
         tyres: String,
+        /// Tyres if the track is wet at the start (default: the same as --tyres).
+        #[arg(long)]
+        wet_tyres: Option<String>,
         /// Wear points: tyres,brakes,gas,body,engine,handling (default 6,4,3,3,3,1).
         #[arg(long)]
         wear: Option<String>,
@@ -214,7 +222,9 @@ fn parse_wear(s: &str) -> Result<Wear> {
 /// Runs a game command.
 pub fn run(cmd: GameCommand) -> Result<ExitCode> {
     match cmd {
-        GameCommand::New { game, track, laps, profile, max_cars, move_hours, join_by, games } => {
+        GameCommand::New { game, track, laps, profile, max_cars, move_hours, join_by, weather, games } => {
+            let weather = Forecast::parse(&weather)
+                .with_context(|| format!("unknown weather `{weather}` (track, sun, rain, changeable)"))?;
             let (store, id) = locate(&games, &game);
             let join_by = match join_by {
                 Some(s) => Some(
@@ -222,16 +232,22 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
                 ),
                 None => None,
             };
-            let req = NewGame { id, track, profile, laps, max_cars, move_hours, join_by };
+            let req = NewGame { id, track, profile, laps, max_cars, move_hours, join_by, weather };
             let h = store.create(&req, os_random()?, Meta::by("moderator"))?;
             let g = h.game();
             outln!("created game {} on {} in {}", g.setup.id, g.track.title, h.dir().display());
             outln!("dice commitment (publish it in the game's first message): {}", g.setup.commitment);
             Ok(ExitCode::SUCCESS)
         }
-        GameCommand::Join { game, address, token, car, name, tyres, wear, entropy, bot, source, games } => {
+        GameCommand::Join { game, address, token, car, name, tyres, wet_tyres, wear, entropy, bot, source, games } => {
             let (store, id) = locate(&games, &game);
             let tyres = Tyres::parse(&tyres).with_context(|| format!("unknown tyres `{tyres}` (hard, soft, rain)"))?;
+            let wet_tyres = match wet_tyres {
+                Some(w) => Some(
+                    Tyres::parse(&w).with_context(|| format!("unknown wet-track tyres `{w}` (hard, soft, rain)"))?,
+                ),
+                None => None,
+            };
             let wear = match wear {
                 Some(w) => parse_wear(&w)?,
                 None => Wear::standard(),
@@ -242,7 +258,7 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
                 None => new_token()?,
             };
             let mut h = store.open(&id)?;
-            let req = Join { address, token: token.clone(), car, name, wear, tyres, entropy, bot };
+            let req = Join { address, token: token.clone(), car, name, wear, tyres, wet_tyres, entropy, bot };
             let t = h.join(&req, source.meta("moderator"))?;
             let p = t.player.as_ref().expect("a join turn has its player");
             outln!("{} joins game {} with car {} (turn {})", p.address, id, p.car, t.turn);

@@ -11,10 +11,8 @@ use crate::dice::{LabelledDice, sim_race_key};
 use crate::engine::bot::{self, Bot};
 use crate::engine::order::advance;
 use crate::engine::rulebook::PIT_POINTS;
-use crate::engine::weather::{self, WeatherState};
-use crate::engine::{
-    CarId, Dice, Die, Elimination, Fate, Part, Purpose, RaceState, Rulebook, Setup, Status, Step, Tyres, Wear, roll,
-};
+use crate::engine::weather::{self, Forecast, WeatherState};
+use crate::engine::{CarId, Elimination, Fate, Part, RaceState, Rulebook, Setup, Status, Step, Tyres, Wear, roll};
 use crate::track::Track;
 
 /// What to simulate.
@@ -49,6 +47,16 @@ pub enum SimWeather {
 }
 
 impl SimWeather {
+    /// The game setting that plays the same weather.
+    pub fn forecast(self) -> Forecast {
+        match self {
+            SimWeather::Dry => Forecast::Sun,
+            SimWeather::Wet => Forecast::Rain,
+            SimWeather::Changeable => Forecast::Changeable,
+            SimWeather::Track => Forecast::Track,
+        }
+    }
+
     /// Parses `dry`, `wet`, `changeable`, `track`.
     pub fn parse(s: &str) -> Option<Self> {
         match s {
@@ -62,21 +70,9 @@ impl SimWeather {
 }
 
 /// Draws the weather of a race before the cars are set up (3-0-1): the sky to keep and whether
-/// the track is wet at the start.
+/// the track is wet at the start (the same draw as a stored game's start, src/store/replay.rs).
 fn draw_weather(t: &Track, w: SimWeather, dice: &mut LabelledDice) -> (Option<WeatherState>, bool) {
-    let mut black = || dice.roll(Die::Black, None, Purpose::Weather);
-    match w {
-        SimWeather::Dry => (None, false),
-        SimWeather::Wet => (None, true),
-        SimWeather::Changeable => {
-            let (_, wet) = weather::qualifying(&t.weather, black());
-            (Some(weather::changeable()), wet)
-        }
-        SimWeather::Track => {
-            let (q, _) = weather::qualifying(&t.weather, black());
-            weather::race(&t.weather, black(), q)
-        }
-    }
+    weather::draw(&t.weather, w.forecast(), dice, &mut Vec::new())
 }
 
 /// One race's result.

@@ -138,7 +138,7 @@ pub fn run(spec: &DemoSpec) -> Result<DemoResult, DaemonError> {
             &mut n,
             "join",
             &format!(
-                "JOIN {game} CAR {car} PHRASE demo driver {car} says hello\nSETUP tyres=6 brakes=3 gas=3 body=3 engine=3 handling=2"
+                "JOIN {game} CAR {car} PHRASE demo driver {car} says hello\nSETUP tyres=6 brakes=3 gas=3 body=3 engine=3 handling=2\nTYRES hard WET rain"
             ),
         )?;
         players.push(Player::new(&address, car, &sender.mailbox_of(&address), car <= spec.policy_cars)?);

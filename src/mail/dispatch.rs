@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use sha2::{Digest, Sha256};
 
 use crate::engine::MoveOption;
+use crate::engine::weather::Forecast;
 use crate::store::files::{Kind, PitRecord, Source, TurnFile};
 use crate::store::{By, Game, Handle, Join, Meta, Moderation, NewGame, Stamp, StoreError};
 
@@ -129,7 +130,8 @@ impl Daemon {
             return Ok(());
         }
         let setup = actions.iter().find_map(|o| if let Order::Setup(w) = o { Some(*w) } else { None });
-        let tyres = actions.iter().find_map(|o| if let Order::Tyres(t) = o { Some(*t) } else { None });
+        let tyres =
+            actions.iter().find_map(|o| if let Order::Tyres { dry, wet } = o { Some((*dry, *wet)) } else { None });
         let mut touched = BTreeSet::new();
         for o in &actions {
             match self.act(job, msg, &head, o, setup, tyres) {
@@ -221,7 +223,7 @@ impl Daemon {
         head: &Header,
         o: &Order,
         setup: Option<crate::engine::Wear>,
-        tyres: Option<crate::engine::Tyres>,
+        tyres: Option<(crate::engine::Tyres, Option<crate::engine::Tyres>)>,
     ) -> Result<Option<String>, String> {
         let lang = job.lang;
         match o {
@@ -229,8 +231,8 @@ impl Daemon {
                 job.extras.help = true;
                 Ok(None)
             }
-            Order::Setup(_) | Order::Tyres(_) => {
-                if head.game.is_some() && matches!(o, Order::Setup(_) | Order::Tyres(_)) {
+            Order::Setup(_) | Order::Tyres { .. } => {
+                if head.game.is_some() {
                     // Read with the JOIN of the same message.
                     return Ok(None);
                 }
@@ -288,7 +290,8 @@ impl Daemon {
                         car: *car,
                         name: msg.from_name.clone(),
                         wear: setup.unwrap_or_else(crate::engine::Wear::standard),
-                        tyres: tyres.unwrap_or(crate::engine::Tyres::Hard),
+                        tyres: tyres.map_or(crate::engine::Tyres::Hard, |t| t.0),
+                        wet_tyres: tyres.and_then(|t| t.1),
                         entropy: phrase.clone(),
                         bot: false,
                     };
@@ -410,7 +413,7 @@ impl Daemon {
                 Ok(Some(game))
             }
             Order::Lang(_) | Order::Game(_) | Order::Car(_) | Order::Token(_) | Order::Turn(_) => Ok(None),
-            Order::Create { game, track, laps, cars, hours, profile } => {
+            Order::Create { game, track, laps, cars, hours, profile, weather } => {
                 if let Ok(h) = self.store.open(game) {
                     if Self::done_before(h.game(), &job.mid, Kind::Create, None) {
                         job.applied = true;
@@ -426,6 +429,7 @@ impl Daemon {
                     max_cars: *cars,
                     move_hours: hours.unwrap_or(48),
                     join_by: None,
+                    weather: weather.unwrap_or(Forecast::Track),
                 };
                 let seed = crate::store::driver::os_random().map_err(|e| e.to_string())?;
                 self.touch(job, game, 0).map_err(|e| e.to_string())?;

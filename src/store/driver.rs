@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use crate::dice::commitment;
 use crate::engine::bot::Bot;
+use crate::engine::weather::Forecast;
 use crate::engine::{Step, Tyres, Wear, roll};
 use crate::track;
 
@@ -69,6 +70,8 @@ pub struct NewGame {
     pub move_hours: u32,
     /// Joins close at.
     pub join_by: Option<Stamp>,
+    /// How the race weather is decided (3-0-1).
+    pub weather: Forecast,
 }
 
 /// A player's join.
@@ -86,6 +89,8 @@ pub struct Join {
     pub wear: Wear,
     /// Tyres.
     pub tyres: Tyres,
+    /// Tyres if the track is wet at the start (none: the same).
+    pub wet_tyres: Option<Tyres>,
     /// Entropy phrase mixed into the dice key.
     pub entropy: Option<String>,
     /// The bot drives this car.
@@ -186,6 +191,7 @@ impl Store {
             max_cars,
             move_hours: req.move_hours,
             join_by: req.join_by.map(|s| s.to_string()),
+            weather: Some(req.weather.name().to_string()),
             dice: crate::dice::SCHEME.into(),
             commitment: hex32(&commitment(&seed)),
         };
@@ -357,6 +363,7 @@ impl Handle {
             token_sha256: token_hash(&g.setup.id, &req.token),
             bot: req.bot,
             tyres: req.tyres.name().to_string(),
+            wet_tyres: req.wet_tyres.map(|t| t.name().to_string()),
             entropy: req.entropy.clone().unwrap_or_default(),
             wear: wear_record(&req.wear),
         };

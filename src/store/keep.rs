@@ -121,6 +121,7 @@ fn play(
             max_cars: Some(cfg.cars as u8),
             move_hours: 48,
             join_by: None,
+            weather: cfg.weather.forecast(),
         };
         store.create(&req, sim_key(cfg.seed, &format!("{}/{race}", t.name)), meta(0))?
     };
@@ -134,6 +135,7 @@ fn play(
             name: None,
             wear: Wear::standard(),
             tyres: Tyres::Hard,
+            wet_tyres: None,
             entropy: None,
             bot: true,
         };

@@ -16,6 +16,7 @@ use crate::engine::explain;
 use crate::engine::order::advance;
 use crate::engine::pits::{PitOrder, StopKind};
 use crate::engine::play::resolve_with;
+use crate::engine::weather::{self, Forecast};
 use crate::engine::{
     CarId, Dice, Die, Event, Fate, MoveOption, Part, Purpose, RaceState, Rolled, Rulebook, Setup, Step, Tyres, Wear,
     roll,
@@ -298,6 +299,11 @@ impl Game {
                 track.name
             )));
         }
+        if let Some(w) = &setup.weather
+            && Forecast::parse(w).is_none_or(|f| f.name() != w)
+        {
+            return Err(StoreError::BadSetting(format!("unknown weather `{w}` (track, sun, rain, changeable)")));
+        }
         if setup.dice != crate::dice::SCHEME {
             return Err(StoreError::BadSetting(format!("unknown dice scheme `{}`", setup.dice)));
         }
@@ -328,6 +334,11 @@ impl Game {
             keep_after_move: false,
         };
         Ok((game, out))
+    }
+
+    /// How the race weather is decided (absent in older games: sun; checked by [`Game::create`]).
+    pub fn forecast(&self) -> Forecast {
+        self.setup.weather.as_deref().and_then(Forecast::parse).unwrap_or(Forecast::Sun)
     }
 
     /// The number of the next turn.
@@ -403,14 +414,26 @@ impl Game {
                     next.players.iter().map(|p| Contribution { car: p.car, entropy: p.entropy.clone() }).collect();
                 let pairs: Vec<(u8, &str)> = out.contributions.iter().map(|c| (c.car, c.entropy.as_str())).collect();
                 next.key = self.seed.map(|s| dice_key(&s, &pairs));
+                // The weather before the cars are set up (3-0-1): rolls of "move 0".
+                let mut dice = TurnDice::new(next.key, &input.rolls, 0, 0);
+                let mut drawn = Vec::new();
+                let (sky, wet) = weather::draw(&self.track.weather, self.forecast(), &mut dice, &mut drawn);
+                if self.dice_done(dice, &mut out)? > 0 {
+                    out.move_no = Some(0);
+                }
                 let setups: Vec<(u8, Setup)> = next
                     .players
                     .iter()
-                    .map(|p| {
-                        (p.car, Setup { wear: wear_of(&p.wear), tyres: Tyres::parse(&p.tyres).unwrap_or(Tyres::Hard) })
-                    })
+                    .map(|p| (p.car, Setup { wear: wear_of(&p.wear), tyres: starting_tyres(p, wet) }))
                     .collect();
-                let state = RaceState::new(&self.track, self.setup.laps, &setups).map_err(StoreError::BadSetting)?;
+                let mut state =
+                    RaceState::new(&self.track, self.setup.laps, &setups).map_err(StoreError::BadSetting)?;
+                state.wet = wet;
+                state.weather = sky;
+                if self.setup.weather.is_some() {
+                    // Games from before the setting: sun, announced by no event.
+                    self.events(&state, &drawn, &mut out);
+                }
                 let mut race = Race { state, pending: None, moves: 0, after_move: None };
                 self.complete(&mut race, &mut next, &mut out, input)?;
                 next.race = Some(race);
@@ -572,6 +595,11 @@ impl Game {
         })?;
         if tyres.name() != p.tyres {
             return Err(StoreError::BadSetup { car: p.car, why: format!("tyres are written `{}`", tyres.name()) });
+        }
+        if let Some(w) = &p.wet_tyres
+            && Tyres::parse(w).is_none_or(|t| t.name() != w)
+        {
+            return Err(StoreError::BadSetup { car: p.car, why: format!("wet-track tyres `{w}` (hard, soft, rain)") });
         }
         Setup { wear: wear_of(&p.wear), tyres }
             .validate()
@@ -795,6 +823,20 @@ impl Game {
         next.revealed = Some(seed);
         out.seed = Some(hex32(&seed));
         Ok(())
+    }
+}
+
+/// The tyres a car starts on (3-0-1, ruling 30): its `wet_tyres` when the track is wet at the
+/// start and it named some, rain tyres for a bot that did not, else its `tyres`.
+fn starting_tyres(p: &PlayerRecord, wet: bool) -> Tyres {
+    let dry = Tyres::parse(&p.tyres).unwrap_or(Tyres::Hard);
+    if !wet {
+        return dry;
+    }
+    match p.wet_tyres.as_deref().and_then(Tyres::parse) {
+        Some(t) => t,
+        None if p.bot => crate::engine::bot::tyres_for(true),
+        None => dry,
     }
 }
 

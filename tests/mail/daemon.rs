@@ -293,3 +293,26 @@ fn pit_answers_a_roll_only_when_an_option_ends_at_the_box() {
         assert!(reply.contains("awaits a choice") || reply.contains("Stale"), "{reply}");
     }
 }
+
+/// CREATE's WEATHER and the JOIN's `TYRES x WET y` (ruling 30): a rainy race fits the wet-track
+/// tyres of the player who named them, the others keep theirs; every player reads the weather.
+#[test]
+fn the_weather_of_a_game_by_mail_and_wet_track_tyres() {
+    let mut w = World::new("weather");
+    w.send(MOD, &format!("TOKEN {MOD_TOKEN}\nCREATE wx TRACK sprint LAPS 1 CARS 2 WEATHER rain"));
+    w.send("p1@test.invalid", "JOIN wx CAR 1\nTYRES soft WET rain");
+    w.send("p2@test.invalid", "PNEUS tendres\nREJOINDRE wx VOITURE 2");
+    let g = w.store().load("wx", None).unwrap();
+    assert_eq!(g.setup.weather.as_deref(), Some("rain"));
+    assert_eq!(g.now.players[0].wet_tyres.as_deref(), Some("rain"));
+    assert_eq!(g.now.players[1].wet_tyres, None);
+    w.read("p1@test.invalid");
+    w.send(MOD, &format!("GAME wx\nTOKEN {MOD_TOKEN}\nSTART"));
+    let g = w.store().load("wx", None).unwrap();
+    let state = &g.now.race.as_ref().unwrap().state;
+    assert!(state.wet, "it rains: the track is wet (3-2-3)");
+    use steward::engine::Tyres;
+    assert_eq!(state.cars.iter().map(|c| c.tyres).collect::<Vec<_>>(), [Tyres::Rain, Tyres::Soft]);
+    let report = body_of(&w.read("p1@test.invalid"));
+    assert!(report.contains("the race weather is rain: the track is wet at the start"), "{report}");
+}

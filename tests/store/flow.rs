@@ -184,3 +184,60 @@ fn a_kept_simulation_is_the_same_race_as_sim_and_verifies() {
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
     }
 }
+
+/// The weather is a game setting drawn at the start (3-0-1, ruling 30): the start turn records
+/// the black dice labelled as move 0, and both verifiers re-derive them; `steward sim --keep`
+/// keeps the same races as `steward sim` under every weather.
+#[test]
+fn the_weather_is_drawn_at_the_start_and_verifies() {
+    let g = scratch("kept-weather");
+    for (weather, rolls) in [("track", 2), ("changeable", 1), ("wet", 0)] {
+        let args = ["sim", "--track", "monaco", "--cars", "4", "--laps", "1", "--races", "3", "--weather", weather];
+        let plain = ok(&g, &args);
+        let keep = g.join(weather).display().to_string();
+        let mut kept_args = args.to_vec();
+        kept_args.extend(["--keep", &keep, "--no-sync"]);
+        assert_eq!(ok(&g, &kept_args), plain, "--keep changes the {weather} races");
+        let store = steward::store::Store::new(g.join(weather));
+        for id in store.list().unwrap() {
+            let r = verify(&store.game_dir(&id), None).unwrap();
+            assert!(r.game.now.over, "{id} is not over");
+            let start = r.game.turns.iter().find(|t| t.kind == steward::store::files::Kind::Start).unwrap();
+            let labels: Vec<&str> = start.rolls.iter().map(|r| r.label.as_str()).collect();
+            let want: Vec<String> = (0..rolls).map(|i| format!("0/-/weather/{i}")).collect();
+            assert_eq!(labels, want, "{id}: the weather's rolls");
+            assert_eq!(start.move_no, (rolls > 0).then_some(0), "{id}");
+            let articles: Vec<&str> = start.events.iter().map(|e| e.article.as_ref()).collect();
+            assert!(articles.contains(&"3-2-1"), "{id}: {articles:?}");
+            assert_eq!(articles.contains(&"3-1-1"), rolls > 0, "{id}: {articles:?}");
+            // Bots that named no wet-track tyres fit rain tyres on a wet track (ruling 30).
+            let state = &r.game.now.race.as_ref().unwrap().state;
+            if weather == "wet" {
+                assert!(state.wet);
+                assert!(state.cars.iter().all(|c| c.tyres == steward::engine::Tyres::Rain), "{id}");
+            }
+            let out = python(&["tools/verify_game.py", &store.game_dir(&id).display().to_string()]);
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+        }
+    }
+}
+
+/// Players choose tyres before the weather is known, with a choice for a wet track (ruling 30).
+#[test]
+fn wet_track_tyres_are_fitted_when_it_rains_at_the_start() {
+    let g = scratch("wet-tyres");
+    refused(&g, &["new", "w", "--track", "sprint", "--weather", "snow"], "unknown weather `snow`");
+    ok(&g, &["new", "w", "--track", "sprint", "--laps", "1", "--weather", "rain"]);
+    ok(&g, &["join", "w", "--address", "ann@example.org", "--tyres", "soft", "--wet-tyres", "rain"]);
+    ok(&g, &["join", "w", "--address", "bob@example.org", "--tyres", "soft"]);
+    refused(&g, &["join", "w", "--address", "cy@example.org", "--wet-tyres", "slicks"], "unknown wet-track tyres");
+    let text = ok(&g, &["start", "w"]);
+    assert!(text.contains("the race weather is rain: the track is wet at the start"), "{text}");
+    let game = steward::store::driver::load_dir(&g.join("w"), None).unwrap();
+    assert_eq!(game.setup.weather.as_deref(), Some("rain"));
+    let state = &game.now.race.as_ref().unwrap().state;
+    assert!(state.wet);
+    let tyres: Vec<_> = state.cars.iter().map(|c| c.tyres).collect();
+    use steward::engine::Tyres;
+    assert_eq!(tyres, [Tyres::Rain, Tyres::Soft], "Ann named rain tyres for the wet, Bob kept his");
+}

@@ -57,6 +57,8 @@ pub enum Arg {
     Choice,
     /// A tyre type.
     TyreType,
+    /// A weather setting.
+    Weather,
     /// A pit stop type.
     StopType,
     /// A part of the car.
@@ -93,6 +95,7 @@ impl Arg {
             Arg::Gear => ("a gear", "une vitesse"),
             Arg::Choice => ("an option's letter or a space", "la lettre d'une option ou une case"),
             Arg::TyreType => ("a tyre type", "un type de pneus"),
+            Arg::Weather => ("a weather setting", "une météo"),
             Arg::StopType => ("QUICK or LONG", "RAPIDE ou LONG"),
             Arg::Part => ("a part", "une partie"),
             Arg::Points => ("a number of points", "un nombre de points"),
@@ -114,6 +117,8 @@ impl Arg {
         match (self, lang) {
             (Arg::TyreType, Lang::En) => Some("HARD, SOFT or RAIN"),
             (Arg::TyreType, Lang::Fr) => Some("DURS, TENDRES ou PLUIE"),
+            (Arg::Weather, Lang::En) => Some("TRACK, SUN, RAIN or CHANGEABLE"),
+            (Arg::Weather, Lang::Fr) => Some("PISTE, SOLEIL, PLUIE ou VARIABLE"),
             (Arg::StopType, Lang::En) => Some("QUICK or LONG"),
             (Arg::StopType, Lang::Fr) => Some("RAPIDE ou LONG"),
             (Arg::Part, Lang::En) => Some("tyres, brakes, gas, body, engine, handling"),

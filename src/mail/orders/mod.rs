@@ -11,6 +11,7 @@ pub use error::{Arg, OrderError};
 pub use keyword::{Kw, Lang, fold, squash};
 pub use receipt::{RECEIPT_WIDTH, masked, receipt};
 
+use crate::engine::weather::Forecast;
 use crate::engine::{Part, Setup, Tyres, Wear};
 use crate::mail::policy::{Policy, Rule};
 
@@ -47,8 +48,14 @@ pub enum Order {
     },
     /// The car's wear points, checked against chapter 5.
     Setup(Wear),
-    /// Starting tyres (8).
-    Tyres(Tyres),
+    /// Starting tyres (8): on a dry track, and (`WET rain`) on a track wet at the start, since the
+    /// weather is drawn when the race starts (3-0-1, ruling 30).
+    Tyres {
+        /// Tyres fitted when the track is dry at the start.
+        dry: Tyres,
+        /// Tyres fitted when it is wet at the start (none: the same).
+        wet: Option<Tyres>,
+    },
     /// The gear for the next move (6-1).
     Gear(u8),
     /// The decision after a roll: an option's label or a destination space id.
@@ -88,6 +95,8 @@ pub enum Order {
         hours: Option<u32>,
         /// Rule profile.
         profile: Option<String>,
+        /// How the race weather is decided (default: the track's table, 3-2-1).
+        weather: Option<Forecast>,
     },
     /// Moderator: start the race.
     Start,
@@ -366,9 +375,19 @@ fn order(k: Kw, args: &[&str], line: &str) -> Result<Order, OrderError> {
         Kw::Join => join(args, line),
         Kw::Setup => setup(args),
         Kw::Tyres => {
-            let t = tyres(k, args.first())?;
-            no_more(k, &args[1..])?;
-            Ok(Order::Tyres(t))
+            let dry = tyres(k, args.first())?;
+            let wet = match args.get(1) {
+                Some(w) if matches!(squash(w).as_str(), "wet" | "mouille" | "mouillee") => {
+                    let t = tyres(k, args.get(2))?;
+                    no_more(k, &args[3..])?;
+                    Some(t)
+                }
+                _ => {
+                    no_more(k, &args[1..])?;
+                    None
+                }
+            };
+            Ok(Order::Tyres { dry, wet })
         }
         Kw::Gear => {
             // 6-1: six gears.
@@ -594,6 +613,7 @@ fn create(args: &[&str]) -> Result<Order, OrderError> {
     let k = Kw::Create;
     let game = game_id(k, args.first())?;
     let (mut track, mut laps, mut cars, mut hours, mut profile) = (None, None, None, None, None);
+    let mut weather = None;
     let mut i = 1;
     while i < args.len() {
         let next = args.get(i + 1);
@@ -603,11 +623,30 @@ fn create(args: &[&str]) -> Result<Order, OrderError> {
             "cars" | "voitures" => cars = Some(number(k, Arg::CarNumber, next, 1, 99)? as u8),
             "hours" | "heures" => hours = Some(number(k, Arg::Hours, next, 1, 24 * 60)?),
             "profile" | "profil" => profile = Some(name(k, Arg::Profile, next)?),
+            "weather" | "meteo" => {
+                let w = next.ok_or(OrderError::Missing { order: k, what: Arg::Weather })?;
+                weather = Some(forecast(&squash(w)).ok_or_else(|| OrderError::Invalid {
+                    order: k,
+                    what: Arg::Weather,
+                    got: w.to_string(),
+                })?);
+            }
             _ => return Err(OrderError::Unexpected { order: k, got: args[i].to_string() }),
         }
         i += 2;
     }
     let track = track.ok_or(OrderError::Missing { order: k, what: Arg::Track })?;
     let laps = laps.ok_or(OrderError::Missing { order: k, what: Arg::Laps })?;
-    Ok(Order::Create { game, track, laps, cars, hours, profile })
+    Ok(Order::Create { game, track, laps, cars, hours, profile, weather })
+}
+
+/// A CREATE's WEATHER word, English or French (`piste`: the track's table).
+fn forecast(w: &str) -> Option<Forecast> {
+    match w {
+        "soleil" | "sec" => Some(Forecast::Sun),
+        "pluie" | "mouille" => Some(Forecast::Rain),
+        "variable" => Some(Forecast::Changeable),
+        "piste" | "circuit" | "table" => Some(Forecast::Track),
+        _ => Forecast::parse(w),
+    }
 }
