@@ -13,6 +13,7 @@ use crate::engine::weather::Forecast;
 use crate::engine::{Tyres, Wear};
 use crate::store::driver::{self, Join, Meta, NewGame, Store, load_dir, new_token, os_random};
 use crate::store::files::{By, Source};
+use crate::store::qualifying::GridMethod;
 use crate::store::replay::parse_hex32;
 use crate::store::verify::SeedFrom;
 use crate::store::{Stamp, audit, show, verify};
@@ -79,6 +80,10 @@ pub enum GameCommand {
         /// changeable.
         #[arg(long, default_value = "track")]
         weather: String,
+        /// The grid: join (join order), qualifying (timed laps by mail, ties by completion order)
+        /// or qualifying-black-die (ties by a black die).
+        #[arg(long, default_value = "join")]
+        grid: String,
         #[command(flatten)]
         games: GamesArg,
     },
@@ -222,7 +227,9 @@ fn parse_wear(s: &str) -> Result<Wear> {
 /// Runs a game command.
 pub fn run(cmd: GameCommand) -> Result<ExitCode> {
     match cmd {
-        GameCommand::New { game, track, laps, profile, max_cars, move_hours, join_by, weather, games } => {
+        GameCommand::New { game, track, laps, profile, max_cars, move_hours, join_by, weather, grid, games } => {
+            let grid = GridMethod::parse(&grid)
+                .with_context(|| format!("unknown grid `{grid}` (join, qualifying, qualifying-black-die)"))?;
             let weather = Forecast::parse(&weather)
                 .with_context(|| format!("unknown weather `{weather}` (track, sun, rain, changeable)"))?;
             let (store, id) = locate(&games, &game);
@@ -232,7 +239,7 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
                 ),
                 None => None,
             };
-            let req = NewGame { id, track, profile, laps, max_cars, move_hours, join_by, weather };
+            let req = NewGame { id, track, profile, laps, max_cars, move_hours, join_by, weather, grid };
             let h = store.create(&req, os_random()?, Meta::by("moderator"))?;
             let g = h.game();
             outln!("created game {} on {} in {}", g.setup.id, g.track.title, h.dir().display());

@@ -129,23 +129,51 @@ pub fn draw(
     dice: &mut dyn Dice,
     events: &mut Vec<Event>,
 ) -> (Option<WeatherState>, bool) {
-    let mut black = |events: &mut Vec<Event>| {
-        let v = dice.roll(Die::Black, None, Purpose::Weather);
-        events.push(Event::Rolled { car: None, die: Die::Black, purpose: Purpose::Weather, value: v });
-        v
+    let q = match forecast {
+        Forecast::Changeable | Forecast::Track => Some(draw_qualifying(table, forecast, dice, events)),
+        Forecast::Sun | Forecast::Rain => None,
     };
+    draw_race(table, forecast, q.map_or(Weather::Sun, |(w, _)| w), dice, events)
+}
+
+/// The weather of a qualifying session (3-1-1): one black die on the track's table, unless the
+/// game fixed sun or rain. Returns the weather and whether the track is wet (3-1-2 to 3-1-4).
+pub fn draw_qualifying(
+    table: &WeatherTable,
+    forecast: Forecast,
+    dice: &mut dyn Dice,
+    events: &mut Vec<Event>,
+) -> (Weather, bool) {
+    let (q, wet) = match forecast {
+        Forecast::Sun => (Weather::Sun, false),
+        Forecast::Rain => (Weather::Rain, true),
+        Forecast::Changeable | Forecast::Track => {
+            let v = dice.roll(Die::Black, None, Purpose::Weather);
+            events.push(Event::Rolled { car: None, die: Die::Black, purpose: Purpose::Weather, value: v });
+            qualifying(table, v)
+        }
+    };
+    events.push(Event::WeatherDrawn { race: false, weather: q, wet });
+    (q, wet)
+}
+
+/// The race weather (3-2-1) after a qualifying under `qualifying`: one black die for `track`,
+/// none for a fixed forecast (a changeable race starts on the qualifying's track, 3-2-4).
+pub fn draw_race(
+    table: &WeatherTable,
+    forecast: Forecast,
+    qualifying: Weather,
+    dice: &mut dyn Dice,
+    events: &mut Vec<Event>,
+) -> (Option<WeatherState>, bool) {
     let (sky, wet) = match forecast {
         Forecast::Sun => (None, false),
         Forecast::Rain => (None, true),
-        Forecast::Changeable => {
-            let (q, wet) = qualifying(table, black(events));
-            events.push(Event::WeatherDrawn { race: false, weather: q, wet });
-            (Some(changeable()), wet)
-        }
+        Forecast::Changeable => (Some(changeable()), qualifying == Weather::Rain),
         Forecast::Track => {
-            let (q, wet) = qualifying(table, black(events));
-            events.push(Event::WeatherDrawn { race: false, weather: q, wet });
-            race(table, black(events), q)
+            let v = dice.roll(Die::Black, None, Purpose::Weather);
+            events.push(Event::Rolled { car: None, die: Die::Black, purpose: Purpose::Weather, value: v });
+            race(table, v, qualifying)
         }
     };
     let weather = sky.map_or(if wet { Weather::Rain } else { Weather::Sun }, |w| w.sky);

@@ -20,6 +20,7 @@ use super::files::{
     By, Kind, Moderation, OrderRecord, PitRecord, PlayerRecord, SecretFile, SetupRecord, Source, TurnFile,
 };
 use super::fsio::{self, DirLock, Durability, write_atomic};
+use super::qualifying::GridMethod;
 use super::replay::{Game, hex32, sha256_hex, token_hash, valid_id, wear_record};
 use super::time::Stamp;
 use super::verify::{self, render_game_toml, turn_path};
@@ -72,6 +73,8 @@ pub struct NewGame {
     pub join_by: Option<Stamp>,
     /// How the race weather is decided (3-0-1).
     pub weather: Forecast,
+    /// How the grid is made (1, ruling 31).
+    pub grid: GridMethod,
 }
 
 /// A player's join.
@@ -192,6 +195,7 @@ impl Store {
             move_hours: req.move_hours,
             join_by: req.join_by.map(|s| s.to_string()),
             weather: Some(req.weather.name().to_string()),
+            grid: req.grid.qualifies().then(|| req.grid.name().to_string()),
             dice: crate::dice::SCHEME.into(),
             commitment: hex32(&commitment(&seed)),
         };
@@ -426,6 +430,18 @@ impl Handle {
     /// its choice, or only the choice when the roll is made.
     pub fn bot_move(&mut self, bot: &mut Bot, meta: Meta) -> Result<&TurnFile, StoreError> {
         self.need_seed()?;
+        if let Some(q) = &self.game.now.qualifying {
+            // The first lap still going on, a bot's first (ruling 31).
+            let bots: Vec<u8> = self.game.now.players.iter().filter(|p| p.bot).map(|p| p.car).collect();
+            let awaited = q.awaited();
+            let car = awaited
+                .iter()
+                .find(|(c, _)| bots.contains(c))
+                .or(awaited.first())
+                .map(|(c, _)| *c)
+                .ok_or(StoreError::Over)?;
+            return self.bot_lap(car, bot, meta);
+        }
         let g = &self.game;
         let race = g.now.race.as_ref().ok_or(StoreError::NotStarted)?;
         if g.now.over {
@@ -462,6 +478,36 @@ impl Handle {
                     space: None,
                     pit,
                 });
+            }
+        }
+        self.commit(input)
+    }
+
+    /// The bot plays the next step of car `car`'s timed lap (ruling 31): its choice when a roll
+    /// awaits one, else its gear and, in the same turn, its choice.
+    pub fn bot_lap(&mut self, car: u8, bot: &mut Bot, meta: Meta) -> Result<&TurnFile, StoreError> {
+        use crate::engine::qualifying::LapDriver;
+        self.need_seed()?;
+        let g = &self.game;
+        let q = g.now.qualifying.as_ref().ok_or(StoreError::NotStarted)?;
+        let e = q.entry(car).ok_or(StoreError::NoSuchCar(car))?;
+        let mut input = self.input(Kind::Move, meta);
+        let order = |gear, choose| OrderRecord { car, by: By::Bot, gear, choose, space: None, pit: None };
+        if let Some((r, _)) = &e.pending {
+            let i = LapDriver::option(bot, &g.track, &e.lap, r);
+            input.orders.push(order(None, Some(crate::engine::MoveOption::label(i))));
+            return self.commit(input);
+        }
+        let gear = LapDriver::gear(bot, &g.track, &e.lap);
+        input.orders.push(order(Some(gear), None));
+        if let Some(key) = g.now.key {
+            // The roll the gear gives (derived dice): choose in the same turn.
+            let mut dice = crate::dice::LabelledDice::new(key, &(q.moves + 1).to_string());
+            if let Ok(r) = e.lap.roll(&g.track, gear, &mut dice)
+                && r.options.len() > 1
+            {
+                let i = LapDriver::option(bot, &g.track, &e.lap, &r);
+                input.orders.push(order(None, Some(crate::engine::MoveOption::label(i))));
             }
         }
         self.commit(input)

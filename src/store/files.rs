@@ -49,6 +49,10 @@ pub struct SetupRecord {
     /// games from before it was a setting: sun.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weather: Option<String>,
+    /// How the grid is made (`join`, `qualifying`, `qualifying-black-die`; ruling 31). Absent in
+    /// older games: join order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grid: Option<String>,
     /// Dice derivation (`steward-dice-v1`, docs/dice.md).
     pub dice: String,
     /// SHA-256 of the secret seed, published before any roll.

@@ -122,6 +122,7 @@ fn play(
             move_hours: 48,
             join_by: None,
             weather: cfg.weather.forecast(),
+            grid: super::qualifying::GridMethod::Join,
         };
         store.create(&req, sim_key(cfg.seed, &format!("{}/{race}", t.name)), meta(0))?
     };

@@ -102,8 +102,15 @@ fn body_of(msgs: &[Incoming]) -> String {
 #[test]
 fn demo_race_by_mail_ends_and_verifies() {
     let dir = scratch("demo");
-    let spec =
-        DemoSpec { dir: dir.clone(), game: "demo".into(), track: "sprint".into(), cars: 3, laps: 1, policy_cars: 1 };
+    let spec = DemoSpec {
+        dir: dir.clone(),
+        game: "demo".into(),
+        track: "sprint".into(),
+        cars: 3,
+        laps: 1,
+        policy_cars: 1,
+        grid: steward::store::qualifying::GridMethod::Join,
+    };
     let r = run(&spec).unwrap();
     let store = Store::new(dir.join("games"));
     let g = store.load("demo", None).unwrap();
@@ -315,4 +322,68 @@ fn the_weather_of_a_game_by_mail_and_wet_track_tyres() {
     assert_eq!(state.cars.iter().map(|c| c.tyres).collect::<Vec<_>>(), [Tyres::Rain, Tyres::Soft]);
     let report = body_of(&w.read("p1@test.invalid"));
     assert!(report.contains("the race weather is rain: the track is wet at the start"), "{report}");
+}
+
+/// Qualifying by mail (1, ruling 31): after START every player is asked for the gear of their
+/// own timed lap at once; a player's GEAR and CHOOSE drive that lap; at the session's deadline
+/// the bot drives the rest of every late lap, and the race starts on the grid the laps made.
+#[test]
+fn qualifying_laps_by_mail_then_the_race() {
+    let mut w = World::new("qualifying");
+    w.send(MOD, &format!("TOKEN {MOD_TOKEN}\nCREATE qx TRACK sprint LAPS 1 CARS 2 HOURS 24 GRID qualifying"));
+    let mut tokens = Vec::new();
+    for c in 1..=2 {
+        let who = format!("p{c}@test.invalid");
+        w.send(&who, &format!("JOIN qx CAR {c}"));
+        let welcome = body_of(&w.read(&who));
+        tokens.push(welcome.lines().find_map(|l| l.trim().strip_prefix("TOKEN ").map(str::to_string)).unwrap());
+    }
+    w.send(MOD, &format!("GAME qx\nTOKEN {MOD_TOKEN}\nSTART"));
+    for c in 1..=2 {
+        let r = body_of(&w.read(&format!("p{c}@test.invalid")));
+        assert!(r.contains("Qualifying (1)") && r.contains(&format!("Car {c}: send a gear")), "{r}");
+        assert!(r.contains("GEAR <1-6>"), "each player is asked at once: {r}");
+    }
+    // Car 2 drives first although car 1 was first to join: the laps run side by side.
+    w.send("p2@test.invalid", &format!("GAME qx\nCAR 2\nTOKEN {}\nGEAR 1", tokens[1]));
+    let r = body_of(&w.read("p2@test.invalid"));
+    assert!(r.contains("timed lap: gear 1"), "{r}");
+    let g = w.store().load("qx", None).unwrap();
+    let q = g.now.qualifying.as_ref().unwrap();
+    assert_eq!(q.entry(2).unwrap().lap.result.rolls + u32::from(q.entry(2).unwrap().pending.is_some()), 1);
+    if q.entry(2).unwrap().pending.is_some() {
+        // Its choice, by label, answering the turn that rolled.
+        w.send(
+            "p2@test.invalid",
+            &format!("GAME qx\nCAR 2\nTOKEN {}\nTURN {}\nCHOOSE A", tokens[1], g.next_turn() - 1),
+        );
+        let r = body_of(&w.read("p2@test.invalid"));
+        assert!(r.contains("car 2 moves"), "{r}");
+    }
+    // Nobody else answers: at the deadline the bot drives the rest of both laps.
+    w.advance_hours(25);
+    w.daemon.pass(&mut w.inbox, &mut w.via).unwrap();
+    let g = w.store().load("qx", None).unwrap();
+    assert!(g.now.qualifying.is_none() && g.now.race.is_some(), "the race has started");
+    let r = body_of(&w.read("p1@test.invalid"));
+    assert!(r.contains("did not finish the timed lap") && r.contains("qualifying is over; the grid"), "{r}");
+    steward::store::verify::verify(&w.store().game_dir("qx"), None).unwrap();
+}
+
+#[test]
+fn demo_race_with_qualifying_by_mail_verifies() {
+    let dir = scratch("demo-qualifying");
+    let spec = DemoSpec {
+        dir: dir.clone(),
+        game: "dq".into(),
+        track: "sprint".into(),
+        cars: 3,
+        laps: 1,
+        policy_cars: 1,
+        grid: steward::store::qualifying::GridMethod::Qualifying,
+    };
+    let r = run(&spec).unwrap();
+    let g = Store::new(dir.join("games")).load("dq", None).unwrap();
+    assert!(g.now.over && g.now.qualified.as_ref().is_some_and(|q| q.entries.len() == 3));
+    steward::store::verify::verify(&r.game_dir, None).unwrap();
 }

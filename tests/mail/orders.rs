@@ -129,6 +129,7 @@ fn requests_and_moderator_commands() {
             hours: Some(24),
             profile: Some("competition-2004".into()),
             weather: None,
+            grid: None,
         }
     );
     assert_eq!(
@@ -141,6 +142,7 @@ fn requests_and_moderator_commands() {
             hours: None,
             profile: None,
             weather: None,
+            grid: None,
         }
     );
     assert_eq!(

@@ -241,3 +241,68 @@ fn wet_track_tyres_are_fitted_when_it_rains_at_the_start() {
     use steward::engine::Tyres;
     assert_eq!(tyres, [Tyres::Rain, Tyres::Soft], "Ann named rain tyres for the wet, Bob kept his");
 }
+
+/// Qualifying in a stored game (1, ruling 31): every car drives its timed lap with the game's
+/// dice, side by side; the grid of the race is the laps' order (1-3-2: fewest rolls first, an
+/// aborted lap last), the race weather is drawn after it (3-2-1), and both verifiers agree.
+#[test]
+fn a_qualifying_session_makes_the_grid_of_the_race() {
+    let g = scratch("qualifying");
+    refused(&g, &["new", "q", "--track", "sprint", "--grid", "pole"], "unknown grid `pole`");
+    ok(&g, &["new", "q", "--track", "sprint", "--laps", "1", "--grid", "qualifying"]);
+    ok(&g, &["join", "q", "--address", "ann@example.org", "--token", "ta", "--car", "7"]);
+    for i in 1..=3 {
+        ok(&g, &["join", "q", "--address", &format!("bot{i}@example.org"), "--bot"]);
+    }
+    let text = ok(&g, &["start", "q"]);
+    assert!(text.contains("(1-1-1)"), "{text}");
+    refused(&g, &["join", "q", "--address", "late@example.org"], "joins are closed");
+    refused(&g, &["play", "q", "--car", "7", "--choose", "A"], "no roll to choose from in its timed lap");
+    // Ann drives by hand, side by side with the bots: her gear while a bot's lap goes on.
+    ok(&g, &["play", "q", "--bot"]);
+    let text = ok(&g, &["play", "q", "--car", "7", "--gear", "1"]);
+    assert!(text.contains("timed lap: gear 1"), "{text}");
+    let dir = g.join("q");
+    let game = steward::store::driver::load_dir(&dir, None).unwrap();
+    if game.now.qualifying.as_ref().unwrap().entry(7).unwrap().pending.is_some() {
+        refused(&g, &["play", "q", "--car", "7", "--gear", "2"], "must first choose");
+    }
+    let show = ok(&g, &["show", "q"]);
+    assert!(show.contains("Qualifying (1)") && show.contains("car  7"), "{show}");
+    // The bot finishes every lap, then the race.
+    let mut n = 0;
+    let mut grid_turn = None;
+    while !last_turn(&dir).over {
+        n += 1;
+        assert!(n < 800, "the game does not end");
+        ok(&g, &["play", "q", "--bot"]);
+        if grid_turn.is_none() && last_turn(&dir).events.iter().any(|e| e.article == "1-3-2") {
+            grid_turn = Some(last_turn(&dir).turn);
+        }
+    }
+    let grid_turn = grid_turn.expect("the session ends with the grid");
+    let before = steward::store::driver::load_dir(&dir, Some(grid_turn - 1)).unwrap();
+    assert!(before.now.qualifying.is_some() && before.now.race.is_none(), "qualifying until the grid");
+    let after = steward::store::driver::load_dir(&dir, Some(grid_turn)).unwrap();
+    assert!(after.now.qualifying.is_none() && after.now.race.is_some());
+    // The race's grid: completed laps by fewest rolls, equal ones by completion, aborted last.
+    let q = after.now.qualified.as_ref().expect("the session's laps are kept");
+    assert!(q.entries.iter().all(|e| e.lap.is_over()));
+    let order: Vec<u8> = after.now.players.iter().map(|p| p.car).collect();
+    let key = |c: &u8| {
+        let e = q.entry(*c).unwrap();
+        (e.lap.result.total().is_none(), e.lap.result.total().unwrap_or(u32::MAX), e.done.unwrap())
+    };
+    let mut want = order.clone();
+    want.sort_by_key(key);
+    assert_eq!(order, want, "grid {order:?}");
+    let state = &after.now.race.as_ref().unwrap().state;
+    let pole = state.cars.iter().find(|c| c.number == order[0]).unwrap();
+    assert_eq!(pole.space, after.track.grid[0], "the fastest car takes the pole slot");
+    let game_toml = std::fs::read_to_string(dir.join("game.toml")).unwrap();
+    assert!(game_toml.contains("grid = \"qualifying\""), "{game_toml}");
+    let r = verify(&dir, None).unwrap();
+    assert!(r.game.now.over);
+    let out = python(&["tools/verify_game.py", &dir.display().to_string()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+}

@@ -59,6 +59,8 @@ pub enum Arg {
     TyreType,
     /// A weather setting.
     Weather,
+    /// A grid method.
+    Grid,
     /// A pit stop type.
     StopType,
     /// A part of the car.
@@ -96,6 +98,7 @@ impl Arg {
             Arg::Choice => ("an option's letter or a space", "la lettre d'une option ou une case"),
             Arg::TyreType => ("a tyre type", "un type de pneus"),
             Arg::Weather => ("a weather setting", "une météo"),
+            Arg::Grid => ("a grid method", "une méthode de grille"),
             Arg::StopType => ("QUICK or LONG", "RAPIDE ou LONG"),
             Arg::Part => ("a part", "une partie"),
             Arg::Points => ("a number of points", "un nombre de points"),
@@ -119,6 +122,8 @@ impl Arg {
             (Arg::TyreType, Lang::Fr) => Some("DURS, TENDRES ou PLUIE"),
             (Arg::Weather, Lang::En) => Some("TRACK, SUN, RAIN or CHANGEABLE"),
             (Arg::Weather, Lang::Fr) => Some("PISTE, SOLEIL, PLUIE ou VARIABLE"),
+            (Arg::Grid, Lang::En) => Some("JOIN, QUALIFYING or QUALIFYING-BLACK-DIE"),
+            (Arg::Grid, Lang::Fr) => Some("INSCRIPTION, ESSAIS ou ESSAIS-NOIR"),
             (Arg::StopType, Lang::En) => Some("QUICK or LONG"),
             (Arg::StopType, Lang::Fr) => Some("RAPIDE ou LONG"),
             (Arg::Part, Lang::En) => Some("tyres, brakes, gas, body, engine, handling"),

@@ -14,6 +14,7 @@ pub use receipt::{RECEIPT_WIDTH, masked, receipt};
 use crate::engine::weather::Forecast;
 use crate::engine::{Part, Setup, Tyres, Wear};
 use crate::mail::policy::{Policy, Rule};
+use crate::store::qualifying::GridMethod;
 
 /// Pit stop type (19-3 quick, 19-4 long).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -97,6 +98,8 @@ pub enum Order {
         profile: Option<String>,
         /// How the race weather is decided (default: the track's table, 3-2-1).
         weather: Option<Forecast>,
+        /// How the grid is made (default: join order).
+        grid: Option<GridMethod>,
     },
     /// Moderator: start the race.
     Start,
@@ -613,7 +616,7 @@ fn create(args: &[&str]) -> Result<Order, OrderError> {
     let k = Kw::Create;
     let game = game_id(k, args.first())?;
     let (mut track, mut laps, mut cars, mut hours, mut profile) = (None, None, None, None, None);
-    let mut weather = None;
+    let (mut weather, mut grid) = (None, None);
     let mut i = 1;
     while i < args.len() {
         let next = args.get(i + 1);
@@ -631,13 +634,31 @@ fn create(args: &[&str]) -> Result<Order, OrderError> {
                     got: w.to_string(),
                 })?);
             }
+            "grid" | "grille" => {
+                let w = next.ok_or(OrderError::Missing { order: k, what: Arg::Grid })?;
+                grid = Some(grid_method(&squash(w)).ok_or_else(|| OrderError::Invalid {
+                    order: k,
+                    what: Arg::Grid,
+                    got: w.to_string(),
+                })?);
+            }
             _ => return Err(OrderError::Unexpected { order: k, got: args[i].to_string() }),
         }
         i += 2;
     }
     let track = track.ok_or(OrderError::Missing { order: k, what: Arg::Track })?;
     let laps = laps.ok_or(OrderError::Missing { order: k, what: Arg::Laps })?;
-    Ok(Order::Create { game, track, laps, cars, hours, profile, weather })
+    Ok(Order::Create { game, track, laps, cars, hours, profile, weather, grid })
+}
+
+/// A CREATE's GRID word, English or French (`essais`: qualifying).
+fn grid_method(w: &str) -> Option<GridMethod> {
+    match w {
+        "inscription" | "ordre" => Some(GridMethod::Join),
+        "essais" => Some(GridMethod::Qualifying),
+        "essais-de-noir" | "essais-noir" => Some(GridMethod::QualifyingBlackDie),
+        _ => GridMethod::parse(w),
+    }
 }
 
 /// A CREATE's WEATHER word, English or French (`piste`: the track's table).
