@@ -18,7 +18,7 @@ use super::config::moderator_token_hash;
 use super::daemon::{Daemon, DaemonError, Job, io};
 use super::message::Incoming;
 use super::orders::{Order, Parsed, receipt};
-use super::policy::{Decision, decide};
+use super::policy::{Decision, decide_at};
 use super::report::report;
 use super::standing::QueuedGear;
 use super::{Lang, orders};
@@ -665,14 +665,25 @@ impl Daemon {
             let parsed = orders::parse(&format!("POLICY {text}"));
             let Some(Order::Policy(policy)) = parsed.orders().first().copied().cloned() else { return Ok(false) };
             let Some(rolled) = g.pending_roll(car) else { return Ok(false) };
-            let label = match decide(&policy, &rolled.options) {
-                Some(Decision::Take { label, .. }) => label,
-                Some(Decision::AskBot) => MoveOption::label(self.bot.option(&g.track, rolled)),
+            let boxes: Vec<bool> = (0..rolled.options.len())
+                .map(|i| g.now.qualifying.is_none() && crate::engine::play::reaches_box(&g.track, rolled, i))
+                .collect();
+            // The bot's stop when the bot picks, or when the PIT rule does (19-2-6).
+            let (index, bot_stop) = match decide_at(&policy, &rolled.options, &boxes) {
+                Some(Decision::Take { index, .. }) => (index, false),
+                Some(Decision::AskBot) => (self.bot.option(&g.track, rolled), true),
+                Some(Decision::Stop { index, .. }) => (index, true),
                 None => return Ok(false),
             };
+            let label = MoveOption::label(index);
+            let pit = if bot_stop { crate::store::driver::bot_pit(&self.bot, &g.track, rolled, index) } else { None };
             self.touch(job, game, next)?;
             let meta = self.meta_by("policy");
-            h.choose(car, &label, By::Player, meta).map_err(store_err)?;
+            match pit {
+                Some(p) => h.choose_with_pit(car, &label, p, By::Player, meta),
+                None => h.choose(car, &label, By::Player, meta),
+            }
+            .map_err(store_err)?;
             return Ok(true);
         }
         let Some(q) = orders.gear.clone() else { return Ok(false) };

@@ -548,7 +548,8 @@ pub fn authenticate(game: &Game, address: &str, token: &str) -> Result<u8, Store
 }
 
 /// The bot's decision at the box as a turn records it, when option `i` ends there (19-2-6).
-fn bot_pit(bot: &Bot, t: &crate::track::Track, r: &crate::engine::Rolled, i: usize) -> Option<PitRecord> {
+/// The bot's decision at the box (19-2-6) when option `i` of `r` ends there.
+pub fn bot_pit(bot: &Bot, t: &crate::track::Track, r: &crate::engine::Rolled, i: usize) -> Option<PitRecord> {
     if !crate::engine::play::reaches_box(t, r, i) {
         return None;
     }

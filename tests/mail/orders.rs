@@ -295,6 +295,7 @@ fn label(d: Option<Decision>) -> Option<String> {
     match d {
         Some(Decision::Take { label, .. }) => Some(label),
         Some(Decision::AskBot) => Some("bot".into()),
+        Some(Decision::Stop { label, .. }) => Some(format!("stop {label}")),
         None => None,
     }
 }
@@ -317,6 +318,16 @@ fn policies_pick_from_the_engine_options() {
     assert_eq!(label(decide(&p(&[Rule::Safest]), &opts)).as_deref(), Some("E"), "0 points, no test");
     assert_eq!(label(decide(&p(&[Rule::Bot]), &opts)).as_deref(), Some("bot"));
     assert_eq!(label(decide(&p(&[]), &opts)), None, "no policy: the player is asked");
+    // PIT: the cheapest option that ends at the box and keeps the car going (19-2-5), else the
+    // next rule; without box knowledge it never decides.
+    use steward::mail::policy::decide_at;
+    let boxes = [true, true, false, true, false, true];
+    assert_eq!(label(decide_at(&p(&[Rule::Pit]), &opts, &boxes)).as_deref(), Some("stop D"));
+    assert_eq!(label(decide_at(&p(&[Rule::Pit, Rule::Safest]), &opts, &[false; 6])).as_deref(), Some("E"));
+    assert_eq!(label(decide(&p(&[Rule::Pit]), &opts)), None);
+    let pol = |rules: &[Rule]| Order::Policy(Policy { rules: rules.to_vec() });
+    assert_eq!(one("POLICY PIT ELSE BOT"), pol(&[Rule::Pit, Rule::Bot]));
+    assert_eq!(one("consigne stand sinon sur"), pol(&[Rule::Pit, Rule::Safest]));
     // Nothing free: the next rule decides.
     let costly = [option(8, 0, 2, 0, Fate::Continues), option(7, 1, 0, 0, Fate::Continues)];
     assert_eq!(label(decide(&p(&[Rule::FarthestFree, Rule::Safest]), &costly)).as_deref(), Some("B"));
