@@ -45,9 +45,14 @@ enum Command {
         /// Seed of the simulation's dice.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Rule profile.
+        /// Rule profile: competition-2004, competition-2002 or eurogames-advanced.
         #[arg(long, default_value = "competition-2004")]
         profile: String,
+        /// Eurogames advanced rules switched on, comma-separated (slipstream, time-trials, tyres,
+        /// weather, construction, road-holding, pits, or `all`); with eurogames-advanced and no
+        /// --toggles, all seven are on.
+        #[arg(long, value_delimiter = ',')]
+        toggles: Option<Vec<String>>,
         /// Print every event of race N (1-based) before the summary.
         #[arg(long, value_name = "N")]
         trace: Option<u32>,
@@ -166,7 +171,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Mail(m) => crate::mail_cli::run(m),
-        Command::Sim { track: name, cars, laps, races, seed, profile, trace, keep, no_sync, weather } => {
+        Command::Sim { track: name, cars, laps, races, seed, profile, toggles, trace, keep, no_sync, weather } => {
             let weather = crate::sim::SimWeather::parse(&weather)
                 .with_context(|| format!("unknown weather `{weather}` (dry, wet, changeable, track)"))?;
             anyhow::ensure!(
@@ -174,8 +179,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 "--keep plays dry races only: game files do not record the weather yet"
             );
             let t = track::load::resolve(&name)?;
-            let rules = crate::engine::Rulebook::from_profile(&profile)
-                .with_context(|| format!("unknown profile `{profile}` (competition-2004, competition-2002)"))?;
+            let rules = crate::engine::Rulebook::from_cli(&profile, toggles.as_deref())?;
             anyhow::ensure!(
                 (1..=t.grid.len()).contains(&cars),
                 "--cars must be 1 to {} (the grid of {})",

@@ -59,7 +59,8 @@ pub struct NewGame {
     pub id: String,
     /// A shipped track's name or a track file.
     pub track: String,
-    /// Rule profile.
+    /// Rule profile, optionally with the Eurogames toggles after a colon
+    /// (`eurogames-advanced:tyres,weather`, docs/profiles.md).
     pub profile: String,
     /// Laps.
     pub laps: u16,
@@ -181,7 +182,8 @@ impl Store {
             id: req.id.clone(),
             track: name,
             track_sha256: sha256_hex(text.as_bytes()),
-            profile: req.profile.clone(),
+            profile: crate::engine::Rulebook::split_spec(&req.profile).0,
+            toggles: crate::engine::Rulebook::split_spec(&req.profile).1,
             laps: req.laps,
             max_cars,
             move_hours: req.move_hours,

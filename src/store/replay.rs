@@ -286,8 +286,7 @@ impl Game {
         if !valid_id(&setup.id) {
             return Err(StoreError::BadId(setup.id.clone()));
         }
-        let rules =
-            Rulebook::from_profile(&setup.profile).ok_or_else(|| StoreError::UnknownProfile(setup.profile.clone()))?;
+        let rules = Rulebook::from_setup(&setup.profile, &setup.toggles)?;
         if setup.laps == 0 {
             return Err(StoreError::BadSetting("a race has at least 1 lap".into()));
         }
@@ -410,7 +409,8 @@ impl Game {
                         (p.car, Setup { wear: wear_of(&p.wear), tyres: Tyres::parse(&p.tyres).unwrap_or(Tyres::Hard) })
                     })
                     .collect();
-                let state = RaceState::new(&self.track, self.setup.laps, &setups).map_err(StoreError::BadSetting)?;
+                let rules = Rulebook { laps: self.setup.laps, ..self.rules.clone() };
+                let state = RaceState::new_for(&self.track, &rules, &setups).map_err(StoreError::BadSetting)?;
                 let mut race = Race { state, pending: None, moves: 0, after_move: None };
                 self.complete(&mut race, &mut next, &mut out, input)?;
                 next.race = Some(race);
@@ -574,7 +574,7 @@ impl Game {
             return Err(StoreError::BadSetup { car: p.car, why: format!("tyres are written `{}`", tyres.name()) });
         }
         Setup { wear: wear_of(&p.wear), tyres }
-            .validate()
+            .validate_for(&self.rules)
             .map_err(|e| StoreError::BadSetup { car: p.car, why: e.to_string() })?;
         Ok(())
     }
