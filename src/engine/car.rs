@@ -217,6 +217,39 @@ mod tests {
     use super::*;
 
     #[test]
+    fn eurogames_construction_and_the_fixed_sheet() {
+        use crate::engine::rulebook::Toggle;
+        let euro = Rulebook::eurogames(&[Toggle::Construction, Toggle::Pits, Toggle::Tyres]);
+        let ok = Setup { wear: Wear::standard(), tyres: Tyres::Soft };
+        assert_eq!(ok.validate_for(&euro), Ok(2), "003-5: 20 points, the pit keeps its 2 (003-7)");
+        let mut w = Wear::standard();
+        w.tyres += 2;
+        assert_eq!(
+            Setup { wear: w, tyres: Tyres::Hard }.validate_for(&euro),
+            Err(SetupError::NotTwenty { total: 22 }),
+            "003-5: no pit points on the car"
+        );
+        let mut w = Wear::standard();
+        w.handling = 0;
+        w.tyres += 1;
+        assert_eq!(Setup { wear: w, tyres: Tyres::Hard }.validate_for(&euro), Err(SetupError::EmptyPart("handling")));
+        let basic = Rulebook::eurogames(&[]);
+        assert_eq!(Setup { wear: Wear::fixed(), tyres: Tyres::Hard }.validate_for(&basic), Ok(0));
+        assert_eq!(Setup { wear: Wear::fixed(), tyres: Tyres::Rain }.validate_for(&basic), Err(SetupError::TyreType));
+        let mut w = Wear::fixed();
+        w.brakes += 1;
+        w.tyres -= 1;
+        assert!(matches!(
+            Setup { wear: w, tyres: Tyres::Hard }.validate_for(&basic),
+            Err(SetupError::NotTheFixedSheet(_))
+        ));
+        let comp = Rulebook::competition_2004();
+        let mut w = Wear::standard();
+        w.tyres += 2;
+        assert_eq!(Setup { wear: w, tyres: Tyres::Soft }.validate_for(&comp), Ok(0), "5-3 as before");
+    }
+
+    #[test]
     fn configurations_follow_chapter_5() {
         let ok = Setup { wear: Wear::standard(), tyres: Tyres::Hard };
         assert_eq!(ok.validate(), Ok(2));
