@@ -62,7 +62,17 @@ fn the_2002_and_eurogames_profiles_keep_every_invariant_on_monaco() {
             assert!(summary.contains("slipstreams 0 "), "{}: {summary}", rules.spec());
         }
     }
-    let out = steward(&["sim", "--track", "sprint", "--laps", "1", "--profile", "eurogames-advanced", "--toggles", "tyres,weather"]);
+    let out = steward(&[
+        "sim",
+        "--track",
+        "sprint",
+        "--laps",
+        "1",
+        "--profile",
+        "eurogames-advanced",
+        "--toggles",
+        "tyres,weather",
+    ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let bad = steward(&["sim", "--track", "sprint", "--profile", "competition-2004", "--toggles", "tyres"]);
     assert!(!bad.status.success());

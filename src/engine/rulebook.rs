@@ -339,10 +339,9 @@ impl Rulebook {
     pub fn split_spec(spec: &str) -> (String, Vec<String>) {
         match spec.split_once(':') {
             None => (spec.trim().to_string(), Vec::new()),
-            Some((p, t)) => (
-                p.trim().to_string(),
-                t.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect(),
-            ),
+            Some((p, t)) => {
+                (p.trim().to_string(), t.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect())
+            }
         }
     }
 
@@ -616,10 +615,7 @@ mod tests {
         assert_eq!(r.spec(), "eurogames-advanced:tyres,weather");
         let (p, t) = Rulebook::split_spec(&r.spec());
         assert_eq!(Rulebook::from_setup(&p, &t), Ok(r));
-        assert_eq!(
-            Rulebook::from_setup::<&str>("basic", &[]),
-            Err(ProfileError::UnknownProfile("basic".into()))
-        );
+        assert_eq!(Rulebook::from_setup::<&str>("basic", &[]), Err(ProfileError::UnknownProfile("basic".into())));
         assert_eq!(
             Rulebook::from_setup("eurogames-advanced", &["turbo"]),
             Err(ProfileError::UnknownToggle("turbo".into()))

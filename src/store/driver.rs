@@ -431,7 +431,7 @@ impl Handle {
             let car = g.number(p.rolled.car);
             let i = bot.option(&g.track, &p.rolled);
             let label = crate::engine::MoveOption::label(i);
-            let pit = bot_pit(bot, &g.track, &p.rolled, i);
+            let pit = bot_pit(bot, &g.track, &g.rules, &p.rolled, i);
             input.orders.push(OrderRecord { car, by: By::Bot, gear: None, choose: Some(label), space: None, pit });
             return self.commit(input);
         }
@@ -448,7 +448,7 @@ impl Handle {
                 && (r.options.len() > 1 || crate::engine::play::reaches_box(&g.track, &r, 0))
             {
                 let i = bot.option(&g.track, &r);
-                let pit = bot_pit(bot, &g.track, &r, i);
+                let pit = bot_pit(bot, &g.track, &g.rules, &r, i);
                 input.orders.push(OrderRecord {
                     car,
                     by: By::Bot,
@@ -497,11 +497,17 @@ pub fn authenticate(game: &Game, address: &str, token: &str) -> Result<u8, Store
 }
 
 /// The bot's decision at the box as a turn records it, when option `i` ends there (19-2-6).
-fn bot_pit(bot: &Bot, t: &crate::track::Track, r: &crate::engine::Rolled, i: usize) -> Option<PitRecord> {
+fn bot_pit(
+    bot: &Bot,
+    t: &crate::track::Track,
+    rules: &crate::engine::Rulebook,
+    r: &crate::engine::Rolled,
+    i: usize,
+) -> Option<PitRecord> {
     if !crate::engine::play::reaches_box(t, r, i) {
         return None;
     }
-    let o = bot.pit_order(&r.state, r.car);
+    let o = bot.pit_order_for(&r.state, r.car, rules);
     Some(PitRecord {
         kind: o.kind.map(|k| k.name().to_string()),
         tyres: o.tyres.map(|x| x.name().to_string()),
