@@ -373,6 +373,9 @@ pub fn run(sc: &Scenario, dir: &Path) -> Verdict {
         Ok(s) => s,
         Err(e) => return Verdict::Fail(vec![e]),
     };
+    if let Some(c) = state.cars.iter().find(|c| !rules.tyres_allowed(c.tyres)) {
+        return Verdict::Fail(vec![format!("car {}: this profile plays hard tyres only (003-3 off)", c.number)]);
+    }
     for (i, m) in sc.moves.iter().enumerate() {
         let at = format!("move {}", i + 1);
         match play_move(&t, &rules, &state, m, &at, &mut fails) {

@@ -20,7 +20,7 @@ use super::options::{Fate, MoveOption, bonus_options, merge, options, sort};
 use super::order::{self, key};
 use super::pits::{self, PitError, PitOrder, PitStage};
 use super::rulebook::{
-    self, Die, Rulebook, STALL_FACE, SUPER_START_FACE, SUPER_START_SPACES, Tyres, handling_threshold, soft_bonus,
+    self, Die, Rulebook, STALL_FACE, SUPER_START_FACE, SUPER_START_SPACES, handling_threshold, soft_bonus,
 };
 use super::slipstream;
 use super::state::{CarId, Elimination, OrderKey, RaceState, Status};
@@ -191,6 +191,9 @@ pub fn roll(
     }
     let value = dice.roll(Die::Gear(gear), Some(car), Purpose::Move);
     events.push(Event::Rolled { car: Some(car), die: Die::Gear(gear), purpose: Purpose::Move, value });
+    if tyres::worn_soft_malus(t, s.car(car), value, &rules.set) {
+        events.push(Event::WornSoftTyres { car }); // 003-3
+    }
     let mut opts = move_options_with(t, &s, car, value, rules);
     if inertia {
         // 16-0-3: the inertia goes as far as it can without an overshoot elimination.
@@ -213,19 +216,13 @@ pub fn move_options_with(t: &Track, s: &RaceState, car: CarId, value: u8, rules:
     if c.pit.stage != PitStage::Out {
         return pits::lane_options(t, s, car, &occupied, value, s.wet); // 19-1
     }
-    let board = Board { track: t, occupied: &occupied, dangerous: &s.dangerous, pit_open: false, walls: true };
+    // Without road-holding (003-6 off) a dangerous space is an ordinary space, for the driving
+    // code (7-2-3, ruling 3) as for the tests.
+    let dangerous: &[SpaceIdx] = if set.road_holding { &s.dangerous } else { &[] };
+    let board = Board { track: t, occupied: &occupied, dangerous, pit_open: false, walls: true };
     // 003-3 (table): soft tyres on their third lap lose a space on a move in the straights, read
     // as a move begun outside a corner, never below one space (ruling 32).
-    let value = if set.worn_soft_straights
-        && c.tyres == Tyres::Soft
-        && c.tyre_lap >= 3
-        && t.space(c.space).corner.is_none()
-        && value > 1
-    {
-        value - 1
-    } else {
-        value
-    };
+    let value = if tyres::worn_soft_malus(t, c, value, set) { value - 1 } else { value };
     let mover = Mover { start: c.space, stops: c.stops, max: value, min: value.saturating_sub(c.wear.brakes) };
     let r = reaches(&board, &mover);
     let mut opts = options(t, c, value, s.wet, &r);
