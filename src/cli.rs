@@ -84,6 +84,12 @@ enum Command {
         /// Ties: completion (order of the laps) or black-die.
         #[arg(long, default_value = "completion")]
         ties: String,
+        /// Rule profile (docs/profiles.md).
+        #[arg(long, default_value = "competition-2004")]
+        profile: String,
+        /// Eurogames advanced rules switched on, comma-separated (all seven when not given).
+        #[arg(long, value_delimiter = ',')]
+        toggles: Option<Vec<String>>,
     },
     #[command(flatten)]
     Game(crate::game_cli::GameCommand),
@@ -159,14 +165,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(if failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
         Command::Game(g) => crate::game_cli::run(g),
-        Command::Qualify { track: name, cars, seed, weather, ties } => {
+        Command::Qualify { track: name, cars, seed, weather, ties, profile, toggles } => {
+            let rules = crate::engine::Rulebook::from_cli(&profile, toggles.as_deref())?;
             let weather = crate::qualify::SessionWeather::parse(&weather)
                 .with_context(|| format!("unknown weather `{weather}` (dry, wet, track)"))?;
             let tie = crate::engine::qualifying::TieBreak::parse(&ties)
                 .with_context(|| format!("unknown tie-break `{ties}` (completion, black-die)"))?;
             let t = track::load::resolve(&name)?;
             anyhow::ensure!((1..=99).contains(&cars), "--cars must be 1 to 99");
-            let s = crate::qualify::run(&t, &crate::qualify::SessionConfig { cars, seed, weather, tie })?;
+            let s = crate::qualify::run(&t, &crate::qualify::SessionConfig { cars, seed, weather, tie, rules })?;
             out!("{}", crate::qualify::report(&t, &s));
             Ok(ExitCode::SUCCESS)
         }
