@@ -78,7 +78,7 @@ pub fn run(t: &Track, cfg: &SessionConfig) -> Result<Session, QualifyingError> {
         }
     };
     if !cfg.rules.set.time_trials {
-        // 003-2 off: no timed laps; the seeds' grid by one black die per car (002, ruling 30).
+        // 003-2 off: no timed laps; the seeds' grid by one black die per car (002, ruling 32).
         dice.set_turn("grid");
         let cars: Vec<(u8, bool)> = (1..=cfg.cars as u8).map(|n| (n, false)).collect();
         let grid = grid::by_d20(&cars, &mut dice);

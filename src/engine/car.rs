@@ -145,7 +145,7 @@ pub enum SetupError {
 }
 
 impl Wear {
-    /// The sheet every car has without the Eurogames car construction (003-5 off, ruling 30).
+    /// The sheet every car has without the Eurogames car construction (003-5 off, ruling 32).
     pub fn fixed() -> Self {
         let [tyres, brakes, gas, body, engine, handling] = FIXED_SHEET;
         Wear { tyres, brakes, gas, body, engine, handling }

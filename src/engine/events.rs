@@ -228,7 +228,7 @@ pub enum Event {
         car: CarId,
     },
     /// Worn soft tyres (their third lap) move one space less than the die on a straight
-    /// (003-3, Eurogames tyres only; docs/rulings.md, ruling 32).
+    /// (003-3, Eurogames tyres only; docs/rulings.md, ruling 34).
     WornSoftTyres {
         /// The car.
         car: CarId,

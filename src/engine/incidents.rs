@@ -147,7 +147,7 @@ pub fn pushes_engine(gear: u8, value: u8) -> bool {
 /// every car still racing in 5th or 6th on the racing track (not in the pit lane) rolls the
 /// black die in the order of play; a failed test costs an engine point, the last one breaks the
 /// engine with a sticker under the car. A spun-out car is in 4th or lower for 16-0-3-1: no
-/// inertia; it leaves the board at once (2004) or at its next turn (2002, ruling 31). Otherwise it plays its inertia at its next turn
+/// inertia; it leaves the board at once (2004) or at its next turn (2002, ruling 33). Otherwise it plays its inertia at its next turn
 /// (16-0-3, 16-0-6: `inertia`).
 pub fn engine_tests(t: &Track, s: &mut RaceState, events: &mut Vec<Event>, dice: &mut dyn Dice, rules: &Rulebook) {
     let mut cars: Vec<CarId> = s

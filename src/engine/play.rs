@@ -149,7 +149,7 @@ pub fn roll(
         if s.car(car).wear.engine == 0 {
             // 16-0-3-1, 20-4-3: a broken engine in 4th or lower means no inertia (every over-rev
             // that costs an engine point ends in 2nd or 1st). 2004: the car is removed at once;
-            // 2002: it waits for its next turn like any wreck (ruling 31).
+            // 2002: it waits for its next turn like any wreck (ruling 33).
             let removed = rules.set.low_break_off_at_once;
             s.car_mut(car).status = Status::Eliminated { reason: Elimination::Engine, removed };
             events.push(Event::Eliminated { car, reason: Elimination::Engine });
@@ -221,13 +221,13 @@ pub fn move_options_with(t: &Track, s: &RaceState, car: CarId, value: u8, rules:
     let dangerous: &[SpaceIdx] = if set.road_holding { &s.dangerous } else { &[] };
     let board = Board { track: t, occupied: &occupied, dangerous, pit_open: false, walls: true };
     // 003-3 (table): soft tyres on their third lap lose a space on a move in the straights, read
-    // as a move begun outside a corner, never below one space (ruling 32).
+    // as a move begun outside a corner, never below one space (ruling 34).
     let value = if tyres::worn_soft_malus(t, c, value, set) { value - 1 } else { value };
     let mover = Mover { start: c.space, stops: c.stops, max: value, min: value.saturating_sub(c.wear.brakes) };
     let r = reaches(&board, &mover);
     let mut opts = options(t, c, value, s.wet, &r);
     let inertia = s.in_inertia(car);
-    // 16-0-8 (2004): the tyre rules apply in inertia; 2002: no +1 in an inertia move (ruling 31).
+    // 16-0-8 (2004): the tyre rules apply in inertia; 2002: no +1 in an inertia move (ruling 33).
     if soft_bonus(c.tyres, s.wet, c.tyre_lap) && (!inertia || set.tyres_in_inertia) {
         // 8-2-1, 6-3 step 7: the soft-tyre +1, a choice of its own.
         let longer = Mover { max: value.saturating_add(1), min: value.saturating_add(1), ..mover };
@@ -523,7 +523,7 @@ fn quick_exit(
 ) -> Result<Outcome, IllegalOrder> {
     let mut opts = move_options_with(t, &s, car, spaces, rules);
     if !rules.set.quick_exit_brakes {
-        // 2002 19-3-3: the half die is the move, with no brakes (ruling 31); a car stopped
+        // 2002 19-3-3: the half die is the move, with no brakes (ruling 33); a car stopped
         // behind another in the lane is no braking (19-1-5).
         let plain: Vec<MoveOption> = opts.iter().filter(|o| o.brakes == 0).cloned().collect();
         if !plain.is_empty() {
@@ -555,7 +555,7 @@ fn quick_exit(
     let mut out = resolve_with(t, &exit, pick, &PitOrder::default(), dice, rules)?;
     if !rules.set.quick_exit_stop {
         // 19-3-8 is 2004 only: under the 2002 text the exit move counts no stop in the corner it
-        // ends in (ruling 31).
+        // ends in (ruling 33).
         let c = out.state.car_mut(car);
         if let Some((k, n)) = c.stops
             && t.space(c.space).corner == Some(k)

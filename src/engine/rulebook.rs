@@ -12,7 +12,7 @@ pub enum Profile {
     /// Masters 2002, English text (`000_*.txt`): kept for leagues that still play it.
     Competition2002,
     /// The Eurogames advanced rules (`003_*.txt`): seven optional rules, each a [`Toggle`], over
-    /// the competition engine (docs/rulings.md, ruling 30).
+    /// the competition engine (docs/rulings.md, ruling 32).
     EurogamesAdvanced,
 }
 
@@ -134,13 +134,13 @@ pub enum Construction {
     Competition,
     /// 003-5: exactly 20 points on six parts, at least 1 each; the pit keeps its 2 points.
     Eurogames,
-    /// Without 003-5: every car has the same sheet, [`FIXED_SHEET`] (ruling 30).
+    /// Without 003-5: every car has the same sheet, [`FIXED_SHEET`] (ruling 32).
     Fixed,
 }
 
 /// The sheet of every car when the Eurogames car construction (003-5) is off: the basic booklet's
 /// printed sheet is not among the sources, so the engine's balanced configuration is used
-/// (`Wear::standard()`: tyres 6, brakes 4, gas 3, body 3, engine 3, road-holding 1; ruling 30).
+/// (`Wear::standard()`: tyres 6, brakes 4, gas 3, body 3, engine 3, road-holding 1; ruling 32).
 pub const FIXED_SHEET: [u8; 6] = [6, 4, 3, 3, 3, 1];
 
 /// The switches of a ruleset: one flag per rule that differs between the profiles, each citing
@@ -150,15 +150,15 @@ pub const FIXED_SHEET: [u8; 6] = [6, 4, 3, 3, 3, 1];
 pub struct RuleSet {
     /// 6-3 (2004) steps 7 and 9: the soft-tyre +1 and the brakes are separate steps, so a move may
     /// take the +1 and then brake a slipstream short (18-1-2). 2002 6-3 step 7: "+1 *or use
-    /// brakes*": a move that takes the +1 uses no brake (ruling 31).
+    /// brakes*": a move that takes the +1 uses no brake (ruling 33).
     pub bonus_and_brakes: bool,
     /// 16-0-3-1, 20-4-3 (2004): a car whose engine breaks in 4th or lower is taken off at once.
     /// 2002 16-0-3-1, 20-4-3: no inertia, and nothing said of when it goes: it waits for its next
-    /// turn like every other wreck (2002 20-2-2, 20-3-2; ruling 31).
+    /// turn like every other wreck (2002 20-2-2, 20-3-2; ruling 33).
     pub low_break_off_at_once: bool,
     /// 16-0-8 (2004): every tyre rule applies in an inertia move, a first-lap soft tyre must use
     /// its +1. 2002 (16-0-3: "one last time in 4th gear"): the die's spaces only, no +1; the wet
-    /// slide, part of every move (8-1-2), still applies (ruling 31).
+    /// slide, part of every move (8-1-2), still applies (ruling 33).
     pub tyres_in_inertia: bool,
     /// 19-1-8 (2004): in the pit lane, a gear whose highest roll reaches the box, else the
     /// highest allowed. 2002 19-1-6: "no minimum or maximum gear in the pit lane".
@@ -167,14 +167,14 @@ pub struct RuleSet {
     /// "4th gear or less", 1st included; 19-1-9 does not exist.
     pub no_first_from_box: bool,
     /// 19-2-7 (2004): a player who announces no tyre type keeps the same. 2002 19-5-7: the type
-    /// must be announced before anything else; a stop without it is refused (ruling 31).
+    /// must be announced before anything else; a stop without it is refused (ruling 33).
     pub same_tyres_by_default: bool,
     /// 19-3-7 (2004): brakes may be used on a quick stop's exit move. 2002 19-3-3: the exit move
-    /// is the half die "the car can move", with no brakes (ruling 31).
+    /// is the half die "the car can move", with no brakes (ruling 33).
     pub quick_exit_brakes: bool,
     /// 19-3-8 (2004): a quick-stop exit move ending in the first corner counts a required stop
     /// there. 2002: the exit move is the end of the move that reached the box, and counts no
-    /// stop (ruling 31).
+    /// stop (ruling 33).
     pub quick_exit_stop: bool,
     /// 18 (competition), 003-1 (toggle): slipstreaming exists at all.
     pub slipstream: bool,
@@ -182,13 +182,13 @@ pub struct RuleSet {
     /// corner stop" (the competition counts the stop where the whole move ends, 7-1-1, 18-2-2).
     pub slipstream_no_stop: bool,
     /// 1 (competition), 003-2 (toggle): the grid from timed laps; off, from one black die per
-    /// car (ruling 30).
+    /// car (ruling 32).
     pub time_trials: bool,
     /// 8 (competition), 003-3 (toggle): hard, soft and rain tyres; off, every car is on hard
-    /// tyres (ruling 30).
+    /// tyres (ruling 32).
     pub tyre_types: bool,
     /// 003-3 (table, 3rd lap of soft tyres): "all moves in the straights will be reduced by one
-    /// space" (ruling 32); the competition has no such malus.
+    /// space" (ruling 34); the competition has no such malus.
     pub worn_soft_straights: bool,
     /// 3 (competition), 003-4 (toggle): the weather is drawn; off, sunshine and a dry track.
     pub weather: bool,
@@ -200,7 +200,7 @@ pub struct RuleSet {
     /// space tests even if it did not move (the competition tests on entering only, 17-2).
     pub test_on_stopping: bool,
     /// 19-4 (competition long stop), 003-7 "full pit-stop" (toggle): repairs at the pit from its
-    /// 2 points; off, only tyre stops (ruling 30).
+    /// 2 points; off, only tyre stops (ruling 32).
     pub repairs: bool,
 }
 
@@ -241,7 +241,7 @@ impl RuleSet {
     };
 
     /// The Eurogames advanced rules with `toggles` on, over the 2004 competition engine
-    /// (ruling 30): each toggle off is the basic game as far as the engine can express it.
+    /// (ruling 32): each toggle off is the basic game as far as the engine can express it.
     pub fn eurogames(toggles: &[Toggle]) -> RuleSet {
         let on = |t: Toggle| toggles.contains(&t);
         RuleSet {
@@ -376,12 +376,12 @@ impl Rulebook {
     }
 
     /// The tyres a car may be fitted with (8, 003-3): all three types, or hard tyres only when the
-    /// tyre rule is off (ruling 30).
+    /// tyre rule is off (ruling 32).
     pub fn tyres_allowed(&self, tyres: Tyres) -> bool {
         self.set.tyre_types || tyres == Tyres::Hard
     }
 
-    /// Wear points kept at the pit (4-0-2, 5-0-2, 003-7): none without repairs (ruling 30).
+    /// Wear points kept at the pit (4-0-2, 5-0-2, 003-7): none without repairs (ruling 32).
     pub fn pit_points(&self) -> u8 {
         if self.set.repairs { PIT_POINTS } else { 0 }
     }
@@ -640,7 +640,7 @@ mod tests {
     #[test]
     fn the_2002_switches_are_exactly_the_2004_changes() {
         // shared/rules/README.md lists ten 2004 changes; they map onto eight switches, all off in
-        // 2002 (16-0-9 is kept for both editions, ruling 31), and nothing else differs.
+        // 2002 (16-0-9 is kept for both editions, ruling 33), and nothing else differs.
         let (a, b) = (RuleSet::COMPETITION_2004, RuleSet::COMPETITION_2002);
         let differ = [
             a.bonus_and_brakes != b.bonus_and_brakes,

@@ -253,7 +253,7 @@ impl Chain<'_, '_> {
             return None; // cannot pay: not offered (docs/rulings.md, ruling 19)
         }
         if steps.bonus && short > 0 && !self.set.bonus_and_brakes {
-            return None; // 2002 6-3 step 7: the +1 *or* the brakes (ruling 31)
+            return None; // 2002 6-3 step 7: the +1 *or* the brakes (ruling 33)
         }
         let mut o = build_option(self.c, self.wet, r, 0, 0);
         o.dangerous = whole.iter().copied().filter(|x| self.s.is_dangerous(*x)).collect();
@@ -269,7 +269,7 @@ impl Chain<'_, '_> {
             && began_in != Some(k)
         {
             // 003-1-5: carried into a corner by the slipstream, the car "is not considered to
-            // have made a corner stop" (ruling 33).
+            // have made a corner stop" (ruling 35).
             o.stops = Some((k, n.saturating_sub(1)));
         }
         if matches!(o.fate, Fate::Eliminated(_)) || (o.bonus && !bonus_allowed(self.c, self.wet, &o)) {

@@ -16,7 +16,7 @@ use super::state::CarState;
 
 /// Whether a die's result of `value` loses a space to worn soft tyres (003-3, the Eurogames table:
 /// soft tyres on their third lap, "all moves in the straights will be reduced by one space"): a
-/// move begun on a straight of the racing track, never below one space (ruling 32).
+/// move begun on a straight of the racing track, never below one space (ruling 34).
 pub fn worn_soft_malus(t: &Track, car: &CarState, value: u8, set: &RuleSet) -> bool {
     set.worn_soft_straights
         && car.tyres == Tyres::Soft
