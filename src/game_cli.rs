@@ -64,9 +64,13 @@ pub enum GameCommand {
         /// Laps.
         #[arg(long, default_value_t = 3)]
         laps: u16,
-        /// Rule profile.
+        /// Rule profile: competition-2004, competition-2002 or eurogames-advanced.
         #[arg(long, default_value = "competition-2004")]
         profile: String,
+        /// Eurogames advanced rules switched on, comma-separated (slipstream, time-trials, tyres,
+        /// weather, construction, road-holding, pits, or `all`; docs/profiles.md).
+        #[arg(long, value_delimiter = ',')]
+        toggles: Option<Vec<String>>,
         /// Most cars (default: the track's grid).
         #[arg(long)]
         max_cars: Option<u8>,
@@ -227,11 +231,27 @@ fn parse_wear(s: &str) -> Result<Wear> {
 /// Runs a game command.
 pub fn run(cmd: GameCommand) -> Result<ExitCode> {
     match cmd {
-        GameCommand::New { game, track, laps, profile, max_cars, move_hours, join_by, weather, grid, games } => {
+        GameCommand::New {
+            game,
+            track,
+            laps,
+            profile,
+            toggles,
+            max_cars,
+            move_hours,
+            join_by,
+            weather,
+            grid,
+            games,
+        } => {
             let grid = GridMethod::parse(&grid)
                 .with_context(|| format!("unknown grid `{grid}` (join, qualifying, qualifying-black-die)"))?;
             let weather = Forecast::parse(&weather)
                 .with_context(|| format!("unknown weather `{weather}` (track, sun, rain, changeable)"))?;
+            let profile = match toggles {
+                None => profile,
+                Some(t) => crate::engine::Rulebook::from_cli(&profile, Some(&t))?.spec(),
+            };
             let (store, id) = locate(&games, &game);
             let join_by = match join_by {
                 Some(s) => Some(

@@ -128,13 +128,17 @@ pub fn run_race(
     let broken = |moves: u32, what: String| Broken { race, moves, what, context: String::new() };
     // The key of the game `steward sim --keep` writes for this race (src/store/keep.rs).
     let mut dice = LabelledDice::new(sim_race_key(cfg.seed, &t.name, race, cfg.cars), "0");
-    let (sky, wet) = draw_weather(t, cfg.weather, &mut dice);
-    // The bot fits rain tyres when the track is wet at the start, hard ones otherwise (8).
+    // Without the weather rule (003-4 off) the sun always shines.
+    let (sky, wet) = if rules.set.weather { draw_weather(t, cfg.weather, &mut dice) } else { (None, false) };
+    // The bot fits rain tyres when the track is wet at the start, hard ones otherwise (8), when
+    // the game plays tyre types (003-3).
     let mut setups = field(cfg.cars);
     for (_, setup) in setups.iter_mut() {
-        setup.tyres = bot::tyres_for(wet);
+        let tyres = bot::tyres_for(wet);
+        setup.tyres = if rules.tyres_allowed(tyres) { tyres } else { Tyres::Hard };
     }
-    let mut state = RaceState::new(t, cfg.laps, &setups).map_err(|e| broken(0, e))?;
+    let rules_laps = Rulebook { laps: cfg.laps, ..rules.clone() };
+    let mut state = RaceState::new_for(t, &rules_laps, &setups).map_err(|e| broken(0, e))?;
     state.wet = wet;
     state.weather = sky;
     let mut moves = 0u32;
@@ -191,7 +195,7 @@ pub fn run_race(
                     );
                 }
                 let pit = if crate::engine::play::reaches_box(t, &r, i) {
-                    bot.pit_order(&r.state, car)
+                    bot.pit_order_for(&r.state, car, rules)
                 } else {
                     crate::engine::pits::PitOrder::default()
                 };

@@ -236,6 +236,12 @@ pub enum Event {
         /// The car that rolls.
         car: CarId,
     },
+    /// Worn soft tyres (their third lap) move one space less than the die on a straight
+    /// (003-3, Eurogames tyres only; docs/rulings.md, ruling 34).
+    WornSoftTyres {
+        /// The car.
+        car: CarId,
+    },
     /// The soft-tyre +1 is used: one space more than the die (8-2-1).
     SoftBonus {
         /// The car.
@@ -295,6 +301,7 @@ impl Event {
             Event::QuickStop { .. } => "19-3-3",
             Event::QuickStopMissed { .. } => "19-3-4",
             Event::SoftBonus { .. } => "8-2-1",
+            Event::WornSoftTyres { .. } => "003-3",
             Event::WallTest { .. } => "15-0-2",
             Event::WeatherChange { .. } => "3-2-6",
             Event::WeatherDrawn { race: true, .. } => "3-2-1",
@@ -375,6 +382,9 @@ impl Event {
             ),
             Event::WallTest { car } => format!("car {} takes a body test against the wall", number(*car)),
             Event::SoftBonus { car } => format!("car {} uses its soft-tyre +1", number(*car)),
+            Event::WornSoftTyres { car } => {
+                format!("car {}'s worn soft tyres lose a space on the straight", number(*car))
+            }
             Event::Slid { car, spaces, .. } => {
                 format!("car {} slides {spaces} space(s) on the wet track", number(*car))
             }

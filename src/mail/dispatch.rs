@@ -676,7 +676,11 @@ impl Daemon {
                 None => return Ok(false),
             };
             let label = MoveOption::label(index);
-            let pit = if bot_stop { crate::store::driver::bot_pit(&self.bot, &g.track, rolled, index) } else { None };
+            let pit = if bot_stop {
+                crate::store::driver::bot_pit(&self.bot, &g.track, &g.rules, rolled, index)
+            } else {
+                None
+            };
             self.touch(job, game, next)?;
             let meta = self.meta_by("policy");
             match pit {

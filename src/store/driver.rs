@@ -61,7 +61,8 @@ pub struct NewGame {
     pub id: String,
     /// A shipped track's name or a track file.
     pub track: String,
-    /// Rule profile.
+    /// Rule profile, optionally with the Eurogames toggles after a colon
+    /// (`eurogames-advanced:tyres,weather`, docs/profiles.md).
     pub profile: String,
     /// Laps.
     pub laps: u16,
@@ -189,7 +190,8 @@ impl Store {
             id: req.id.clone(),
             track: name,
             track_sha256: sha256_hex(text.as_bytes()),
-            profile: req.profile.clone(),
+            profile: crate::engine::Rulebook::split_spec(&req.profile).0,
+            toggles: crate::engine::Rulebook::split_spec(&req.profile).1,
             laps: req.laps,
             max_cars,
             move_hours: req.move_hours,
@@ -452,7 +454,7 @@ impl Handle {
             let car = g.number(p.rolled.car);
             let i = bot.option(&g.track, &p.rolled);
             let label = crate::engine::MoveOption::label(i);
-            let pit = bot_pit(bot, &g.track, &p.rolled, i);
+            let pit = bot_pit(bot, &g.track, &g.rules, &p.rolled, i);
             input.orders.push(OrderRecord { car, by: By::Bot, gear: None, choose: Some(label), space: None, pit });
             return self.commit(input);
         }
@@ -469,7 +471,7 @@ impl Handle {
                 && (r.options.len() > 1 || crate::engine::play::reaches_box(&g.track, &r, 0))
             {
                 let i = bot.option(&g.track, &r);
-                let pit = bot_pit(bot, &g.track, &r, i);
+                let pit = bot_pit(bot, &g.track, &g.rules, &r, i);
                 input.orders.push(OrderRecord {
                     car,
                     by: By::Bot,
@@ -547,13 +549,18 @@ pub fn authenticate(game: &Game, address: &str, token: &str) -> Result<u8, Store
     Ok(p.car)
 }
 
-/// The bot's decision at the box as a turn records it, when option `i` ends there (19-2-6).
 /// The bot's decision at the box (19-2-6) when option `i` of `r` ends there.
-pub fn bot_pit(bot: &Bot, t: &crate::track::Track, r: &crate::engine::Rolled, i: usize) -> Option<PitRecord> {
+pub fn bot_pit(
+    bot: &Bot,
+    t: &crate::track::Track,
+    rules: &crate::engine::Rulebook,
+    r: &crate::engine::Rolled,
+    i: usize,
+) -> Option<PitRecord> {
     if !crate::engine::play::reaches_box(t, r, i) {
         return None;
     }
-    let o = bot.pit_order(&r.state, r.car);
+    let o = bot.pit_order_for(&r.state, r.car, rules);
     Some(PitRecord {
         kind: o.kind.map(|k| k.name().to_string()),
         tyres: o.tyres.map(|x| x.name().to_string()),

@@ -67,8 +67,11 @@ pub enum StoreError {
     #[error(transparent)]
     Track(#[from] TrackError),
     /// Unknown rule profile.
-    #[error("unknown rule profile `{0}` (competition-2004, competition-2002)")]
+    #[error("unknown rule profile `{0}` (competition-2004, competition-2002, eurogames-advanced)")]
     UnknownProfile(String),
+    /// A profile and toggles that make no rulebook.
+    #[error(transparent)]
+    Profile(#[from] crate::engine::ProfileError),
     /// A setting is out of range.
     #[error("{0}")]
     BadSetting(String),

@@ -36,6 +36,10 @@ pub struct SetupRecord {
     pub track_sha256: String,
     /// Rule profile (`competition-2004`).
     pub profile: String,
+    /// The Eurogames advanced rules switched on (`eurogames-advanced` only, docs/profiles.md);
+    /// absent from the files of games without them, which stay byte for byte as they were.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub toggles: Vec<String>,
     /// Laps.
     pub laps: u16,
     /// Most cars that may join.

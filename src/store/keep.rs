@@ -116,7 +116,7 @@ fn play(
         let req = NewGame {
             id: id.clone(),
             track: track.to_string(),
-            profile: rules.profile_name().to_string(),
+            profile: rules.spec(),
             laps: cfg.laps,
             max_cars: Some(cfg.cars as u8),
             move_hours: 48,

@@ -8,7 +8,7 @@
 
 use crate::engine::qualifying::grid::{self, Qualified, TieBreak};
 use crate::engine::qualifying::{Lap, LapEnd, LapRoll};
-use crate::engine::{Dice, MoveOption, Tyres};
+use crate::engine::{Dice, MoveOption};
 use crate::track::{Track, Weather};
 
 use super::error::StoreError;
@@ -81,11 +81,17 @@ pub struct Session {
 impl Session {
     /// Opens the session: each car on its start space in 1st (1-1-3) on the tyres its player
     /// chose for this track (ruling 30).
-    pub fn open(t: &Track, players: &[PlayerRecord], weather: Weather, wet: bool) -> Result<Session, StoreError> {
+    pub fn open(
+        t: &Track,
+        rules: &crate::engine::Rulebook,
+        players: &[PlayerRecord],
+        weather: Weather,
+        wet: bool,
+    ) -> Result<Session, StoreError> {
         let entries = players
             .iter()
             .map(|p| {
-                let tyres = super::replay::starting_tyres(p, wet);
+                let tyres = super::replay::starting_tyres(p, wet, rules);
                 Lap::new(t, p.car, tyres, wet)
                     .map(|lap| Entry { car: p.car, lap, pending: None, done: None })
                     .map_err(|e| StoreError::BadSetting(e.to_string()))
@@ -249,9 +255,4 @@ impl Session {
         }
         out
     }
-}
-
-/// The tyres a qualifying car runs: those its player chose for the session's track.
-pub fn tyres_of(p: &PlayerRecord, wet: bool) -> Tyres {
-    super::replay::starting_tyres(p, wet)
 }

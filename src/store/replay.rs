@@ -293,8 +293,7 @@ impl Game {
         if !valid_id(&setup.id) {
             return Err(StoreError::BadId(setup.id.clone()));
         }
-        let rules =
-            Rulebook::from_profile(&setup.profile).ok_or_else(|| StoreError::UnknownProfile(setup.profile.clone()))?;
+        let rules = Rulebook::from_setup(&setup.profile, &setup.toggles)?;
         if setup.laps == 0 {
             return Err(StoreError::BadSetting("a race has at least 1 lap".into()));
         }
@@ -310,10 +309,20 @@ impl Game {
         {
             return Err(StoreError::BadSetting(format!("unknown weather `{w}` (track, sun, rain, changeable)")));
         }
-        if let Some(g) = &setup.grid
-            && GridMethod::parse(g).is_none()
-        {
-            return Err(StoreError::BadSetting(format!("unknown grid `{g}` (join, qualifying, qualifying-black-die)")));
+        if let Some(g) = &setup.grid {
+            match GridMethod::parse(g) {
+                None => {
+                    return Err(StoreError::BadSetting(format!(
+                        "unknown grid `{g}` (join, qualifying, qualifying-black-die)"
+                    )));
+                }
+                Some(m) if m.qualifies() && !rules.set.time_trials => {
+                    return Err(StoreError::BadSetting(
+                        "this game's rules have no time trials (003-2 off): its grid cannot be qualifying".into(),
+                    ));
+                }
+                Some(_) => {}
+            }
         }
         if setup.dice != crate::dice::SCHEME {
             return Err(StoreError::BadSetting(format!("unknown dice scheme `{}`", setup.dice)));
@@ -349,6 +358,9 @@ impl Game {
 
     /// How the race weather is decided (absent in older games: sun; checked by [`Game::create`]).
     pub fn forecast(&self) -> Forecast {
+        if !self.rules.set.weather {
+            return Forecast::Sun; // 003-4 off: sunshine and a dry track (ruling 32)
+        }
         self.setup.weather.as_deref().and_then(Forecast::parse).unwrap_or(Forecast::Sun)
     }
 
@@ -460,7 +472,7 @@ impl Game {
                     if self.dice_done(dice, &mut out)? > 0 {
                         out.move_no = Some(0);
                     }
-                    let session = Session::open(&self.track, &next.players, q, wet)?;
+                    let session = Session::open(&self.track, &self.rules, &next.players, q, wet)?;
                     let lone = RaceState::from_cars(Vec::new(), self.setup.laps, wet);
                     self.events(&lone, &drawn, &mut out);
                     out.events.push(EventRecord {
@@ -483,10 +495,10 @@ impl Game {
                 let setups: Vec<(u8, Setup)> = next
                     .players
                     .iter()
-                    .map(|p| (p.car, Setup { wear: wear_of(&p.wear), tyres: starting_tyres(p, wet) }))
+                    .map(|p| (p.car, Setup { wear: wear_of(&p.wear), tyres: starting_tyres(p, wet, &self.rules) }))
                     .collect();
-                let mut state =
-                    RaceState::new(&self.track, self.setup.laps, &setups).map_err(StoreError::BadSetting)?;
+                let rules = Rulebook { laps: self.setup.laps, ..self.rules.clone() };
+                let mut state = RaceState::new_for(&self.track, &rules, &setups).map_err(StoreError::BadSetting)?;
                 state.wet = wet;
                 state.weather = sky;
                 if self.setup.weather.is_some() {
@@ -679,7 +691,7 @@ impl Game {
             return Err(StoreError::BadSetup { car: p.car, why: format!("wet-track tyres `{w}` (hard, soft, rain)") });
         }
         Setup { wear: wear_of(&p.wear), tyres }
-            .validate()
+            .validate_for(&self.rules)
             .map_err(|e| StoreError::BadSetup { car: p.car, why: e.to_string() })?;
         Ok(())
     }
@@ -984,9 +996,10 @@ impl Game {
         let setups: Vec<(u8, Setup)> = next
             .players
             .iter()
-            .map(|p| (p.car, Setup { wear: wear_of(&p.wear), tyres: starting_tyres(p, wet) }))
+            .map(|p| (p.car, Setup { wear: wear_of(&p.wear), tyres: starting_tyres(p, wet, &self.rules) }))
             .collect();
-        let mut state = RaceState::new(&self.track, self.setup.laps, &setups).map_err(StoreError::BadSetting)?;
+        let rules = Rulebook { laps: self.setup.laps, ..self.rules.clone() };
+        let mut state = RaceState::new_for(&self.track, &rules, &setups).map_err(StoreError::BadSetting)?;
         state.wet = wet;
         state.weather = sky;
         self.events(&state, &drawn, out);
@@ -1015,8 +1028,11 @@ impl Game {
 
 /// The tyres a car starts on (3-0-1, ruling 30): its `wet_tyres` when the track is wet at the
 /// start and it named some, rain tyres for a bot that did not, else its `tyres`.
-pub fn starting_tyres(p: &PlayerRecord, wet: bool) -> Tyres {
+pub fn starting_tyres(p: &PlayerRecord, wet: bool, rules: &Rulebook) -> Tyres {
     let dry = Tyres::parse(&p.tyres).unwrap_or(Tyres::Hard);
+    if !rules.set.tyre_types {
+        return Tyres::Hard; // 003-3 off: hard tyres only (ruling 32)
+    }
     if !wet {
         return dry;
     }

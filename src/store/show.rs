@@ -33,8 +33,15 @@ pub fn show(game: &Game) -> String {
     let mut out = String::new();
     let s = &game.setup;
     let last = game.turns.last().expect("a game has turn 0");
-    let _ =
-        writeln!(out, "Game {} on {} ({}, {} lap(s), {} rules)", s.id, game.track.title, s.track, s.laps, s.profile);
+    let _ = writeln!(
+        out,
+        "Game {} on {} ({}, {} lap(s), {} rules)",
+        s.id,
+        game.track.title,
+        s.track,
+        s.laps,
+        game.rules.spec()
+    );
     let _ = writeln!(out, "Dice commitment: {}", s.commitment);
     if let Some(seed) = game.now.revealed {
         let _ = writeln!(out, "Seed revealed:   {}", hex::encode(seed));

@@ -306,3 +306,44 @@ fn a_qualifying_session_makes_the_grid_of_the_race() {
     let out = python(&["tools/verify_game.py", &dir.display().to_string()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
 }
+
+#[test]
+fn kept_simulations_under_the_2002_and_eurogames_profiles_record_them_and_verify() {
+    // Issue 4: a game's profile and toggles are part of its setup; the store replays them.
+    let g = scratch("kept-profiles");
+    for (profile, toggles) in [("competition-2002", None), ("eurogames-advanced", Some("tyres,road-holding,pits"))] {
+        let mut args = vec!["sim", "--track", "monaco", "--cars", "6", "--laps", "3", "--races", "1", "--seed", "7"];
+        args.extend(["--profile", profile]);
+        if let Some(t) = toggles {
+            args.extend(["--toggles", t]);
+        }
+        let plain = ok(&g, &args);
+        let keep = g.join(profile).display().to_string();
+        let mut kept_args = args.clone();
+        kept_args.extend(["--keep", &keep, "--no-sync"]);
+        assert_eq!(ok(&g, &kept_args), plain, "{profile}: --keep changes the race");
+        let store = steward::store::Store::new(g.join(profile));
+        let ids = store.list().unwrap();
+        let dir = store.game_dir(&ids[0]);
+        let game_toml = std::fs::read_to_string(dir.join("game.toml")).unwrap();
+        assert!(game_toml.contains(&format!("profile = \"{profile}\"")), "{game_toml}");
+        assert_eq!(
+            game_toml.contains("toggles = [\"tyres\", \"road-holding\", \"pits\"]"),
+            toggles.is_some(),
+            "{game_toml}"
+        );
+        let r = verify(&dir, None).unwrap();
+        assert!(r.game.now.over);
+        assert_eq!(r.game.rules.profile_name(), profile);
+    }
+    // A profile the rulebook does not know is refused with the valid names.
+    refused(&g, &["new", "x", "--track", "sprint", "--profile", "eurogames"], "eurogames-advanced");
+    refused(
+        &g,
+        &["new", "y", "--track", "sprint", "--profile", "competition-2004", "--toggles", "tyres"],
+        "toggles of the eurogames-advanced profile",
+    );
+    ok(&g, &["new", "z", "--track", "sprint", "--profile", "eurogames-advanced", "--toggles", "weather,slipstream"]);
+    let game_toml = std::fs::read_to_string(g.join("z").join("game.toml")).unwrap();
+    assert!(game_toml.contains("toggles = [\"slipstream\", \"weather\"]"), "{game_toml}");
+}

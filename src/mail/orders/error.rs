@@ -227,6 +227,15 @@ impl OrderError {
                             format!("{total} points, c'est trop : 20 plus les 2 du stand au plus (5-3)")
                         }
                         SetupError::TooFew { total } => format!("{total} points : les 20 doivent être placés (5-0-2)"),
+                        SetupError::NotTwenty { total } => {
+                            format!("{total} points : placez-en exactement 20 (règle avancée 5)")
+                        }
+                        SetupError::NotTheFixedSheet(w) => {
+                            format!("cette partie se joue sans construction de voiture (règle avancée 5) : {w}")
+                        }
+                        SetupError::TyreType => {
+                            "cette partie se joue sans types de pneus (règle avancée 3) : pneus durs".to_string()
+                        }
                     };
                     format!("{why} : {write} {ex}")
                 } else {
