@@ -248,8 +248,10 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
                 .with_context(|| format!("unknown grid `{grid}` (join, qualifying, qualifying-black-die)"))?;
             let weather = Forecast::parse(&weather)
                 .with_context(|| format!("unknown weather `{weather}` (track, sun, rain, changeable)"))?;
+            // As `steward sim`: eurogames-advanced without --toggles plays all seven.
             let profile = match toggles {
-                None => profile,
+                None if profile.contains(':') => profile,
+                None => crate::engine::Rulebook::from_cli(&profile, None)?.spec(),
                 Some(t) => crate::engine::Rulebook::from_cli(&profile, Some(&t))?.spec(),
             };
             let (store, id) = locate(&games, &game);

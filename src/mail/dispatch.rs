@@ -424,7 +424,12 @@ impl Daemon {
                 let req = NewGame {
                     id: game.clone(),
                     track: track.clone(),
-                    profile: profile.clone().unwrap_or_else(|| "competition-2004".into()),
+                    // `eurogames-advanced` alone plays all seven toggles; `...:a,b` those named.
+                    profile: match profile.as_deref() {
+                        None => "competition-2004".into(),
+                        Some(p) if p.contains(':') => p.to_string(),
+                        Some(p) => crate::engine::Rulebook::from_cli(p, None).map_err(|e| e.to_string())?.spec(),
+                    },
                     laps: *laps,
                     max_cars: *cars,
                     move_hours: hours.unwrap_or(48),

@@ -153,6 +153,13 @@ fn requests_and_moderator_commands() {
         matches!(one("CREATE m TRACK monaco LAPS 1 WEATHER rain"), Order::Create { weather: Some(w), .. } if w.name() == "rain")
     );
     assert!(matches!(err("CREATE m TRACK monaco LAPS 1 WEATHER snow"), OrderError::Invalid { .. }));
+    assert!(matches!(
+        one("CREATE m TRACK monaco LAPS 1 PROFILE Eurogames-Advanced:tyres,weather"),
+        Order::Create { profile: Some(p), .. } if p == "eurogames-advanced:tyres,weather"
+    ));
+    assert!(
+        matches!(one("CREATE m TRACK monaco LAPS 1 GRID essais"), Order::Create { grid: Some(g), .. } if g.name() == "qualifying")
+    );
 }
 
 #[test]

@@ -347,3 +347,53 @@ fn kept_simulations_under_the_2002_and_eurogames_profiles_record_them_and_verify
     let game_toml = std::fs::read_to_string(g.join("z").join("game.toml")).unwrap();
     assert!(game_toml.contains("toggles = [\"slipstream\", \"weather\"]"), "{game_toml}");
 }
+
+/// A game's profile switches reach its settings (docs/profiles.md): without 003-4 the race is
+/// sunny whatever weather it names, without 003-3 every car starts on hard tyres, and without
+/// 003-2 there is no qualifying grid; `eurogames-advanced` alone plays all seven toggles.
+#[test]
+fn the_profile_switches_reach_a_games_weather_tyres_and_grid() {
+    let g = scratch("profile-settings");
+    refused(
+        &g,
+        &[
+            "new",
+            "a",
+            "--track",
+            "sprint",
+            "--profile",
+            "eurogames-advanced",
+            "--toggles",
+            "tyres",
+            "--grid",
+            "qualifying",
+        ],
+        "no time trials",
+    );
+    ok(
+        &g,
+        &[
+            "new",
+            "b",
+            "--track",
+            "sprint",
+            "--laps",
+            "1",
+            "--profile",
+            "eurogames-advanced",
+            "--toggles",
+            "pits",
+            "--weather",
+            "rain",
+        ],
+    );
+    ok(&g, &["join", "b", "--address", "ann@example.org", "--tyres", "hard", "--wet-tyres", "rain"]);
+    let text = ok(&g, &["start", "b"]);
+    assert!(text.contains("the race weather is sun"), "{text}");
+    let game = steward::store::driver::load_dir(&g.join("b"), None).unwrap();
+    let state = &game.now.race.as_ref().unwrap().state;
+    assert!(!state.wet && state.cars[0].tyres == steward::engine::Tyres::Hard);
+    ok(&g, &["new", "c", "--track", "sprint", "--profile", "eurogames-advanced"]);
+    let game_toml = std::fs::read_to_string(g.join("c").join("game.toml")).unwrap();
+    assert!(game_toml.contains("\"time-trials\"") && game_toml.contains("\"weather\""), "{game_toml}");
+}

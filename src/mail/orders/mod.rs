@@ -625,7 +625,16 @@ fn create(args: &[&str]) -> Result<Order, OrderError> {
             "laps" | "tours" => laps = Some(number(k, Arg::Laps, next, 1, 99)? as u16),
             "cars" | "voitures" => cars = Some(number(k, Arg::CarNumber, next, 1, 99)? as u8),
             "hours" | "heures" => hours = Some(number(k, Arg::Hours, next, 1, 24 * 60)?),
-            "profile" | "profil" => profile = Some(name(k, Arg::Profile, next)?),
+            "profile" | "profil" => {
+                // A profile, optionally with its toggles: `eurogames-advanced:tyres,weather`.
+                let w = next.ok_or(OrderError::Missing { order: k, what: Arg::Profile })?;
+                let ok = w.len() <= 200
+                    && w.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':' | ','));
+                if !ok {
+                    return Err(OrderError::Invalid { order: k, what: Arg::Profile, got: w.to_string() });
+                }
+                profile = Some(w.to_ascii_lowercase());
+            }
             "weather" | "meteo" => {
                 let w = next.ok_or(OrderError::Missing { order: k, what: Arg::Weather })?;
                 weather = Some(forecast(&squash(w)).ok_or_else(|| OrderError::Invalid {
