@@ -77,6 +77,14 @@ fn whole_race(c: &mut Criterion) {
             black_box(run_race(&t, &rules, &wet, race % 64, &mut bot, &mut None).unwrap())
         })
     });
+    // The Eurogames profile with its seven toggles (road-holding tests on stopping too).
+    let euro = Rulebook::from_cli("eurogames-advanced", None).unwrap();
+    c.bench_function("race/monaco-10-cars-3-laps-changeable-eurogames", |b| {
+        b.iter(|| {
+            race = race.wrapping_add(1);
+            black_box(run_race(&t, &euro, &wet, race % 64, &mut bot, &mut None).unwrap())
+        })
+    });
 }
 
 /// The comparison workload on the imported reference Monaco graph.
