@@ -492,15 +492,7 @@ impl Game {
                 if self.dice_done(dice, &mut out)? > 0 {
                     out.move_no = Some(0);
                 }
-                let setups: Vec<(u8, Setup)> = next
-                    .players
-                    .iter()
-                    .map(|p| (p.car, Setup { wear: wear_of(&p.wear), tyres: starting_tyres(p, wet, &self.rules) }))
-                    .collect();
-                let rules = Rulebook { laps: self.setup.laps, ..self.rules.clone() };
-                let mut state = RaceState::new_for(&self.track, &rules, &setups).map_err(StoreError::BadSetting)?;
-                state.wet = wet;
-                state.weather = sky;
+                let state = self.race_state(&next.players, wet, sky)?;
                 if self.setup.weather.is_some() {
                     // Games from before the setting: sun, announced by no event.
                     self.events(&state, &drawn, &mut out);
@@ -993,8 +985,24 @@ impl Game {
             ),
         });
         next.players = Arc::new(players);
-        let setups: Vec<(u8, Setup)> = next
-            .players
+        let state = self.race_state(&next.players, wet, sky)?;
+        self.events(&state, &drawn, out);
+        let mut race = Race { state, pending: None, moves: q.moves, after_move: None };
+        next.qualified = Some(Arc::new(q));
+        self.complete(&mut race, next, out, input)?;
+        next.race = Some(race);
+        Ok(())
+    }
+
+    /// The race on the grid `players` (in grid order), under the weather drawn (3-0-1), each car
+    /// on the tyres its player chose for that track (ruling 30).
+    fn race_state(
+        &self,
+        players: &[PlayerRecord],
+        wet: bool,
+        sky: Option<crate::engine::weather::WeatherState>,
+    ) -> Result<RaceState, StoreError> {
+        let setups: Vec<(u8, Setup)> = players
             .iter()
             .map(|p| (p.car, Setup { wear: wear_of(&p.wear), tyres: starting_tyres(p, wet, &self.rules) }))
             .collect();
@@ -1002,12 +1010,7 @@ impl Game {
         let mut state = RaceState::new_for(&self.track, &rules, &setups).map_err(StoreError::BadSetting)?;
         state.wet = wet;
         state.weather = sky;
-        self.events(&state, &drawn, out);
-        let mut race = Race { state, pending: None, moves: q.moves, after_move: None };
-        next.qualified = Some(Arc::new(q));
-        self.complete(&mut race, next, out, input)?;
-        next.race = Some(race);
-        Ok(())
+        Ok(state)
     }
 
     /// Puts the seed in the turn: the known one, or the one the turn file reveals.
