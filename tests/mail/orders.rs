@@ -154,7 +154,7 @@ fn requests_and_moderator_commands() {
     );
     assert!(matches!(err("CREATE m TRACK monaco LAPS 1 WEATHER snow"), OrderError::Invalid { .. }));
     assert!(matches!(
-        one("CREATE m TRACK monaco LAPS 1 PROFILE Eurogames-Advanced:tyres,weather"),
+        one("CREATE m TRACK monaco LAPS 1 PROFILE Eurogames-Advanced:tyres+weather"),
         Order::Create { profile: Some(p), .. } if p == "eurogames-advanced:tyres,weather"
     ));
     assert!(

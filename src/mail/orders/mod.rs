@@ -626,14 +626,15 @@ fn create(args: &[&str]) -> Result<Order, OrderError> {
             "cars" | "voitures" => cars = Some(number(k, Arg::CarNumber, next, 1, 99)? as u8),
             "hours" | "heures" => hours = Some(number(k, Arg::Hours, next, 1, 24 * 60)?),
             "profile" | "profil" => {
-                // A profile, optionally with its toggles: `eurogames-advanced:tyres,weather`.
+                // A profile, optionally with its toggles joined by `+` (commas split words):
+                // `eurogames-advanced:tyres+weather`, kept as the store's spec `...:tyres,weather`.
                 let w = next.ok_or(OrderError::Missing { order: k, what: Arg::Profile })?;
                 let ok = w.len() <= 200
-                    && w.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':' | ','));
+                    && w.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':' | '+'));
                 if !ok {
                     return Err(OrderError::Invalid { order: k, what: Arg::Profile, got: w.to_string() });
                 }
-                profile = Some(w.to_ascii_lowercase());
+                profile = Some(w.to_ascii_lowercase().replace('+', ","));
             }
             "weather" | "meteo" => {
                 let w = next.ok_or(OrderError::Missing { order: k, what: Arg::Weather })?;
