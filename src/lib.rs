@@ -24,6 +24,7 @@ macro_rules! outln {
 pub mod cli;
 pub mod dice;
 pub mod engine;
+pub mod league;
 pub mod game_cli;
 pub mod mail;
 pub mod mail_cli;
