@@ -16,7 +16,7 @@ use super::scoring::{DEFAULT_POINTS, Entrant, Scoring, TeamTies};
 /// Version tag of the league file.
 pub const FORMAT: &str = "steward-league-1";
 
-/// Most drivers on a team (004 "There can be one or two drivers on a team"; 002 speaks of one-
+/// Most drivers entered on a team at once (004 "There can be one or two drivers on a team"; 002 speaks of one-
 /// and two-car teams).
 pub const TEAM_SIZE: usize = 2;
 
@@ -382,7 +382,11 @@ impl League {
             if self.teams[..i].iter().any(|u| u.name == t.name) {
                 return Err(format!("team `{}` appears twice", t.name));
             }
-            let n = self.drivers.iter().filter(|d| d.team.as_deref() == Some(&t.name)).count();
+            let n = self
+                .drivers
+                .iter()
+                .filter(|d| d.team.as_deref() == Some(&t.name) && d.withdrawn.is_none())
+                .count();
             if n > TEAM_SIZE {
                 return Err(format!("team `{}` has {n} drivers; a team has one or two (004 \"The Teams\")", t.name));
             }
@@ -498,7 +502,9 @@ impl League {
                 return Err(LeagueError::TeamChange { driver: d.address.clone(), team: t.clone() });
             }
         }
-        let already = self.drivers.iter().filter(|d| d.team.as_deref() == Some(name)).count();
+        // A withdrawn driver's seat can go to a substitute (004 counts substitutes' points).
+        let already =
+            self.drivers.iter().filter(|d| d.team.as_deref() == Some(name) && d.withdrawn.is_none()).count();
         let new = drivers.iter().filter(|a| self.driver(a).is_some_and(|d| d.team.is_none())).count();
         if already + new > TEAM_SIZE {
             return Err(LeagueError::TeamSize { team: name.into(), n: already + new });

@@ -1,0 +1,340 @@
+//! Leagues and seasons (issue 7): the scoring examples of the issue on the pure league core
+//! (best 9 of 12, ties by countback, the shared constructors' title, bids with reveal order and a
+//! prorated late joiner, the rotating grid over a season), the league file and its edits, and
+//! the rulings L1-L8 of docs/rulings.md.
+
+use std::path::Path;
+
+use steward::engine::FixedDice;
+use steward::league::config::{BidRecord, GridMethod, League, LeagueError, RaceRecord};
+use steward::league::grid::grid;
+use steward::league::scoring::{CarOutcome, Ending, Placed, Scoring, TeamTies, classify, standings};
+
+/// A race where `order` finished in that order.
+fn race(order: &[&str]) -> Vec<Placed> {
+    order
+        .iter()
+        .enumerate()
+        .map(|(i, d)| Placed { driver: d.to_string(), place: i as u32 + 1, ending: Ending::Finished })
+        .collect()
+}
+
+fn league(drivers: &[&str]) -> League {
+    let mut l = League::new("test", "mod@x").unwrap();
+    for d in drivers {
+        l.enter(d, None, 1).unwrap();
+    }
+    l
+}
+
+fn champion(l: &League, races: &[Vec<Placed>]) -> String {
+    standings(&l.entrants(), races, &l.scoring()).drivers[0].driver.clone()
+}
+
+#[test]
+fn best_9_of_12_changes_the_champion() {
+    // a is second in all twelve races (72 points); b wins the first six and starts no other
+    // (60). Counting all, a is champion; counting the best nine (004 "The Drivers"), a keeps
+    // 54 and b 60: the non-starts are b's dropped results.
+    let mut l = league(&["a", "b", "c", "d", "e"]);
+    let mut races = Vec::new();
+    for i in 0..12 {
+        races.push(match i {
+            0..6 => race(&["b", "a", "c"]),
+            6..8 => race(&["c", "a", "d"]),
+            8..10 => race(&["d", "a", "e"]),
+            _ => race(&["e", "a", "c"]),
+        });
+    }
+    assert_eq!(champion(&l, &races), "a");
+    l.scoring.counted = Some(9);
+    let s = standings(&l.entrants(), &races, &l.scoring());
+    assert_eq!(s.drivers[0].driver, "b");
+    assert_eq!((s.drivers[0].points, s.drivers[0].gross), (60, 60));
+    let a = s.drivers.iter().find(|d| d.driver == "a").unwrap();
+    assert_eq!((a.points, a.gross, a.dropped.len()), (54, 72, 3));
+    let b = &s.drivers[0];
+    assert_eq!(b.dropped, vec![6, 7, 8], "the earliest of the equal worst results are dropped (ruling L3)");
+}
+
+#[test]
+fn a_tie_on_points_is_broken_by_wins_then_seconds() {
+    // Eight drivers, six scoring places. a: one win (10); b: a second and a third (6 + 4 = 10):
+    // a ranks first (002 "Finishing Results", 004 "The Drivers").
+    let l = league(&["a", "b", "c", "d", "e", "f", "g", "h"]);
+    let races = vec![
+        race(&["a", "c", "d", "e", "f", "g", "b", "h"]),
+        race(&["c", "b", "d", "e", "f", "g", "a", "h"]),
+        race(&["c", "d", "b", "e", "f", "g", "a", "h"]),
+    ];
+    let s = standings(&l.entrants(), &races, &l.scoring());
+    let get = |d: &str| s.drivers.iter().find(|x| x.driver == d).unwrap().clone();
+    let (a, b) = (get("a"), get("b"));
+    assert_eq!((a.points, b.points), (10, 10));
+    assert!(a.rank < b.rank, "most wins first");
+    // No wins on either side: the most seconds decide. a: a second (6); b: a third and a
+    // fifth (4 + 2).
+    let races = vec![
+        race(&["c", "a", "d", "e", "f", "g", "b", "h"]),
+        race(&["c", "d", "b", "e", "f", "g", "a", "h"]),
+        race(&["c", "d", "e", "f", "b", "g", "a", "h"]),
+    ];
+    let s = standings(&l.entrants(), &races, &l.scoring());
+    let get = |d: &str| s.drivers.iter().find(|x| x.driver == d).unwrap().clone();
+    let (a, b) = (get("a"), get("b"));
+    assert_eq!((a.points, b.points), (6, 6));
+    assert!(a.rank < b.rank, "then most seconds");
+}
+
+#[test]
+fn an_exact_tie_is_a_shared_rank() {
+    let l = league(&["a", "b", "c"]);
+    let races = vec![race(&["a", "b", "c"]), race(&["b", "a", "c"])];
+    let s = standings(&l.entrants(), &races, &l.scoring());
+    assert_eq!((s.drivers[0].rank, s.drivers[1].rank, s.drivers[2].rank), (1, 1, 3));
+}
+
+#[test]
+fn the_constructors_title_is_shared_on_equal_points() {
+    // Team x (a, b) and team y (c, d), e and f without a team. Race 1: a, c, b, d, e, f:
+    // x 10 + 4 = 14, y 6 + 3 = 9. Race 2: e, c, d, a, b, f: x 3 + 2 = 5, y 6 + 4 = 10.
+    // Both 19; x has a win, y none.
+    let mut l = league(&["a", "b", "c", "d", "e", "f"]);
+    l.form_team("x", &["a", "b"], 1).unwrap();
+    l.form_team("y", &["c", "d"], 1).unwrap();
+    let races = vec![race(&["a", "c", "b", "d", "e", "f"]), race(&["e", "c", "d", "a", "b", "f"])];
+    let s = standings(&l.entrants(), &races, &l.scoring());
+    assert_eq!((s.teams[0].points, s.teams[1].points), (19, 19));
+    assert_eq!((s.teams[0].rank, s.teams[1].rank), (1, 1), "004: ties are not resolved, the title is shared");
+    assert!(crate_table(&l, &s).contains("  =1  x"));
+    // 002's countback instead: x has the only win.
+    l.scoring.team_ties = TeamTies::Countback;
+    let s = standings(&l.entrants(), &races, &l.scoring());
+    assert_eq!((s.teams[0].team.as_str(), s.teams[0].rank, s.teams[1].rank), ("x", 1, 2));
+}
+
+fn crate_table(l: &League, s: &steward::league::Standings) -> String {
+    let t = steward::league::table::text(l, s);
+    for line in t.lines() {
+        assert!(line.chars().count() <= 78, "a line wider than 78 columns: {line:?}");
+    }
+    t
+}
+
+#[test]
+fn fewer_than_six_finishers_the_latest_out_score_first() {
+    // 004: "the most recent cars to be classified DNF will be awarded the position points".
+    let o = |d: &str, fin: Option<u32>, out: Option<(u32, u64)>| CarOutcome {
+        driver: d.into(),
+        finished: fin,
+        out,
+        distance: out.map_or(300, |x| x.1),
+    };
+    let cars = [
+        o("a", Some(1), None),
+        o("b", None, Some((4, 50))),
+        o("c", Some(2), None),
+        o("d", None, Some((9, 120))),
+        o("e", None, Some((9, 130))),
+        o("f", None, Some((2, 20))),
+        o("g", None, Some((1, 5))),
+    ];
+    let c = classify(&cars);
+    let order: Vec<&str> = c.iter().map(|p| p.driver.as_str()).collect();
+    assert_eq!(order, ["a", "c", "e", "d", "b", "f", "g"], "same round: farther first (ruling L1)");
+    let l = league(&["a", "b", "c", "d", "e", "f", "g"]);
+    let s = standings(&l.entrants(), &[c.clone()], &l.scoring());
+    let pts = |d: &str| s.drivers.iter().find(|x| x.driver == d).unwrap().points;
+    assert_eq!([pts("a"), pts("c"), pts("e"), pts("d"), pts("b"), pts("f"), pts("g")], [10, 6, 4, 3, 2, 1, 0]);
+    // 002 scores finishers only.
+    let only = Scoring { dnf_score: false, ..Scoring::default() };
+    let s = standings(&l.entrants(), &[c], &only);
+    assert_eq!(s.drivers.iter().find(|x| x.driver == "e").unwrap().points, 0);
+}
+
+#[test]
+fn a_race_ended_early_ranks_running_cars_by_distance_before_the_dnfs() {
+    let o = |d: &str, out: Option<(u32, u64)>, dist: u64| CarOutcome { driver: d.into(), finished: None, out, distance: dist };
+    let c = classify(&[o("a", None, 80), o("b", Some((5, 200)), 200), o("c", None, 90)]);
+    assert_eq!(c.iter().map(|p| p.driver.as_str()).collect::<Vec<_>>(), ["c", "a", "b"]);
+    assert_eq!(c[0].ending, Ending::Running);
+}
+
+fn bids_league() -> League {
+    let mut l = league(&["a", "b", "c", "d"]);
+    for n in 1..=3 {
+        l.add_race(RaceRecord {
+            game: format!("r{n}"),
+            track: "monaco".into(),
+            laps: 1,
+            grid: GridMethod::Bids,
+            referee: None,
+            bids: Vec::new(),
+        })
+        .unwrap();
+    }
+    l
+}
+
+fn bid(d: &str, points: u32) -> BidRecord {
+    BidRecord { driver: d.into(), points, bought: 0, late: false }
+}
+
+#[test]
+fn equal_bids_go_by_reveal_order_and_late_arrivals_start_last() {
+    let mut l = bids_league();
+    l.races[0].bids = vec![bid("c", 30), bid("b", 40), bid("a", 30), BidRecord { late: true, ..bid("d", 0) }];
+    let g = grid(&l, 1, &mut FixedDice::new(vec![])).unwrap();
+    assert_eq!(g, ["b", "c", "a", "d"], "004: the first revealed of equal bids is a fraction faster");
+    l.races[0].bids.swap(0, 2);
+    let g = grid(&l, 1, &mut FixedDice::new(vec![])).unwrap();
+    assert_eq!(g, ["b", "a", "c", "d"]);
+}
+
+#[test]
+fn a_late_joiner_has_a_prorated_budget_and_bids_are_spent_over_the_season() {
+    let mut l = bids_league();
+    // e joins at the third race: 80 points (004: 90 at the second race, 80 at the third).
+    l.enter("e", None, 3).unwrap();
+    l.races[2].bids = vec![bid("e", 85)];
+    let e = grid(&l, 3, &mut FixedDice::new(vec![])).unwrap_err();
+    assert!(matches!(e, LeagueError::Grid { race: 3, .. }));
+    assert!(e.to_string().contains("80 qualifying points left"), "{e}");
+    l.races[2].bids = vec![bid("e", 80)];
+    assert_eq!(grid(&l, 3, &mut FixedDice::new(vec![])).unwrap()[0], "e");
+    // a spends 70 at the first race: 30 left at the second.
+    l.races[0].bids = vec![bid("a", 70)];
+    l.races[1].bids = vec![bid("a", 31)];
+    let e = grid(&l, 2, &mut FixedDice::new(vec![])).unwrap_err();
+    assert!(e.to_string().contains("30 qualifying points left"), "{e}");
+    // Points bought from the Team Design Table are added to the bid, unchecked (ruling 29).
+    l.races[1].bids = vec![bid("b", 10), BidRecord { bought: 25, ..bid("a", 30) }];
+    assert_eq!(grid(&l, 2, &mut FixedDice::new(vec![])).unwrap()[..2], ["a", "b"]);
+}
+
+#[test]
+fn a_team_may_not_bid_more_than_200_in_a_season() {
+    let mut l = bids_league();
+    l.form_team("x", &["a", "b"], 1).unwrap();
+    // A substitute c joins team x after b withdraws (FORS counts substitutes for the team).
+    l.races[0].bids = vec![bid("a", 100), bid("b", 90)];
+    l.withdraw("b", 2).unwrap();
+    l.form_team("x", &["c"], 2).unwrap();
+    l.races[1].bids = vec![bid("c", 20)];
+    let e = grid(&l, 2, &mut FixedDice::new(vec![])).unwrap_err();
+    assert!(e.to_string().contains("200 points for the season (10 left"), "{e}");
+}
+
+#[test]
+fn a_rotating_grid_over_12_races_for_6_teams_of_two() {
+    let names: Vec<String> = (1..=12).map(|i| format!("d{i}")).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut l = league(&refs);
+    for t in 0..6 {
+        l.form_team(&format!("t{t}"), &[refs[2 * t], refs[2 * t + 1]], 1).unwrap();
+    }
+    for n in 1..=12 {
+        l.add_race(RaceRecord {
+            game: format!("r{n}"),
+            track: "monaco".into(),
+            laps: 1,
+            grid: GridMethod::Rotating,
+            referee: None,
+            bids: Vec::new(),
+        })
+        .unwrap();
+    }
+    let mut used = vec![std::collections::BTreeMap::<(usize, usize), u32>::new(); 6];
+    for n in 1..=12 {
+        let g = grid(&l, n, &mut FixedDice::new(vec![])).unwrap();
+        assert_eq!(g.len(), 12);
+        for t in 0..6 {
+            let slots: Vec<usize> =
+                (0..2).map(|k| g.iter().position(|d| d == refs[2 * t + k]).unwrap() + 1).collect();
+            // 002: "the total of the grid position numbers for each team" is the same for all:
+            // 1 + 12 = 13 with six teams of two.
+            assert_eq!(slots[0] + slots[1], 13, "race {n}, team {t}: {slots:?}");
+            *used[t].entry((slots[0].min(slots[1]), slots[0].max(slots[1]))).or_default() += 1;
+        }
+    }
+    for (t, u) in used.iter().enumerate() {
+        // "each team would use each pair of grid positions twice"
+        assert_eq!(u.len(), 6, "team {t}: {u:?}");
+        assert!(u.values().all(|&k| k == 2), "team {t}: {u:?}");
+    }
+}
+
+#[test]
+fn a_rotating_grid_needs_teams() {
+    let mut l = league(&["a", "b"]);
+    l.add_race(RaceRecord {
+        game: "r1".into(),
+        track: "monaco".into(),
+        laps: 1,
+        grid: GridMethod::Rotating,
+        referee: None,
+        bids: Vec::new(),
+    })
+    .unwrap();
+    let e = grid(&l, 1, &mut FixedDice::new(vec![])).unwrap_err();
+    assert!(e.to_string().contains("form the teams first"), "{e}");
+}
+
+#[test]
+fn a_d20_grid_is_lowest_first_with_ties_re_rolled() {
+    let mut l = league(&["a", "b", "c"]);
+    l.add_race(RaceRecord {
+        game: "r1".into(),
+        track: "monaco".into(),
+        laps: 1,
+        grid: GridMethod::D20,
+        referee: None,
+        bids: Vec::new(),
+    })
+    .unwrap();
+    // a 12, b 5, c 12; the tie re-rolled: a 3, c 17 (lowest first, 002).
+    let g = grid(&l, 1, &mut FixedDice::new(vec![12, 5, 12, 3, 17])).unwrap();
+    assert_eq!(g, ["b", "a", "c"]);
+}
+
+#[test]
+fn team_edits_keep_the_fors_rules() {
+    let mut l = league(&["a", "b", "c"]);
+    l.form_team("x", &["a", "b"], 1).unwrap();
+    assert!(matches!(l.form_team("x", &["c"], 1), Err(LeagueError::TeamSize { n: 3, .. })));
+    assert!(matches!(l.form_team("y", &["a"], 1), Err(LeagueError::TeamChange { .. })));
+    assert!(matches!(l.form_team("y", &["zz"], 1), Err(LeagueError::UnknownDriver(_))));
+    assert!(matches!(l.enter("A", None, 1), Err(LeagueError::DuplicateDriver(_))));
+}
+
+#[test]
+fn team_points_count_from_the_race_a_driver_joined_the_team() {
+    // Ruling L5: c's win at race 1 was before c joined team x.
+    let mut l = league(&["a", "c", "d"]);
+    l.form_team("x", &["a"], 1).unwrap();
+    l.form_team("x", &["c"], 2).unwrap();
+    let races = vec![race(&["c", "a", "d"]), race(&["c", "a", "d"])];
+    let s = standings(&l.entrants(), &races, &l.scoring());
+    assert_eq!(s.teams[0].points, 6 + 10 + 6);
+}
+
+#[test]
+fn the_league_file_round_trips_and_says_what_is_wrong() {
+    let dir = std::env::temp_dir().join(format!("steward-league-file-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut l = bids_league();
+    l.form_team("x", &["a", "b"], 1).unwrap();
+    l.races[0].bids = vec![bid("a", 10)];
+    l.scoring.counted = Some(9);
+    l.save(&dir).unwrap();
+    assert_eq!(League::load(&dir, "test").unwrap(), l);
+    let path = dir.join("test/league.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("team = \"x\"", "team = \"nope\"")).unwrap();
+    let e = League::load(&dir, "test").unwrap_err().to_string();
+    assert!(e.contains("drives for `nope`, which is not a [[team]]"), "{e}");
+    let e = League::load(&dir, "other").unwrap_err().to_string();
+    assert!(e.contains("steward league create other"), "{e}");
+    assert!(Path::new(&path).exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
