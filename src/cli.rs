@@ -80,6 +80,9 @@ enum Command {
         #[arg(long, default_value = "completion")]
         ties: String,
     },
+    /// Leagues: a season of races, drivers, teams, grids and standings (docs/leagues.md).
+    #[command(subcommand)]
+    League(crate::league_cli::LeagueCommand),
     #[command(flatten)]
     Game(crate::game_cli::GameCommand),
     #[command(flatten)]
@@ -154,6 +157,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(if failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
         Command::Game(g) => crate::game_cli::run(g),
+        Command::League(l) => crate::league_cli::run(l),
         Command::Qualify { track: name, cars, seed, weather, ties } => {
             let weather = crate::qualify::SessionWeather::parse(&weather)
                 .with_context(|| format!("unknown weather `{weather}` (dry, wet, track)"))?;

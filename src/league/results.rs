@@ -105,3 +105,24 @@ pub fn referee(games: &Path, league: &League, n: usize) -> Result<String, League
     }
     Ok(league.moderator.clone())
 }
+
+/// True once race game `game` is over.
+pub fn is_over(games: &Path, game: &str) -> Result<bool, LeagueError> {
+    let dir = games.join(game);
+    if !dir.join("turns").is_dir() {
+        return Ok(false);
+    }
+    let g = load_dir(&dir, None).map_err(|source| LeagueError::Store { game: game.into(), source })?;
+    Ok(g.now.over)
+}
+
+/// The 1-based number of the next race to run: the first whose game is not over (a driver
+/// entered now joins from it, which prorates the bid allotment, 004).
+pub fn next_race(games: &Path, league: &League) -> Result<u32, LeagueError> {
+    for (i, r) in league.races.iter().enumerate() {
+        if !is_over(games, &r.game)? {
+            return Ok(i as u32 + 1);
+        }
+    }
+    Ok(league.races.len() as u32 + 1)
+}
