@@ -125,6 +125,25 @@ pub enum LeagueCommand {
         #[arg(long, value_name = "DIR")]
         games: Option<PathBuf>,
     },
+    /// A simulated season by mail: bot drivers in teams of two race every shipped track in turn
+    /// through the daemon's Maildir; prints the final standings.
+    Demo {
+        /// Where everything goes (mailboxes, games, the league).
+        #[arg(long, default_value = "league-demo")]
+        dir: PathBuf,
+        /// Races.
+        #[arg(long, default_value_t = 12)]
+        races: usize,
+        /// Drivers (even: teams of two).
+        #[arg(long, default_value_t = 4)]
+        drivers: u8,
+        /// Laps per race.
+        #[arg(long, default_value_t = 1)]
+        laps: u16,
+        /// Seed of the d20 grid draws.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// Print the drivers' and constructors' standings.
     Standings {
         /// The league.
@@ -211,6 +230,25 @@ pub fn run(cmd: LeagueCommand) -> Result<ExitCode> {
             if l.race(race)?.grid == GridMethod::D20 {
                 outln!("d20 seed (rolls re-derivable with --seed): {}", hex32(&key));
             }
+        }
+        LeagueCommand::Demo { dir, races, drivers, laps, seed } => {
+            if drivers < 2 || drivers % 2 == 1 {
+                bail!("--drivers must be even (teams of two), not {drivers}");
+            }
+            let spec = crate::mail::season::SeasonSpec {
+                dir: dir.clone(),
+                league: "demo-league".into(),
+                races,
+                drivers,
+                laps,
+                tracks: crate::track::load::shipped_names(),
+                seed,
+            };
+            let r = crate::mail::season::run(&spec)?;
+            out!("{}", r.table);
+            outln!();
+            outln!("{} races, {} mails read; games in {}", r.games.len(), r.mails_in, dir.join("games").display());
+            outln!("check every race: steward verify --games {} <game>", dir.join("games").display());
         }
         LeagueCommand::Standings { league, json, games } => {
             let dir = games_dir(games);

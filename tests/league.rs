@@ -338,3 +338,65 @@ fn the_league_file_round_trips_and_says_what_is_wrong() {
     assert!(Path::new(&path).exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Files of a Maildir (new and cur) whose text contains `needle`.
+fn mails_with(mailbox: &Path, needle: &str) -> usize {
+    ["new", "cur"]
+        .iter()
+        .filter_map(|d| std::fs::read_dir(mailbox.join(d)).ok())
+        .flatten()
+        .flatten()
+        .filter(|e| std::fs::read(e.path()).is_ok_and(|b| String::from_utf8_lossy(&b).contains(needle)))
+        .count()
+}
+
+#[test]
+fn a_simulated_season_by_mail_verifies_race_by_race() {
+    use steward::league::results::{referee, results};
+    use steward::mail::season::{SeasonSpec, run};
+    use steward::store::verify::verify;
+
+    let dir = std::env::temp_dir().join(format!("steward-league-season-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let spec = SeasonSpec {
+        dir: dir.clone(),
+        league: "sim".into(),
+        races: 12,
+        drivers: 4,
+        laps: 1,
+        tracks: steward::track::load::shipped_names(),
+        seed: 7,
+    };
+    let out = run(&spec).unwrap();
+    assert_eq!(out.games.len(), 12);
+    let games = dir.join("games");
+    for g in &out.games {
+        let r = verify(&games.join(g), None).unwrap_or_else(|e| panic!("{g}: {e}"));
+        assert!(r.game.now.over, "{g} is not over");
+    }
+    let league = League::load(&games, "sim").unwrap();
+    let res = results(&games, &league).unwrap();
+    assert_eq!(res.len(), 12, "every race is classified");
+    for (n, placed) in &res {
+        assert_eq!(placed.len(), 4, "race {n}");
+    }
+    // Race 1's grid is the rotating grid: the game's players are in grid order.
+    let g1 = steward::store::driver::load_dir(&games.join(&out.games[0]), None).unwrap();
+    let joined: Vec<String> = g1.now.players.iter().map(|p| p.address.clone()).collect();
+    assert_eq!(joined, grid(&league, 1, &mut FixedDice::new(vec![])).unwrap());
+    // From race 2, the referee is the previous winner and started the race with their token.
+    for n in 2..=12 {
+        let r = referee(&games, &league, n).unwrap();
+        assert_eq!(r, res[n - 2].1[0].driver, "race {n}");
+        let g = steward::store::driver::load_dir(&games.join(&out.games[n - 1]), None).unwrap();
+        let start = g.turns.iter().find(|t| t.kind == steward::store::files::Kind::Start).unwrap();
+        assert_eq!(start.source.as_ref().and_then(|s| s.from.as_deref()), Some(r.as_str()), "race {n}");
+    }
+    // The standings went to every driver after every race.
+    for k in 1..=4 {
+        let mb = dir.join("mail").join(format!("driver{k}@demo.invalid"));
+        assert_eq!(mails_with(&mb, "standings after race "), 12, "driver {k}");
+    }
+    assert!(out.table.contains("standings after 12 of 12 races, best 9 count"), "{}", out.table);
+    let _ = std::fs::remove_dir_all(&dir);
+}
