@@ -400,3 +400,32 @@ fn a_simulated_season_by_mail_verifies_race_by_race() {
     assert!(out.table.contains("standings after 12 of 12 races, best 9 count"), "{}", out.table);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn series_construction_points_and_the_two_lap_conversion() {
+    use std::collections::BTreeMap;
+    use steward::league::series::{Category::*, DesignError, check_design, construction_points, convert_for_two_laps};
+    assert_eq!((construction_points(3), construction_points(2), construction_points(4)), (Some(24), Some(20), None));
+    let design: BTreeMap<_, _> =
+        [(Tires, 5), (Brakes, 4), (Transmission, 3), (Engine, 3), (Bodywork, 3), (Suspension, 2), (PitCrew, 1), (Qualifying, 1), (Driver, 2)]
+            .into_iter()
+            .collect();
+    check_design(&design, 3).unwrap();
+    assert!(matches!(check_design(&design, 2), Err(DesignError::Total { spent: 24, allotted: 20, .. })));
+    let two = convert_for_two_laps(&design, &[Tires, Brakes, Engine, Suspension]).unwrap();
+    check_design(&two, 2).unwrap();
+    // Not twice from one category; never Driver, Pit Crew or Qualifying (002 "Race Preparation").
+    assert!(convert_for_two_laps(&design, &[Tires, Tires, Engine, Suspension]).is_err());
+    let e = convert_for_two_laps(&design, &[Tires, Brakes, Engine, Driver]).unwrap_err();
+    assert!(e.to_string().contains("may not be adjusted"), "{e}");
+}
+
+#[test]
+fn series_driver_points_half_for_the_podium_and_half_for_finishing() {
+    use steward::league::series::earned;
+    let mut r = race(&["a", "b", "c", "d"]);
+    r.push(Placed { driver: "e".into(), place: 5, ending: Ending::Dnf { round: 3 } });
+    let races = vec![r.clone(), r];
+    // a: (½ + ½) × 2 = 2 points = 4 halves; d: ½ × 2 = 2 halves; e did not finish: none.
+    assert_eq!((earned("a", &races), earned("d", &races), earned("e", &races)), (4, 2, 0));
+}

@@ -17,6 +17,7 @@ pub mod config;
 pub mod grid;
 pub mod results;
 pub mod scoring;
+pub mod series;
 pub mod table;
 
 pub use config::{GridMethod, League, LeagueError, RaceRecord};
