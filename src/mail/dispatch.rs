@@ -124,7 +124,7 @@ impl Daemon {
         }
         if actions.iter().any(|o| o.is_moderator())
             && !self.is_moderator(&job.sender, head.token.as_deref())
-            && !(actions.iter().all(|o| !matches!(o, Order::Create { .. }))
+            && !(actions.iter().all(|o| !matches!(o, Order::Create { .. } | Order::League { .. }))
                 && self.is_referee(&job.sender, head.token.as_deref(), head.game.as_deref()))
         {
             job.notes.push(tr(
@@ -272,6 +272,7 @@ impl Daemon {
                 job.extras.reports.push((game, first));
                 Ok(None)
             }
+            Order::League { league, action } => self.league_order(job, league, action),
             Order::Join { game, car, password, phrase } => {
                 let mut h = self.open(game)?;
                 let settings = self.standing.game(game).unwrap_or_default();

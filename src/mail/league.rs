@@ -5,14 +5,15 @@
 
 use std::path::Path;
 
-use crate::league::config::League;
-use crate::league::results::{league_standings, referee};
+use crate::league::config::{GridMethod, League, RaceRecord};
+use crate::league::results::{league_standings, next_race, referee};
 use crate::league::table;
 use crate::store::Game;
 use crate::store::replay::token_hash;
 
 use super::compose::Draft;
-use super::daemon::{Daemon, DaemonError};
+use super::daemon::{Daemon, DaemonError, Job};
+use super::orders::LeagueAction;
 
 /// Every league in the games directory (the directories holding a `league.toml`), by name.
 pub fn leagues(games: &Path) -> Vec<League> {
@@ -105,5 +106,48 @@ impl Daemon {
             .players
             .iter()
             .any(|p| p.address.eq_ignore_ascii_case(address) && p.token_sha256 == token_hash(game, token))
+    }
+
+    /// A `LEAGUE` line: the standings for anyone; an edit of `league.toml` for a moderator
+    /// (checked before). A refused edit changes nothing and says why.
+    pub(super) fn league_order(
+        &mut self,
+        job: &mut Job,
+        name: &str,
+        action: &LeagueAction,
+    ) -> Result<Option<String>, String> {
+        let games = self.store.dir.clone();
+        let mut league = League::load(&games, name).map_err(|e| e.to_string())?;
+        if *action == LeagueAction::Standings {
+            job.extras.league.push(table_text(&games, &league));
+            return Ok(None);
+        }
+        let from = next_race(&games, &league).map_err(|e| e.to_string())?;
+        let done = match action {
+            LeagueAction::Enter(a) => {
+                league.enter(a, None, from).map(|()| format!("{a} is entered in {name} from race {from}."))
+            }
+            LeagueAction::Withdraw(a) => {
+                league.withdraw(a, from).map(|()| format!("{a} is withdrawn from {name} from race {from}."))
+            }
+            LeagueAction::Team { name: team, drivers } => {
+                let refs: Vec<&str> = drivers.iter().map(String::as_str).collect();
+                league.form_team(team, &refs, from).map(|()| format!("Team {team} of {name}: {}.", drivers.join(", ")))
+            }
+            LeagueAction::Race { game, track, laps, grid } => {
+                let grid = GridMethod::parse(grid).unwrap_or_default();
+                let race =
+                    RaceRecord { game: game.clone(), track: track.clone(), laps: *laps, grid, referee: None, bids: Vec::new() };
+                league.add_race(race).map(|()| {
+                    format!("Race {} of {name}: {game} on {track}, {laps} laps, grid by {}.", league.races.len(), grid.name())
+                })
+            }
+            LeagueAction::Standings => unreachable!("answered above"),
+        }
+        .map_err(|e| e.to_string())?;
+        league.save(&games).map_err(|e| e.to_string())?;
+        job.notes.push(done);
+        job.applied = true;
+        Ok(None)
     }
 }

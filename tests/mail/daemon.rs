@@ -293,3 +293,34 @@ fn pit_answers_a_roll_only_when_an_option_ends_at_the_box() {
         assert!(reply.contains("awaits a choice") || reply.contains("Stale"), "{reply}");
     }
 }
+
+#[test]
+fn league_commands_by_mail_and_the_league_standings() {
+    let mut w = World::new("league-by-mail");
+    let games = w.root.join("games");
+    let mut l = steward::league::League::new("autumn", MOD).unwrap();
+    l.season = "2026".into();
+    l.save(&games).unwrap();
+    // A player may not edit the league.
+    w.send("p1@test.invalid", "LEAGUE autumn ENTER p1@test.invalid");
+    assert!(body_of(&w.read("p1@test.invalid")).contains("Only a moderator"));
+    w.send(
+        MOD,
+        &format!(
+            "TOKEN {MOD_TOKEN}\nLEAGUE autumn ENTER p1@test.invalid\nLIGUE autumn INSCRIRE p2@test.invalid\nLEAGUE autumn TEAM red p1@test.invalid p2@test.invalid\nLEAGUE autumn RACE autumn-01 TRACK sprint LAPS 1 GRID rotating"
+        ),
+    );
+    let reply = body_of(&w.read(MOD));
+    assert!(reply.contains("Race 1 of autumn: autumn-01 on sprint, 1 laps, grid by rotating."), "{reply}");
+    let l = steward::league::League::load(&games, "autumn").unwrap();
+    assert_eq!(l.drivers.len(), 2);
+    assert_eq!(l.drivers[1].team.as_deref(), Some("red"));
+    // A refused edit says why and changes nothing.
+    w.send(MOD, &format!("TOKEN {MOD_TOKEN}\nLEAGUE autumn TEAM blue p1@test.invalid"));
+    assert!(body_of(&w.read(MOD)).contains("cannot change team"));
+    assert_eq!(steward::league::League::load(&games, "autumn").unwrap(), l);
+    // STANDINGS for the league, by anyone.
+    w.send("p2@test.invalid", "GAME autumn\nSTANDINGS");
+    let t = body_of(&w.read("p2@test.invalid"));
+    assert!(t.contains("autumn 2026: standings after 0 of 1 races") && t.contains("CONSTRUCTORS"), "{t}");
+}
