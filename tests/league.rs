@@ -143,7 +143,7 @@ fn fewer_than_six_finishers_the_latest_out_score_first() {
     let order: Vec<&str> = c.iter().map(|p| p.driver.as_str()).collect();
     assert_eq!(order, ["a", "c", "e", "d", "b", "f", "g"], "same round: farther first (ruling L1)");
     let l = league(&["a", "b", "c", "d", "e", "f", "g"]);
-    let s = standings(&l.entrants(), &[c.clone()], &l.scoring());
+    let s = standings(&l.entrants(), std::slice::from_ref(&c), &l.scoring());
     let pts = |d: &str| s.drivers.iter().find(|x| x.driver == d).unwrap().points;
     assert_eq!([pts("a"), pts("c"), pts("e"), pts("d"), pts("b"), pts("f"), pts("g")], [10, 6, 4, 3, 2, 1, 0]);
     // 002 scores finishers only.
@@ -154,7 +154,12 @@ fn fewer_than_six_finishers_the_latest_out_score_first() {
 
 #[test]
 fn a_race_ended_early_ranks_running_cars_by_distance_before_the_dnfs() {
-    let o = |d: &str, out: Option<(u32, u64)>, dist: u64| CarOutcome { driver: d.into(), finished: None, out, distance: dist };
+    let o = |d: &str, out: Option<(u32, u64)>, dist: u64| CarOutcome {
+        driver: d.into(),
+        finished: None,
+        out,
+        distance: dist,
+    };
     let c = classify(&[o("a", None, 80), o("b", Some((5, 200)), 200), o("c", None, 90)]);
     assert_eq!(c.iter().map(|p| p.driver.as_str()).collect::<Vec<_>>(), ["c", "a", "b"]);
     assert_eq!(c[0].ending, Ending::Running);
@@ -249,8 +254,7 @@ fn a_rotating_grid_over_12_races_for_6_teams_of_two() {
         let g = grid(&l, n, &mut FixedDice::new(vec![])).unwrap();
         assert_eq!(g.len(), 12);
         for t in 0..6 {
-            let slots: Vec<usize> =
-                (0..2).map(|k| g.iter().position(|d| d == refs[2 * t + k]).unwrap() + 1).collect();
+            let slots: Vec<usize> = (0..2).map(|k| g.iter().position(|d| d == refs[2 * t + k]).unwrap() + 1).collect();
             // 002: "the total of the grid position numbers for each team" is the same for all:
             // 1 + 12 = 13 with six teams of two.
             assert_eq!(slots[0] + slots[1], 13, "race {n}, team {t}: {slots:?}");
@@ -406,10 +410,19 @@ fn series_construction_points_and_the_two_lap_conversion() {
     use std::collections::BTreeMap;
     use steward::league::series::{Category::*, DesignError, check_design, construction_points, convert_for_two_laps};
     assert_eq!((construction_points(3), construction_points(2), construction_points(4)), (Some(24), Some(20), None));
-    let design: BTreeMap<_, _> =
-        [(Tires, 5), (Brakes, 4), (Transmission, 3), (Engine, 3), (Bodywork, 3), (Suspension, 2), (PitCrew, 1), (Qualifying, 1), (Driver, 2)]
-            .into_iter()
-            .collect();
+    let design: BTreeMap<_, _> = [
+        (Tires, 5),
+        (Brakes, 4),
+        (Transmission, 3),
+        (Engine, 3),
+        (Bodywork, 3),
+        (Suspension, 2),
+        (PitCrew, 1),
+        (Qualifying, 1),
+        (Driver, 2),
+    ]
+    .into_iter()
+    .collect();
     check_design(&design, 3).unwrap();
     assert!(matches!(check_design(&design, 2), Err(DesignError::Total { spent: 24, allotted: 20, .. })));
     let two = convert_for_two_laps(&design, &[Tires, Brakes, Engine, Suspension]).unwrap();

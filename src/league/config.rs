@@ -333,8 +333,7 @@ impl League {
 
     /// Parses and checks a league file's text.
     pub fn parse(text: &str, path: &Path) -> Result<League, LeagueError> {
-        let l: League =
-            toml::from_str(text).map_err(|e| LeagueError::Bad { path: path.into(), why: e.to_string() })?;
+        let l: League = toml::from_str(text).map_err(|e| LeagueError::Bad { path: path.into(), why: e.to_string() })?;
         l.check().map_err(|why| LeagueError::Bad { path: path.into(), why })?;
         Ok(l)
     }
@@ -373,7 +372,9 @@ impl League {
             return Err(format!("name `{}` is not a valid league name", self.name));
         }
         if self.scoring.points.is_empty() {
-            return Err("[scoring] points is empty: give the points of each scoring place, e.g. [10, 6, 4, 3, 2, 1]".into());
+            return Err(
+                "[scoring] points is empty: give the points of each scoring place, e.g. [10, 6, 4, 3, 2, 1]".into()
+            );
         }
         if self.scoring.counted == Some(0) {
             return Err("[scoring] counted = 0 would count no result: leave it out to count them all".into());
@@ -382,11 +383,7 @@ impl League {
             if self.teams[..i].iter().any(|u| u.name == t.name) {
                 return Err(format!("team `{}` appears twice", t.name));
             }
-            let n = self
-                .drivers
-                .iter()
-                .filter(|d| d.team.as_deref() == Some(&t.name) && d.withdrawn.is_none())
-                .count();
+            let n = self.drivers.iter().filter(|d| d.team.as_deref() == Some(&t.name) && d.withdrawn.is_none()).count();
             if n > TEAM_SIZE {
                 return Err(format!("team `{}` has {n} drivers; a team has one or two (004 \"The Teams\")", t.name));
             }
@@ -503,8 +500,7 @@ impl League {
             }
         }
         // A withdrawn driver's seat can go to a substitute (004 counts substitutes' points).
-        let already =
-            self.drivers.iter().filter(|d| d.team.as_deref() == Some(name) && d.withdrawn.is_none()).count();
+        let already = self.drivers.iter().filter(|d| d.team.as_deref() == Some(name) && d.withdrawn.is_none()).count();
         let new = drivers.iter().filter(|a| self.driver(a).is_some_and(|d| d.team.is_none())).count();
         if already + new > TEAM_SIZE {
             return Err(LeagueError::TeamSize { team: name.into(), n: already + new });
@@ -524,9 +520,7 @@ impl League {
 
     /// The race of 1-based number `n`.
     pub fn race(&self, n: usize) -> Result<&RaceRecord, LeagueError> {
-        n.checked_sub(1)
-            .and_then(|i| self.races.get(i))
-            .ok_or(LeagueError::NoRace { n, races: self.races.len() })
+        n.checked_sub(1).and_then(|i| self.races.get(i)).ok_or(LeagueError::NoRace { n, races: self.races.len() })
     }
 
     /// The 1-based number of the race played as game `game`.

@@ -92,13 +92,19 @@ fn bids_grid(league: &League, n: usize, drivers: &[String]) -> Result<Vec<String
         }
         let d = league.driver(&b.driver).expect("entered drivers are league drivers");
         let team_spent: u32 = match team_of(&b.driver) {
-            Some(t) => league
-                .drivers
-                .iter()
-                .filter(|e| e.team.as_deref() == Some(t.as_str()))
-                .map(|e| spent(league, &e.address, n))
-                .sum::<u32>()
-                + this_race.iter().filter(|(a, _)| team_of(a).as_deref() == Some(t.as_str())).map(|x| x.1).sum::<u32>(),
+            Some(t) => {
+                league
+                    .drivers
+                    .iter()
+                    .filter(|e| e.team.as_deref() == Some(t.as_str()))
+                    .map(|e| spent(league, &e.address, n))
+                    .sum::<u32>()
+                    + this_race
+                        .iter()
+                        .filter(|(a, _)| team_of(a).as_deref() == Some(t.as_str()))
+                        .map(|x| x.1)
+                        .sum::<u32>()
+            }
             None => 0,
         };
         check_bid(b.points, d.joined, spent(league, &b.driver, n), team_spent)

@@ -7,11 +7,13 @@
 //! - [`grid`]: a race's grid by the season's method (d20, rotating, bids);
 //! - [`series`]: the 002 series options that carry numbers (construction points, driver points);
 //! - [`results`]: race results read from finished games; the standings;
-//! - [`table`]: the plain-text standings for mail and the JSON for the command line;
-//! - [`season`]: a simulated season of bot races through the mail daemon.
+//! - [`table`]: the plain-text standings for mail and the JSON for the command line.
+//!
+//! By mail: `mail::league` (STANDINGS, LEAGUE edits, standings after each race, the referee)
+//! and `mail::season` (a simulated season through the daemon's Maildir).
 //!
 //! Seeds: `shared/rules/002_*.txt` (race and series rules) and `004_*.txt` (FORS, its league
-//! layer only). Rulings L1-L8 in docs/rulings.md; format and commands in docs/leagues.md.
+//! layer only). Rulings L1-L9 in docs/rulings.md; format and commands in docs/leagues.md.
 
 pub mod config;
 pub mod grid;

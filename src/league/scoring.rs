@@ -4,7 +4,7 @@
 //! countback (002, 004) and the constructors' title (004 "The Teams": ties shared).
 //!
 //! No I/O: the results come in as plain data (read from finished games by `league::results`).
-//! Rulings L1-L6 in docs/rulings.md decide what the seeds leave open.
+//! Rulings L1-L7 in docs/rulings.md decide what the seeds leave open.
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -307,7 +307,7 @@ pub fn standings(entrants: &[Entrant], races: &[Vec<Placed>], scoring: &Scoring)
 /// The referee of race `n` (1-based; FORS "the steward for each event is the driver from the
 /// previous race with the highest score", the pit steward the second): the classified drivers of
 /// race `n - 1` in order, skipping those no longer `entered`. `None` for the first race.
-pub fn referees<'a>(previous: Option<&'a [Placed]>, entered: impl Fn(&str) -> bool) -> Vec<&'a str> {
+pub fn referees(previous: Option<&[Placed]>, entered: impl Fn(&str) -> bool) -> Vec<&str> {
     previous.map_or_else(Vec::new, |r| r.iter().map(|p| p.driver.as_str()).filter(|d| entered(d)).take(2).collect())
 }
 

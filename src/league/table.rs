@@ -25,10 +25,20 @@ pub fn text(league: &League, s: &Standings) -> String {
         Some(n) => format!(", best {n} count"),
         None => String::new(),
     };
-    let _ = writeln!(o, "{}{season}: standings after {} of {} races{counted}", league.name, s.races_run, league.races.len());
+    let _ = writeln!(
+        o,
+        "{}{season}: standings after {} of {} races{counted}",
+        league.name,
+        s.races_run,
+        league.races.len()
+    );
     let _ = writeln!(o);
     let _ = writeln!(o, "DRIVERS");
-    let _ = writeln!(o, "{:>4}  {:<24} {:<16} {:>5} {:>5} {:>3} {:>3} {:>3} {:>3}", "pos", "driver", "team", "pts", "gross", "1st", "2nd", "3rd", "st");
+    let _ = writeln!(
+        o,
+        "{:>4}  {:<24} {:<16} {:>5} {:>5} {:>3} {:>3} {:>3} {:>3}",
+        "pos", "driver", "team", "pts", "gross", "1st", "2nd", "3rd", "st"
+    );
     for d in &s.drivers {
         let shared = s.drivers.iter().filter(|e| e.rank == d.rank).count() > 1;
         let p = |i: usize| d.places.get(i).copied().unwrap_or(0);

@@ -136,10 +136,20 @@ impl Daemon {
             }
             LeagueAction::Race { game, track, laps, grid } => {
                 let grid = GridMethod::parse(grid).unwrap_or_default();
-                let race =
-                    RaceRecord { game: game.clone(), track: track.clone(), laps: *laps, grid, referee: None, bids: Vec::new() };
+                let race = RaceRecord {
+                    game: game.clone(),
+                    track: track.clone(),
+                    laps: *laps,
+                    grid,
+                    referee: None,
+                    bids: Vec::new(),
+                };
                 league.add_race(race).map(|()| {
-                    format!("Race {} of {name}: {game} on {track}, {laps} laps, grid by {}.", league.races.len(), grid.name())
+                    format!(
+                        "Race {} of {name}: {game} on {track}, {laps} laps, grid by {}.",
+                        league.races.len(),
+                        grid.name()
+                    )
                 })
             }
             LeagueAction::Standings => unreachable!("answered above"),

@@ -146,16 +146,30 @@ pub fn run(spec: &SeasonSpec) -> Result<SeasonResult, DaemonError> {
         for p in &mut players {
             p.read_token()?;
             let token = p.token.clone().unwrap_or_default();
-            say(&inbox_dir, &p.address, &mut n, "policy", &format!("GAME {game}\nCAR {}\nTOKEN {token}\nPOLICY BOT", p.car))?;
+            say(
+                &inbox_dir,
+                &p.address,
+                &mut n,
+                "policy",
+                &format!("GAME {game}\nCAR {}\nTOKEN {token}\nPOLICY BOT", p.car),
+            )?;
         }
         // The referee starts the race with their own car's token (004 "The Race Day").
         let referee = referee(&games, &league, r).map_err(|e| err("the referee", e))?;
         match players.iter().find(|p| p.address == referee) {
             Some(p) => {
                 let token = p.token.clone().unwrap_or_default();
-                say(&inbox_dir, &p.address, &mut n, "start", &format!("GAME {game}\nCAR {}\nTOKEN {token}\nSTART", p.car))?
+                say(
+                    &inbox_dir,
+                    &p.address,
+                    &mut n,
+                    "start",
+                    &format!("GAME {game}\nCAR {}\nTOKEN {token}\nSTART", p.car),
+                )?
             }
-            None => say(&inbox_dir, MODERATOR, &mut n, "start", &format!("GAME {game}\nTOKEN {MODERATOR_TOKEN}\nSTART"))?,
+            None => {
+                say(&inbox_dir, MODERATOR, &mut n, "start", &format!("GAME {game}\nTOKEN {MODERATOR_TOKEN}\nSTART"))?
+            }
         }
         for _round in 0..200_000 {
             daemon_pass(&mut daemon, &mut inbox, &mut via, &mut mails_in)?;

@@ -155,7 +155,13 @@ impl Order {
         matches!(
             self,
             Order::Create { .. }
-                | Order::League { action: LeagueAction::Enter(_) | LeagueAction::Withdraw(_) | LeagueAction::Team { .. } | LeagueAction::Race { .. }, .. }
+                | Order::League {
+                    action: LeagueAction::Enter(_)
+                        | LeagueAction::Withdraw(_)
+                        | LeagueAction::Team { .. }
+                        | LeagueAction::Race { .. },
+                    ..
+                }
                 | Order::Start
                 | Order::Pause
                 | Order::Resume
@@ -631,7 +637,8 @@ fn policy(args: &[&str]) -> Result<Order, OrderError> {
 fn address(k: Kw, w: Option<&&str>) -> Result<String, OrderError> {
     let Some(a) = w else { return Err(OrderError::Missing { order: k, what: Arg::Address }) };
     let a = a.trim_start_matches('<').trim_end_matches('>');
-    let ok = a.len() <= 254 && a.split_once('@').is_some_and(|(l, d)| !l.is_empty() && d.contains('.') && !d.contains('@'));
+    let ok =
+        a.len() <= 254 && a.split_once('@').is_some_and(|(l, d)| !l.is_empty() && d.contains('.') && !d.contains('@'));
     if !ok {
         return Err(OrderError::Invalid { order: k, what: Arg::Address, got: a.to_string() });
     }
