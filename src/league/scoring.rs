@@ -158,6 +158,8 @@ pub struct DriverStanding {
     pub dropped: Vec<usize>,
     /// Times at each place: `places[0]` wins, `places[1]` seconds...
     pub places: Vec<u32>,
+    /// 002 driver points earned so far, in halves (`series::driver_points_halves`).
+    pub driver_points_halves: u32,
 }
 
 /// One team's season.
@@ -254,6 +256,7 @@ pub fn standings(entrants: &[Entrant], races: &[Vec<Placed>], scoring: &Scoring)
                 races: per,
                 dropped,
                 places,
+                driver_points_halves: super::series::earned(&e.driver, races),
             }
         })
         .collect();

@@ -17,7 +17,12 @@ fn rank(r: u32, shared: bool) -> String {
     if shared { format!("={r}") } else { r.to_string() }
 }
 
-/// The drivers' and constructors' tables.
+/// Half points as text: `2`, `2.5`.
+fn halves(h: u32) -> String {
+    if h.is_multiple_of(2) { (h / 2).to_string() } else { format!("{}.5", h / 2) }
+}
+
+/// The drivers' and constructors' tables (`dp`: the 002 driver points earned).
 pub fn text(league: &League, s: &Standings) -> String {
     let mut o = String::new();
     let season = if league.season.is_empty() { String::new() } else { format!(" {}", league.season) };
@@ -36,8 +41,8 @@ pub fn text(league: &League, s: &Standings) -> String {
     let _ = writeln!(o, "DRIVERS");
     let _ = writeln!(
         o,
-        "{:>4}  {:<24} {:<16} {:>5} {:>5} {:>3} {:>3} {:>3} {:>3}",
-        "pos", "driver", "team", "pts", "gross", "1st", "2nd", "3rd", "st"
+        "{:>4}  {:<24} {:<12} {:>5} {:>5} {:>3} {:>3} {:>3} {:>3} {:>4}",
+        "pos", "driver", "team", "pts", "gross", "1st", "2nd", "3rd", "st", "dp"
     );
     for d in &s.drivers {
         let shared = s.drivers.iter().filter(|e| e.rank == d.rank).count() > 1;
@@ -45,18 +50,20 @@ pub fn text(league: &League, s: &Standings) -> String {
         let starts = d.races.iter().filter(|r| r.0.is_some()).count();
         let _ = writeln!(
             o,
-            "{:>4}  {:<24} {:<16} {:>5} {:>5} {:>3} {:>3} {:>3} {:>3}",
+            "{:>4}  {:<24} {:<12} {:>5} {:>5} {:>3} {:>3} {:>3} {:>3} {:>4}",
             rank(d.rank, shared),
             cut(&d.name, 24),
-            cut(d.team.as_deref().unwrap_or("-"), 16),
+            cut(d.team.as_deref().unwrap_or("-"), 12),
             d.points,
             d.gross,
             p(0),
             p(1),
             p(2),
-            starts
+            starts,
+            halves(d.driver_points_halves)
         );
     }
+    let _ = writeln!(o, "  pts: results that count; gross: all; st: starts; dp: driver points (002)");
     if !s.teams.is_empty() {
         let _ = writeln!(o);
         let _ = writeln!(o, "CONSTRUCTORS");
