@@ -122,6 +122,23 @@ impl Daemon {
             job.extras.league.push(table_text(&games, &league));
             return Ok(None);
         }
+        // A message read again after a crash finds its edit made: it says so and changes nothing.
+        let made = match action {
+            LeagueAction::Enter(a) => league.driver(a).is_some_and(|d| d.withdrawn.is_none()),
+            LeagueAction::Withdraw(a) => league.driver(a).is_some_and(|d| d.withdrawn.is_some()),
+            LeagueAction::Team { name: team, drivers } => {
+                drivers.iter().all(|a| league.driver(a).is_some_and(|d| d.team.as_deref() == Some(team.as_str())))
+            }
+            LeagueAction::Race { game, track, laps, grid } => league
+                .races
+                .iter()
+                .any(|r| &r.game == game && &r.track == track && r.laps == *laps && r.grid.name() == grid.as_str()),
+            LeagueAction::Standings => false,
+        };
+        if made {
+            job.notes.push(format!("{name}: already done, nothing changed."));
+            return Ok(None);
+        }
         let from = next_race(&games, &league).map_err(|e| e.to_string())?;
         let done = match action {
             LeagueAction::Enter(a) => {
