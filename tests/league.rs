@@ -539,3 +539,42 @@ fn results_from_a_revealed_game_rank_running_cars_by_distance() {
     let store = steward::store::Store::new(dir.parent().unwrap());
     assert!(store.list().unwrap().contains(&"cut".to_string()));
 }
+
+#[test]
+fn the_league_command_line() {
+    use crate::support::{stdout, steward};
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("league-cli");
+    let _ = std::fs::remove_dir_all(&dir);
+    let g = dir.to_str().unwrap();
+    let run = |args: &[&str]| {
+        let mut a = args.to_vec();
+        a.extend(["--games", g]);
+        steward(&a)
+    };
+    assert!(run(&["league", "create", "cup", "--moderator", "m@x.org", "--counted", "9"]).status.success());
+    for d in ["a@x.org", "b@x.org", "c@x.org", "d@x.org"] {
+        assert!(run(&["league", "enter", "cup", d]).status.success());
+    }
+    assert!(run(&["league", "team", "cup", "red", "a@x.org", "b@x.org"]).status.success());
+    assert!(run(&["league", "team", "cup", "blue", "c@x.org", "d@x.org"]).status.success());
+    assert!(
+        run(&["league", "add-race", "cup", "cup-1", "--track", "sprint", "--laps", "1", "--grid", "bids"])
+            .status
+            .success()
+    );
+    assert!(run(&["league", "bid", "cup", "1", "c@x.org", "30"]).status.success());
+    assert!(run(&["league", "bid", "cup", "1", "a@x.org", "30"]).status.success());
+    let o = run(&["league", "bid", "cup", "1", "b@x.org", "101"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("100 qualifying points left"));
+    let o = run(&["league", "grid", "cup", "1"]);
+    let grid: Vec<String> = stdout(&o).lines().map(|l| l.split_whitespace().nth(1).unwrap().to_string()).collect();
+    assert_eq!(grid, ["c@x.org", "a@x.org", "b@x.org", "d@x.org"], "reveal order, then no bid (ruling L6)");
+    let o = run(&["league", "standings", "cup", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["drivers"].as_array().unwrap().len(), 4);
+    assert_eq!(v["teams"][0]["rank"], 1);
+    assert_eq!(v["teams"][1]["rank"], 1, "no points yet: a shared rank");
+    let o = run(&["league", "team", "cup", "blue", "a@x.org"]);
+    assert_eq!(o.status.code(), Some(2));
+}
