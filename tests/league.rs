@@ -578,3 +578,43 @@ fn the_league_command_line() {
     let o = run(&["league", "team", "cup", "blue", "a@x.org"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn a_team_design_is_checked_against_the_series_and_converted_for_two_lap_races() {
+    use steward::league::series::Category::*;
+    let mut l = league(&["a"]);
+    l.form_team("x", &["a"], 1).unwrap();
+    for (n, laps) in [(1, 3), (2, 2)] {
+        l.add_race(RaceRecord {
+            game: format!("r{n}"),
+            track: "monaco".into(),
+            laps,
+            grid: GridMethod::Qualifying,
+            referee: None,
+            bids: Vec::new(),
+        })
+        .unwrap();
+    }
+    l.teams[0].design = [
+        (Tires, 5),
+        (Brakes, 4),
+        (Transmission, 3),
+        (Engine, 3),
+        (Bodywork, 3),
+        (Suspension, 2),
+        (PitCrew, 1),
+        (Qualifying, 1),
+        (Driver, 2),
+    ]
+    .into_iter()
+    .collect();
+    // A three-lap series with a two-lap race: the conversion must be declared (002).
+    let e = l.check().unwrap_err();
+    assert!(e.contains("team `x`: two_lap"), "{e}");
+    l.teams[0].two_lap = vec![Tires, Brakes, Engine, Suspension];
+    l.check().unwrap();
+    assert_eq!(l.design_for("x", 1).unwrap().values().sum::<u32>(), 24);
+    assert_eq!(l.design_for("x", 2).unwrap().values().sum::<u32>(), 20);
+    l.teams[0].design.insert(Driver, 3);
+    assert!(l.check().unwrap_err().contains("spends 25 construction points"));
+}

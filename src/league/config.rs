@@ -3,6 +3,7 @@
 //! The file is the league's only state; race results are read from the games themselves.
 //! Format: docs/leagues.md.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -12,6 +13,7 @@ use crate::store::fsio::{Durability, write_atomic};
 use crate::store::replay::valid_id;
 
 use super::scoring::{DEFAULT_POINTS, Entrant, Scoring, TeamTies};
+use super::series::{Category, check_design, convert_for_two_laps};
 
 /// Version tag of the league file.
 pub const FORMAT: &str = "steward-league-1";
@@ -246,6 +248,14 @@ impl DriverRecord {
 pub struct TeamRecord {
     /// Its name.
     pub name: String,
+    /// The 002 car design (construction points by category), fixed for the season: 24 points
+    /// in a series with three-lap races, 20 with two-lap races only (002 "Car Construction").
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub design: BTreeMap<Category, u32>,
+    /// The four categories a three-lap car gives a point of before each two-lap race (002 "Race
+    /// Preparation"; ruling L8: declared once for the season).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub two_lap: Vec<Category>,
 }
 
 /// Scoring options (docs/leagues.md).
@@ -388,6 +398,9 @@ impl League {
                 return Err(format!("team `{}` has {n} drivers; a team has one or two (004 \"The Teams\")", t.name));
             }
         }
+        for t in &self.teams {
+            self.design_check(t).map_err(|why| format!("team `{}`: {why}", t.name))?;
+        }
         for (i, d) in self.drivers.iter().enumerate() {
             if self.drivers[..i].iter().any(|e| e.address.eq_ignore_ascii_case(&d.address)) {
                 return Err(format!("driver {} appears twice", d.address));
@@ -412,6 +425,39 @@ impl League {
             }
         }
         Ok(())
+    }
+
+    /// The race length a series' designs are built for (002): three laps if any race has three,
+    /// else two if any has two; `None` without races.
+    pub fn series_laps(&self) -> Option<u16> {
+        let laps = self.races.iter().map(|r| r.laps).max()?;
+        Some(laps)
+    }
+
+    fn design_check(&self, t: &TeamRecord) -> Result<(), String> {
+        if t.design.is_empty() {
+            return Ok(());
+        }
+        let Some(laps) = self.series_laps() else { return Ok(()) };
+        check_design(&t.design, laps).map_err(|e| e.to_string())?;
+        if laps == 3 && self.races.iter().any(|r| r.laps == 2) {
+            convert_for_two_laps(&t.design, &t.two_lap).map_err(|e| format!("two_lap: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// Team `team`'s 002 car for race `n` (1-based): its design, less the two-lap conversion
+    /// in a two-lap race of a three-lap series. `None` without a design.
+    pub fn design_for(&self, team: &str, n: usize) -> Option<BTreeMap<Category, u32>> {
+        let t = self.teams.iter().find(|t| t.name == team)?;
+        if t.design.is_empty() {
+            return None;
+        }
+        let race = self.races.get(n.checked_sub(1)?)?;
+        if race.laps == 2 && self.series_laps() == Some(3) {
+            return convert_for_two_laps(&t.design, &t.two_lap).ok();
+        }
+        Some(t.design.clone())
     }
 
     /// The driver of `address` (case-insensitive).
@@ -506,7 +552,7 @@ impl League {
             return Err(LeagueError::TeamSize { team: name.into(), n: already + new });
         }
         if !self.teams.iter().any(|t| t.name == name) {
-            self.teams.push(TeamRecord { name: name.into() });
+            self.teams.push(TeamRecord { name: name.into(), design: BTreeMap::new(), two_lap: Vec::new() });
         }
         for a in drivers {
             let d = self.driver_mut(a)?;
