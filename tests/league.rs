@@ -618,3 +618,12 @@ fn a_team_design_is_checked_against_the_series_and_converted_for_two_lap_races()
     l.teams[0].design.insert(Driver, 3);
     assert!(l.check().unwrap_err().contains("spends 25 construction points"));
 }
+
+#[test]
+fn the_documented_league_file_parses() {
+    let doc = std::fs::read_to_string(crate::support::root().join("docs/leagues.md")).unwrap();
+    let a = doc.find("```toml\n").unwrap() + 8;
+    let b = a + doc[a..].find("```").unwrap();
+    let l = League::parse(&doc[a..b], Path::new("docs/leagues.md")).unwrap();
+    assert_eq!((l.name.as_str(), l.scoring.counted, l.races[0].grid), ("autumn", Some(9), GridMethod::Bids));
+}
