@@ -48,6 +48,8 @@ fn games(root: &Path, games: usize) -> Vec<u32> {
             max_cars: None,
             move_hours: 48,
             join_by: None,
+            weather: steward::engine::weather::Forecast::Sun,
+            grid: steward::store::qualifying::GridMethod::Join,
         };
         let mut h = store.create(&req, [g as u8; 32], Meta::now()).unwrap();
         for car in 1..=CARS {
@@ -58,6 +60,7 @@ fn games(root: &Path, games: usize) -> Vec<u32> {
                 name: None,
                 wear: Wear::standard(),
                 tyres: Tyres::Hard,
+                wet_tyres: None,
                 entropy: None,
                 bot: false,
             };

@@ -45,9 +45,14 @@ enum Command {
         /// Seed of the simulation's dice.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Rule profile.
+        /// Rule profile: competition-2004, competition-2002 or eurogames-advanced.
         #[arg(long, default_value = "competition-2004")]
         profile: String,
+        /// Eurogames advanced rules switched on, comma-separated (slipstream, time-trials, tyres,
+        /// weather, construction, road-holding, pits, or `all`); with eurogames-advanced and no
+        /// --toggles, all seven are on.
+        #[arg(long, value_delimiter = ',')]
+        toggles: Option<Vec<String>>,
         /// Print every event of race N (1-based) before the summary.
         #[arg(long, value_name = "N")]
         trace: Option<u32>,
@@ -79,6 +84,12 @@ enum Command {
         /// Ties: completion (order of the laps) or black-die.
         #[arg(long, default_value = "completion")]
         ties: String,
+        /// Rule profile (docs/profiles.md).
+        #[arg(long, default_value = "competition-2004")]
+        profile: String,
+        /// Eurogames advanced rules switched on, comma-separated (all seven when not given).
+        #[arg(long, value_delimiter = ',')]
+        toggles: Option<Vec<String>>,
     },
     /// Leagues: a season of races, drivers, teams, grids and standings (docs/leagues.md).
     #[command(subcommand)]
@@ -158,28 +169,24 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Game(g) => crate::game_cli::run(g),
         Command::League(l) => crate::league_cli::run(l),
-        Command::Qualify { track: name, cars, seed, weather, ties } => {
+        Command::Qualify { track: name, cars, seed, weather, ties, profile, toggles } => {
+            let rules = crate::engine::Rulebook::from_cli(&profile, toggles.as_deref())?;
             let weather = crate::qualify::SessionWeather::parse(&weather)
                 .with_context(|| format!("unknown weather `{weather}` (dry, wet, track)"))?;
             let tie = crate::engine::qualifying::TieBreak::parse(&ties)
                 .with_context(|| format!("unknown tie-break `{ties}` (completion, black-die)"))?;
             let t = track::load::resolve(&name)?;
             anyhow::ensure!((1..=99).contains(&cars), "--cars must be 1 to 99");
-            let s = crate::qualify::run(&t, &crate::qualify::SessionConfig { cars, seed, weather, tie })?;
+            let s = crate::qualify::run(&t, &crate::qualify::SessionConfig { cars, seed, weather, tie, rules })?;
             out!("{}", crate::qualify::report(&t, &s));
             Ok(ExitCode::SUCCESS)
         }
         Command::Mail(m) => crate::mail_cli::run(m),
-        Command::Sim { track: name, cars, laps, races, seed, profile, trace, keep, no_sync, weather } => {
+        Command::Sim { track: name, cars, laps, races, seed, profile, toggles, trace, keep, no_sync, weather } => {
             let weather = crate::sim::SimWeather::parse(&weather)
                 .with_context(|| format!("unknown weather `{weather}` (dry, wet, changeable, track)"))?;
-            anyhow::ensure!(
-                keep.is_none() || weather == crate::sim::SimWeather::Dry,
-                "--keep plays dry races only: game files do not record the weather yet"
-            );
             let t = track::load::resolve(&name)?;
-            let rules = crate::engine::Rulebook::from_profile(&profile)
-                .with_context(|| format!("unknown profile `{profile}` (competition-2004, competition-2002)"))?;
+            let rules = crate::engine::Rulebook::from_cli(&profile, toggles.as_deref())?;
             anyhow::ensure!(
                 (1..=t.grid.len()).contains(&cars),
                 "--cars must be 1 to {} (the grid of {})",

@@ -9,9 +9,11 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 
 use crate::engine::bot::Bot;
+use crate::engine::weather::Forecast;
 use crate::engine::{Tyres, Wear};
 use crate::store::driver::{self, Join, Meta, NewGame, Store, load_dir, new_token, os_random};
 use crate::store::files::{By, Source};
+use crate::store::qualifying::GridMethod;
 use crate::store::replay::parse_hex32;
 use crate::store::verify::SeedFrom;
 use crate::store::{Stamp, audit, show, verify};
@@ -62,9 +64,13 @@ pub enum GameCommand {
         /// Laps.
         #[arg(long, default_value_t = 3)]
         laps: u16,
-        /// Rule profile.
+        /// Rule profile: competition-2004, competition-2002 or eurogames-advanced.
         #[arg(long, default_value = "competition-2004")]
         profile: String,
+        /// Eurogames advanced rules switched on, comma-separated (slipstream, time-trials, tyres,
+        /// weather, construction, road-holding, pits, or `all`; docs/profiles.md).
+        #[arg(long, value_delimiter = ',')]
+        toggles: Option<Vec<String>>,
         /// Most cars (default: the track's grid).
         #[arg(long)]
         max_cars: Option<u8>,
@@ -74,6 +80,14 @@ pub enum GameCommand {
         /// Joins close at this UTC time (`2026-05-01T12:00:00Z`).
         #[arg(long)]
         join_by: Option<String>,
+        /// Race weather: track (drawn on the track's table at the start, 3-2-1), sun, rain or
+        /// changeable.
+        #[arg(long, default_value = "track")]
+        weather: String,
+        /// The grid: join (join order), qualifying (timed laps by mail, ties by completion order)
+        /// or qualifying-black-die (ties by a black die).
+        #[arg(long, default_value = "join")]
+        grid: String,
         #[command(flatten)]
         games: GamesArg,
     },
@@ -96,6 +110,9 @@ pub enum GameCommand {
         /// Tyres: hard, soft, rain.
         #[arg(long, default_value = "hard")]
         tyres: String,
+        /// Tyres if the track is wet at the start (default: the same as --tyres).
+        #[arg(long)]
+        wet_tyres: Option<String>,
         /// Wear points: tyres,brakes,gas,body,engine,handling (default 6,4,3,3,3,1).
         #[arg(long)]
         wear: Option<String>,
@@ -214,7 +231,27 @@ fn parse_wear(s: &str) -> Result<Wear> {
 /// Runs a game command.
 pub fn run(cmd: GameCommand) -> Result<ExitCode> {
     match cmd {
-        GameCommand::New { game, track, laps, profile, max_cars, move_hours, join_by, games } => {
+        GameCommand::New {
+            game,
+            track,
+            laps,
+            profile,
+            toggles,
+            max_cars,
+            move_hours,
+            join_by,
+            weather,
+            grid,
+            games,
+        } => {
+            let grid = GridMethod::parse(&grid)
+                .with_context(|| format!("unknown grid `{grid}` (join, qualifying, qualifying-black-die)"))?;
+            let weather = Forecast::parse(&weather)
+                .with_context(|| format!("unknown weather `{weather}` (track, sun, rain, changeable)"))?;
+            let profile = match toggles {
+                None => profile,
+                Some(t) => crate::engine::Rulebook::from_cli(&profile, Some(&t))?.spec(),
+            };
             let (store, id) = locate(&games, &game);
             let join_by = match join_by {
                 Some(s) => Some(
@@ -222,16 +259,22 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
                 ),
                 None => None,
             };
-            let req = NewGame { id, track, profile, laps, max_cars, move_hours, join_by };
+            let req = NewGame { id, track, profile, laps, max_cars, move_hours, join_by, weather, grid };
             let h = store.create(&req, os_random()?, Meta::by("moderator"))?;
             let g = h.game();
             outln!("created game {} on {} in {}", g.setup.id, g.track.title, h.dir().display());
             outln!("dice commitment (publish it in the game's first message): {}", g.setup.commitment);
             Ok(ExitCode::SUCCESS)
         }
-        GameCommand::Join { game, address, token, car, name, tyres, wear, entropy, bot, source, games } => {
+        GameCommand::Join { game, address, token, car, name, tyres, wet_tyres, wear, entropy, bot, source, games } => {
             let (store, id) = locate(&games, &game);
             let tyres = Tyres::parse(&tyres).with_context(|| format!("unknown tyres `{tyres}` (hard, soft, rain)"))?;
+            let wet_tyres = match wet_tyres {
+                Some(w) => Some(
+                    Tyres::parse(&w).with_context(|| format!("unknown wet-track tyres `{w}` (hard, soft, rain)"))?,
+                ),
+                None => None,
+            };
             let wear = match wear {
                 Some(w) => parse_wear(&w)?,
                 None => Wear::standard(),
@@ -242,7 +285,7 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
                 None => new_token()?,
             };
             let mut h = store.open(&id)?;
-            let req = Join { address, token: token.clone(), car, name, wear, tyres, entropy, bot };
+            let req = Join { address, token: token.clone(), car, name, wear, tyres, wet_tyres, entropy, bot };
             let t = h.join(&req, source.meta("moderator"))?;
             let p = t.player.as_ref().expect("a join turn has its player");
             outln!("{} joins game {} with car {} (turn {})", p.address, id, p.car, t.turn);

@@ -39,6 +39,9 @@ pub enum MailCommand {
         /// Laps.
         #[arg(long, default_value_t = 1)]
         laps: u16,
+        /// The grid: qualifying (each player drives a timed lap by mail first), or join.
+        #[arg(long, default_value = "qualifying")]
+        grid: String,
     },
     /// Print the hash of a moderator's token, for `[[moderator]]` in steward.toml.
     TokenHash {
@@ -81,7 +84,9 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
             })?;
             Ok(ExitCode::SUCCESS)
         }
-        MailCommand::Demo { dir, track, cars, laps } => {
+        MailCommand::Demo { dir, track, cars, laps, grid } => {
+            let grid = crate::store::qualifying::GridMethod::parse(&grid)
+                .with_context(|| format!("unknown grid `{grid}` (join, qualifying, qualifying-black-die)"))?;
             let (root, _tmp) = match dir {
                 Some(d) => {
                     std::fs::create_dir_all(&d).with_context(|| format!("creating {}", d.display()))?;
@@ -94,7 +99,7 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
                 }
             };
             let game = format!("demo-{}", crate::store::Stamp::now().0);
-            let spec = DemoSpec { dir: root.clone(), game, track, cars, laps, policy_cars: cars / 2 };
+            let spec = DemoSpec { dir: root.clone(), game, track, cars, laps, policy_cars: cars / 2, grid };
             let r = run_demo(&spec)?;
             outln!("{}", r.final_text);
             outln!("Mail: the daemon read {} message(s) and sent {}.", r.mails_in, r.mails_out);

@@ -9,7 +9,7 @@ use crate::engine::bot::{self, Bot};
 use crate::engine::qualifying::grid::{self, Qualified, TieBreak};
 use crate::engine::qualifying::{Lap, LapEnd, QualifyingError, play_lap};
 use crate::engine::weather;
-use crate::engine::{Dice, Die, Purpose};
+use crate::engine::{Dice, Die, Purpose, Rulebook, Tyres};
 use crate::track::Track;
 
 /// The weather of a session (1-0-3).
@@ -46,6 +46,10 @@ pub struct SessionConfig {
     pub weather: SessionWeather,
     /// How equal results are separated.
     pub tie: TieBreak,
+    /// The rules: without the Eurogames time trials (003-2 off) the grid is one black die per
+    /// car (002), without its weather (003-4 off) the track is dry, without its tyres (003-3
+    /// off) every car is on hard tyres (docs/profiles.md).
+    pub rules: Rulebook,
 }
 
 /// A finished session.
@@ -65,6 +69,7 @@ pub struct Session {
 pub fn run(t: &Track, cfg: &SessionConfig) -> Result<Session, QualifyingError> {
     let mut dice = LabelledDice::new(sim_key(cfg.seed, &format!("qualify/{}", t.name)), "weather");
     let (wet, weather_roll) = match cfg.weather {
+        _ if !cfg.rules.set.weather => (false, None),
         SessionWeather::Dry => (false, None),
         SessionWeather::Wet => (true, None),
         SessionWeather::Track => {
@@ -72,12 +77,21 @@ pub fn run(t: &Track, cfg: &SessionConfig) -> Result<Session, QualifyingError> {
             (weather::qualifying(&t.weather, v).1, Some(v))
         }
     };
+    if !cfg.rules.set.time_trials {
+        // 003-2 off: no timed laps; the seeds' grid by one black die per car (002, ruling 32).
+        dice.set_turn("grid");
+        let cars: Vec<(u8, bool)> = (1..=cfg.cars as u8).map(|n| (n, false)).collect();
+        let grid = grid::by_d20(&cars, &mut dice);
+        return Ok(Session { wet, weather_roll, laps: Vec::new(), grid });
+    }
     let mut driver = Bot::new();
     let mut laps = Vec::with_capacity(cfg.cars);
+    let tyres = bot::tyres_for(wet);
+    let tyres = if cfg.rules.tyres_allowed(tyres) { tyres } else { Tyres::Hard };
     for i in 0..cfg.cars {
         let number = i as u8 + 1;
         dice.set_turn(&format!("q{number}"));
-        let lap = Lap::new(t, number, bot::tyres_for(wet), wet)?;
+        let lap = Lap::new(t, number, tyres, wet)?;
         laps.push(play_lap(t, lap, &mut driver, &mut dice)?);
     }
     let standings: Vec<Qualified> =
@@ -98,6 +112,13 @@ pub fn report(t: &Track, s: &Session) -> String {
         None => {
             let _ = writeln!(out, "qualifying on {}: {sky} track", t.name);
         }
+    }
+    if s.laps.is_empty() {
+        let _ = writeln!(out, "no time trials (advanced rule 2 is off): the grid by one black die per car (002):");
+        for (i, n) in s.grid.iter().enumerate() {
+            let _ = writeln!(out, "{:>3}. car {n}", i + 1);
+        }
+        return out;
     }
     let _ = writeln!(out, "car  tyres  moves  rolls  overshoot  errors  total");
     for l in &s.laps {

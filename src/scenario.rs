@@ -38,6 +38,9 @@ pub struct Scenario {
     /// Rule profile (default `competition-2004`).
     #[serde(default)]
     pub profile: Option<String>,
+    /// The Eurogames advanced rules switched on (`eurogames-advanced` only, docs/profiles.md).
+    #[serde(default)]
+    pub toggles: Vec<String>,
     /// Wet track.
     #[serde(default)]
     pub wet: bool,
@@ -359,17 +362,20 @@ pub fn run(sc: &Scenario, dir: &Path) -> Verdict {
         Ok(t) => t,
         Err(e) => return Verdict::Fail(vec![e]),
     };
-    let rules = match sc.profile.as_deref() {
-        None => Rulebook::competition_2004(),
-        Some(p) => match Rulebook::from_profile(p) {
-            Some(r) => r,
-            None => return Verdict::Fail(vec![format!("unknown profile `{p}`")]),
-        },
+    let rules = match Rulebook::from_setup(sc.profile.as_deref().unwrap_or("competition-2004"), &sc.toggles) {
+        Ok(r) => r,
+        Err(e) => return Verdict::Fail(vec![e.to_string()]),
     };
+    if (sc.wet || sc.weather.is_some()) && !rules.set.weather {
+        return Verdict::Fail(vec!["the case is wet but its profile plays without weather (003-4 off)".into()]);
+    }
     let mut state = match setup(sc, &t) {
         Ok(s) => s,
         Err(e) => return Verdict::Fail(vec![e]),
     };
+    if let Some(c) = state.cars.iter().find(|c| !rules.tyres_allowed(c.tyres)) {
+        return Verdict::Fail(vec![format!("car {}: this profile plays hard tyres only (003-3 off)", c.number)]);
+    }
     for (i, m) in sc.moves.iter().enumerate() {
         let at = format!("move {}", i + 1);
         match play_move(&t, &rules, &state, m, &at, &mut fails) {

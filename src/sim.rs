@@ -11,10 +11,8 @@ use crate::dice::{LabelledDice, sim_race_key};
 use crate::engine::bot::{self, Bot};
 use crate::engine::order::advance;
 use crate::engine::rulebook::PIT_POINTS;
-use crate::engine::weather::{self, WeatherState};
-use crate::engine::{
-    CarId, Dice, Die, Elimination, Fate, Part, Purpose, RaceState, Rulebook, Setup, Status, Step, Tyres, Wear, roll,
-};
+use crate::engine::weather::{self, Forecast, WeatherState};
+use crate::engine::{CarId, Elimination, Fate, Part, RaceState, Rulebook, Setup, Status, Step, Tyres, Wear, roll};
 use crate::track::Track;
 
 /// What to simulate.
@@ -49,6 +47,16 @@ pub enum SimWeather {
 }
 
 impl SimWeather {
+    /// The game setting that plays the same weather.
+    pub fn forecast(self) -> Forecast {
+        match self {
+            SimWeather::Dry => Forecast::Sun,
+            SimWeather::Wet => Forecast::Rain,
+            SimWeather::Changeable => Forecast::Changeable,
+            SimWeather::Track => Forecast::Track,
+        }
+    }
+
     /// Parses `dry`, `wet`, `changeable`, `track`.
     pub fn parse(s: &str) -> Option<Self> {
         match s {
@@ -62,21 +70,9 @@ impl SimWeather {
 }
 
 /// Draws the weather of a race before the cars are set up (3-0-1): the sky to keep and whether
-/// the track is wet at the start.
+/// the track is wet at the start (the same draw as a stored game's start, src/store/replay.rs).
 fn draw_weather(t: &Track, w: SimWeather, dice: &mut LabelledDice) -> (Option<WeatherState>, bool) {
-    let mut black = || dice.roll(Die::Black, None, Purpose::Weather);
-    match w {
-        SimWeather::Dry => (None, false),
-        SimWeather::Wet => (None, true),
-        SimWeather::Changeable => {
-            let (_, wet) = weather::qualifying(&t.weather, black());
-            (Some(weather::changeable()), wet)
-        }
-        SimWeather::Track => {
-            let (q, _) = weather::qualifying(&t.weather, black());
-            weather::race(&t.weather, black(), q)
-        }
-    }
+    weather::draw(&t.weather, w.forecast(), dice, &mut Vec::new())
 }
 
 /// One race's result.
@@ -132,13 +128,17 @@ pub fn run_race(
     let broken = |moves: u32, what: String| Broken { race, moves, what, context: String::new() };
     // The key of the game `steward sim --keep` writes for this race (src/store/keep.rs).
     let mut dice = LabelledDice::new(sim_race_key(cfg.seed, &t.name, race, cfg.cars), "0");
-    let (sky, wet) = draw_weather(t, cfg.weather, &mut dice);
-    // The bot fits rain tyres when the track is wet at the start, hard ones otherwise (8).
+    // Without the weather rule (003-4 off) the sun always shines.
+    let (sky, wet) = if rules.set.weather { draw_weather(t, cfg.weather, &mut dice) } else { (None, false) };
+    // The bot fits rain tyres when the track is wet at the start, hard ones otherwise (8), when
+    // the game plays tyre types (003-3).
     let mut setups = field(cfg.cars);
     for (_, setup) in setups.iter_mut() {
-        setup.tyres = bot::tyres_for(wet);
+        let tyres = bot::tyres_for(wet);
+        setup.tyres = if rules.tyres_allowed(tyres) { tyres } else { Tyres::Hard };
     }
-    let mut state = RaceState::new(t, cfg.laps, &setups).map_err(|e| broken(0, e))?;
+    let rules_laps = Rulebook { laps: cfg.laps, ..rules.clone() };
+    let mut state = RaceState::new_for(t, &rules_laps, &setups).map_err(|e| broken(0, e))?;
     state.wet = wet;
     state.weather = sky;
     let mut moves = 0u32;
@@ -195,7 +195,7 @@ pub fn run_race(
                     );
                 }
                 let pit = if crate::engine::play::reaches_box(t, &r, i) {
-                    bot.pit_order(&r.state, car)
+                    bot.pit_order_for(&r.state, car, rules)
                 } else {
                     crate::engine::pits::PitOrder::default()
                 };

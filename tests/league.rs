@@ -467,6 +467,8 @@ fn stored_game(
         max_cars: None,
         move_hours: 48,
         join_by: None,
+        weather: steward::engine::weather::Forecast::Sun,
+        grid: steward::store::qualifying::GridMethod::Join,
     };
     let mut h = store.create(&req, [7; 32], Meta::by("test")).unwrap();
     for c in 1..=cars {
@@ -482,6 +484,7 @@ fn stored_game(
                 Wear::standard()
             },
             tyres: Tyres::Hard,
+            wet_tyres: None,
             entropy: None,
             bot: true,
         };

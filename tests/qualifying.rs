@@ -290,3 +290,15 @@ fn steward_qualify_prints_a_table_and_a_grid_deterministically() {
     let bad = steward(&["qualify", "--weather", "fog"]);
     assert!(!bad.status.success());
 }
+
+#[test]
+fn q_003_2_without_time_trials_the_grid_is_one_black_die_per_car() {
+    // docs/profiles.md: the Eurogames profile with time trials (003-2) off has no timed laps.
+    let args = ["qualify", "--track", "sprint", "--cars", "4", "--profile", "eurogames-advanced", "--toggles", "tyres"];
+    let text = stdout(&steward(&args));
+    assert!(text.contains("no time trials (advanced rule 2 is off)"), "{text}");
+    assert!(!text.contains("overshoot"), "{text}");
+    assert_eq!(text.lines().filter(|l| l.contains(". car ")).count(), 4, "{text}");
+    let with = ["qualify", "--track", "sprint", "--cars", "4", "--profile", "eurogames-advanced"];
+    assert!(stdout(&steward(&with)).contains("grid (1-3-2):"), "all seven toggles: timed laps");
+}

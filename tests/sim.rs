@@ -42,6 +42,44 @@ fn wet_and_changeable_races_keep_every_invariant_on_every_shipped_track() {
 }
 
 #[test]
+fn the_2002_and_eurogames_profiles_keep_every_invariant_on_monaco() {
+    // Issue 4: both profiles (Eurogames with its seven advanced rules on, and with none) play
+    // whole races under the sim's invariant checks; `.ci/run` plays 1,000 races of each.
+    let t = steward::track::load::resolve("monaco").unwrap();
+    let all = Rulebook::from_cli("eurogames-advanced", None).unwrap();
+    let basic = Rulebook::from_cli("eurogames-advanced", Some(&[])).unwrap();
+    for (rules, weather) in [
+        (Rulebook::competition_2002(), SimWeather::Changeable),
+        (all.clone(), SimWeather::Changeable),
+        (basic, SimWeather::Wet),
+    ] {
+        let cfg = SimConfig { cars: 10, laps: 3, races: 100, seed: 4, trace: None, weather };
+        let summary = run(&t, &rules, &cfg).unwrap_or_else(|e| panic!("{}: {e}", rules.spec()));
+        assert!(summary.contains("100 races on monaco"), "{summary}");
+        if rules.set.slipstream {
+            assert!(!summary.contains("slipstreams 0 "), "{}: {summary}", rules.spec());
+        } else {
+            assert!(summary.contains("slipstreams 0 "), "{}: {summary}", rules.spec());
+        }
+    }
+    let out = steward(&[
+        "sim",
+        "--track",
+        "sprint",
+        "--laps",
+        "1",
+        "--profile",
+        "eurogames-advanced",
+        "--toggles",
+        "tyres,weather",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let bad = steward(&["sim", "--track", "sprint", "--profile", "competition-2004", "--toggles", "tyres"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("eurogames-advanced"));
+}
+
+#[test]
 fn a_changeable_race_rolls_weather_tests_that_cite_3_2_6() {
     // Long enough for some car to roll a 20 in 5th or a 30 in 6th.
     let out = steward(&[

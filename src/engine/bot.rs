@@ -1015,6 +1015,20 @@ impl Bot {
         let kind = if repairs.is_empty() { StopKind::Quick } else { StopKind::Long };
         PitOrder { kind: Some(kind), tyres: None, repairs }
     }
+
+    /// [`Bot::pit_order`] as `rules` allow it: the tyres announced where the profile requires
+    /// it (2002 19-5-7), a tyre stop where repairs are not played (003-7 off).
+    pub fn pit_order_for(&self, state: &RaceState, car: CarId, rules: &super::Rulebook) -> PitOrder {
+        let mut o = self.pit_order(state, car);
+        if !rules.set.same_tyres_by_default {
+            o.tyres = Some(state.car(car).tyres);
+        }
+        if !rules.set.repairs {
+            o.kind = Some(StopKind::Quick);
+            o.repairs.clear();
+        }
+        o
+    }
 }
 
 /// What option `o` costs the car: now, and in the plan from where it leaves the car.

@@ -4,7 +4,7 @@ use std::fmt;
 
 use thiserror::Error;
 
-use super::rulebook::{CAR_POINTS, PIT_POINTS, Tyres};
+use super::rulebook::{CAR_POINTS, Construction, FIXED_SHEET, PIT_POINTS, Rulebook, Tyres};
 
 /// The six parts that carry wear points (PdV, 5-0-1).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -124,12 +124,32 @@ pub enum SetupError {
         /// Points configured.
         total: u16,
     },
+    /// 003-5: exactly 20 points on the car, the pit keeps its own.
+    #[error("the car carries {total} points; place exactly {CAR_POINTS} (advanced rule 5, car construction)")]
+    NotTwenty {
+        /// Points configured.
+        total: u16,
+    },
+    /// Without 003-5 every car has the same sheet.
+    #[error("this game plays without car construction (advanced rule 5 is off): every car has the sheet {0}")]
+    NotTheFixedSheet(String),
+    /// A tyre type the game does not play (003-3 off).
+    #[error("this game plays without tyre types (advanced rule 3 is off): start on hard tyres")]
+    TyreType,
     /// Fewer than the 20 points every car must use (5-0-2).
     #[error("the car carries {total} points; all {CAR_POINTS} must be placed on it (5-0-2), the pit keeps only its 2")]
     TooFew {
         /// Points configured.
         total: u16,
     },
+}
+
+impl Wear {
+    /// The sheet every car has without the Eurogames car construction (003-5 off, ruling 32).
+    pub fn fixed() -> Self {
+        let [tyres, brakes, gas, body, engine, handling] = FIXED_SHEET;
+        Wear { tyres, brakes, gas, body, engine, handling }
+    }
 }
 
 /// A car's configuration before the start: its wear points and tyres. The pit keeps what the
@@ -143,6 +163,36 @@ pub struct Setup {
 }
 
 impl Setup {
+    /// Checks the configuration under `rules` and returns the points left at the pit: the
+    /// competition's chapter 5, the Eurogames construction (003-5: exactly 20, at least 1 a part)
+    /// or the fixed sheet (003-5 off), and the tyre types played (003-3).
+    pub fn validate_for(&self, rules: &Rulebook) -> Result<u8, SetupError> {
+        if !rules.tyres_allowed(self.tyres) {
+            return Err(SetupError::TyreType);
+        }
+        match rules.set.construction {
+            Construction::Competition => self.validate(),
+            Construction::Fixed => {
+                if self.wear == Wear::fixed() {
+                    Ok(rules.pit_points())
+                } else {
+                    Err(SetupError::NotTheFixedSheet(Wear::fixed().to_string()))
+                }
+            }
+            Construction::Eurogames => {
+                for p in Part::ALL {
+                    if self.wear.get(p) == 0 {
+                        return Err(SetupError::EmptyPart(p.name()));
+                    }
+                }
+                match self.wear.total() {
+                    t if t == CAR_POINTS as u16 => Ok(rules.pit_points()),
+                    total => Err(SetupError::NotTwenty { total }),
+                }
+            }
+        }
+    }
+
     /// Checks the configuration (5-0-2, 5-2, 5-3) and returns the points left at the pit.
     pub fn validate(&self) -> Result<u8, SetupError> {
         for p in Part::ALL {
@@ -165,6 +215,39 @@ impl Setup {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn eurogames_construction_and_the_fixed_sheet() {
+        use crate::engine::rulebook::Toggle;
+        let euro = Rulebook::eurogames(&[Toggle::Construction, Toggle::Pits, Toggle::Tyres]);
+        let ok = Setup { wear: Wear::standard(), tyres: Tyres::Soft };
+        assert_eq!(ok.validate_for(&euro), Ok(2), "003-5: 20 points, the pit keeps its 2 (003-7)");
+        let mut w = Wear::standard();
+        w.tyres += 2;
+        assert_eq!(
+            Setup { wear: w, tyres: Tyres::Hard }.validate_for(&euro),
+            Err(SetupError::NotTwenty { total: 22 }),
+            "003-5: no pit points on the car"
+        );
+        let mut w = Wear::standard();
+        w.handling = 0;
+        w.tyres += 1;
+        assert_eq!(Setup { wear: w, tyres: Tyres::Hard }.validate_for(&euro), Err(SetupError::EmptyPart("handling")));
+        let basic = Rulebook::eurogames(&[]);
+        assert_eq!(Setup { wear: Wear::fixed(), tyres: Tyres::Hard }.validate_for(&basic), Ok(0));
+        assert_eq!(Setup { wear: Wear::fixed(), tyres: Tyres::Rain }.validate_for(&basic), Err(SetupError::TyreType));
+        let mut w = Wear::fixed();
+        w.brakes += 1;
+        w.tyres -= 1;
+        assert!(matches!(
+            Setup { wear: w, tyres: Tyres::Hard }.validate_for(&basic),
+            Err(SetupError::NotTheFixedSheet(_))
+        ));
+        let comp = Rulebook::competition_2004();
+        let mut w = Wear::standard();
+        w.tyres += 2;
+        assert_eq!(Setup { wear: w, tyres: Tyres::Soft }.validate_for(&comp), Ok(0), "5-3 as before");
+    }
 
     #[test]
     fn configurations_follow_chapter_5() {

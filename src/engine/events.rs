@@ -1,7 +1,7 @@
 //! What happened, and why: every change the engine makes is reported as an event that cites its
 //! article. Mails, logs and the renderer read events; they never re-derive rules.
 
-use crate::track::{CornerIdx, SpaceIdx, Track};
+use crate::track::{CornerIdx, SpaceIdx, Track, Weather};
 
 use super::car::Part;
 use super::dice::Purpose;
@@ -215,6 +215,15 @@ pub enum Event {
         /// The car it draws on.
         ahead: CarId,
     },
+    /// The weather drawn before the qualifying (3-1-1) or the race (3-2-1).
+    WeatherDrawn {
+        /// The race's weather (else the qualifying's).
+        race: bool,
+        /// Sun, changeable or rain.
+        weather: Weather,
+        /// Whether the track is wet (at the start, for the race).
+        wet: bool,
+    },
     /// A weather test at the end of the round changed (or kept) the sky (3-2-5, 3-2-6).
     WeatherChange {
         /// The sky now.
@@ -225,6 +234,12 @@ pub enum Event {
     /// A body test against an oval's concrete wall, for entering the lane along it (15-0-2).
     WallTest {
         /// The car that rolls.
+        car: CarId,
+    },
+    /// Worn soft tyres (their third lap) move one space less than the die on a straight
+    /// (003-3, Eurogames tyres only; docs/rulings.md, ruling 34).
+    WornSoftTyres {
+        /// The car.
         car: CarId,
     },
     /// The soft-tyre +1 is used: one space more than the die (8-2-1).
@@ -286,8 +301,11 @@ impl Event {
             Event::QuickStop { .. } => "19-3-3",
             Event::QuickStopMissed { .. } => "19-3-4",
             Event::SoftBonus { .. } => "8-2-1",
+            Event::WornSoftTyres { .. } => "003-3",
             Event::WallTest { .. } => "15-0-2",
             Event::WeatherChange { .. } => "3-2-6",
+            Event::WeatherDrawn { race: true, .. } => "3-2-1",
+            Event::WeatherDrawn { race: false, .. } => "3-1-1",
             Event::Slid { tyres: Tyres::Hard, .. } => "8-1-2",
             Event::Slid { tyres: Tyres::Soft, .. } => "8-2-2",
             Event::Slid { tyres: Tyres::Rain, .. } => "8-3-2",
@@ -355,8 +373,18 @@ impl Event {
             Event::WeatherChange { weather, wet } => {
                 format!("the weather is {} and the track {}", weather.name(), if *wet { "wet" } else { "dry" })
             }
+            Event::WeatherDrawn { race, weather, wet } => format!(
+                "the {} weather is {}: the track is {}{}",
+                if *race { "race" } else { "qualifying" },
+                weather.name(),
+                if *wet { "wet" } else { "dry" },
+                if *race { " at the start" } else { "" }
+            ),
             Event::WallTest { car } => format!("car {} takes a body test against the wall", number(*car)),
             Event::SoftBonus { car } => format!("car {} uses its soft-tyre +1", number(*car)),
+            Event::WornSoftTyres { car } => {
+                format!("car {}'s worn soft tyres lose a space on the straight", number(*car))
+            }
             Event::Slid { car, spaces, .. } => {
                 format!("car {} slides {spaces} space(s) on the wet track", number(*car))
             }

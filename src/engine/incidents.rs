@@ -13,7 +13,7 @@ use super::dice::{Dice, Purpose};
 use super::events::Event;
 use super::inertia;
 use super::order::key;
-use super::rulebook::{Die, Edition, Rulebook, collision_threshold, engine_threshold};
+use super::rulebook::{Die, Rulebook, collision_threshold, engine_threshold};
 use super::state::{CarId, Elimination, RaceState, Status};
 
 /// True if a car in this state makes every body test it is involved in aggravated: eliminated on
@@ -146,8 +146,8 @@ pub fn pushes_engine(gear: u8, value: u8) -> bool {
 /// Engine tests after a 20 in 5th or a 30 in 6th (16-0-1 to 16-0-3-1, 10-4-5, 19-1-4, 20-4):
 /// every car still racing in 5th or 6th on the racing track (not in the pit lane) rolls the
 /// black die in the order of play; a failed test costs an engine point, the last one breaks the
-/// engine with a sticker under the car. A spun-out car is in 4th or lower for 16-0-3-1 (2004):
-/// no inertia, it leaves the board at once. Otherwise it plays its inertia at its next turn
+/// engine with a sticker under the car. A spun-out car is in 4th or lower for 16-0-3-1: no
+/// inertia; it leaves the board at once (2004) or at its next turn (2002, ruling 33). Otherwise it plays its inertia at its next turn
 /// (16-0-3, 16-0-6: `inertia`).
 pub fn engine_tests(t: &Track, s: &mut RaceState, events: &mut Vec<Event>, dice: &mut dyn Dice, rules: &Rulebook) {
     let mut cars: Vec<CarId> = s
@@ -170,12 +170,13 @@ pub fn engine_tests(t: &Track, s: &mut RaceState, events: &mut Vec<Event>, dice:
         events.push(Event::Wear { car, part: Part::Engine, points: 1, article: "16-0-2" });
         if s.car(car).wear.engine == 0 {
             let at: SpaceIdx = s.car(car).space;
-            let removed = rules.edition == Edition::Competition2004 && s.car(car).status == Status::SpunOut;
+            let low = s.car(car).status == Status::SpunOut; // 16-0-3-1: "en quatrième ou moins"
+            let removed = low && rules.set.low_break_off_at_once;
             s.add_sticker(at);
             events.push(Event::Sticker { space: at, article: "16-0-3" });
             s.car_mut(car).status = Status::Eliminated { reason: Elimination::Engine, removed };
             events.push(Event::Eliminated { car, reason: Elimination::Engine });
-            if !removed {
+            if !low {
                 // 16-0-3, 16-0-6: the inertia move at its next turn.
                 let kind = inertia::on_break(t, s, s.car(car));
                 s.car_mut(car).inertia = Some(kind);

@@ -23,7 +23,7 @@ use super::events::Event;
 use super::gearbox;
 use super::movement::{Board, Mover, reaches};
 use super::options::{Fate, MoveOption, build_option, options};
-use super::rulebook::{Die, PIT_EXIT_GEAR, QUICK_STOP_MAX_FACE, Tyres};
+use super::rulebook::{Die, PIT_EXIT_GEAR, QUICK_STOP_MAX_FACE, RuleSet, Rulebook, Tyres};
 use super::state::{CarId, CarState, RaceState, Status};
 
 /// Where a car stands with its pit stops (19).
@@ -150,6 +150,15 @@ pub enum PitError {
         /// The gears that reach it.
         gears: String,
     },
+    /// 2002 19-5-7: the tyres must be announced at the box.
+    #[error("announce the tyres you leave your box on, hard, soft or rain, before anything else (19-5-7, 2002 rules)")]
+    TyresNotAnnounced,
+    /// Tyre types are not played (003-3 off).
+    #[error("this game plays without tyre types (advanced rule 3 is off): only hard tyres")]
+    NoTyreTypes,
+    /// Repairs are not played (003-7 off).
+    #[error("this game plays tyre stops only (advanced rule 7 is off): no long stop, no repairs")]
+    NoRepairs,
     /// No gear reaches the box: the highest allowed one is required.
     #[error("no gear reaches the box: engage the highest gear allowed, {gear} (19-1-8)")]
     NotTheHighest {
@@ -187,13 +196,20 @@ pub fn in_lane(t: &Track, c: &CarState) -> bool {
     t.space(c.space).in_pit_lane()
 }
 
-/// Checks `gear` against the pit-lane gear rules (19-1-8, 19-1-9, 19-3-4, 19-4-2).
+/// Checks `gear` against the pit-lane gear rules of the 2004 text (19-1-8, 19-1-9, 19-3-4,
+/// 19-4-2), the strictest: a gear they allow is allowed by every profile.
 pub fn check_gear(t: &Track, s: &RaceState, car: CarId, gear: u8) -> Result<(), PitError> {
+    check_gear_with(t, s, car, gear, &RuleSet::COMPETITION_2004)
+}
+
+/// Checks `gear` against the pit-lane gear rules of `set`: 19-1-8 and 19-1-9 are 2004 rules
+/// (2002 19-1-6: "no minimum or maximum gear in the pit lane"; 2002 19-3-4: "4th gear or less").
+pub fn check_gear_with(t: &Track, s: &RaceState, car: CarId, gear: u8, set: &RuleSet) -> Result<(), PitError> {
     let c = s.car(car);
     match c.pit.stage {
         PitStage::Out => Ok(()),
         PitStage::Stopped { max_gear } => {
-            if gear == 1 {
+            if gear == 1 && set.no_first_from_box {
                 Err(PitError::FirstGear)
             } else if gear > max_gear {
                 Err(PitError::AboveExitGear { max: max_gear })
@@ -202,12 +218,13 @@ pub fn check_gear(t: &Track, s: &RaceState, car: CarId, gear: u8) -> Result<(), 
             }
         }
         PitStage::ToExit => {
-            if gear == 1 {
+            if gear == 1 && set.no_first_from_box {
                 Err(PitError::FirstGear)
             } else {
                 Ok(())
             }
         }
+        PitStage::ToBox if !set.pit_lane_gear => Ok(()),
         PitStage::ToBox => {
             // 19-1-8: a gear whose highest roll reaches the box; failing that, the highest gear
             // the previous move allows.
@@ -389,9 +406,25 @@ pub fn stop(
     }
 }
 
-/// Checks a pit decision against the car (19-3-1, 19-4-1, 4-0-2) before anything is applied.
+/// Checks a pit decision against the car (19-3-1, 19-4-1, 4-0-2) before anything is applied,
+/// under the 2004 rules.
 pub fn check_order(c: &CarState, order: &PitOrder) -> Result<(), PitError> {
+    check_order_with(c, order, &Rulebook::competition_2004())
+}
+
+/// Checks a pit decision against the car and `rules`: the tyres announced (2002 19-5-7), the
+/// tyre types played (003-3), the repairs played (003-7), then 19-3-1, 19-4-1, 4-0-2.
+pub fn check_order_with(c: &CarState, order: &PitOrder, rules: &Rulebook) -> Result<(), PitError> {
+    if order.tyres.is_none() && !rules.set.same_tyres_by_default {
+        return Err(PitError::TyresNotAnnounced);
+    }
+    if order.tyres.is_some_and(|t| !rules.tyres_allowed(t)) {
+        return Err(PitError::NoTyreTypes);
+    }
     let kind = order.kind.unwrap_or(StopKind::Quick);
+    if kind == StopKind::Long && !rules.set.repairs {
+        return Err(PitError::NoRepairs);
+    }
     if kind == StopKind::Quick
         && let Some(&(part, _)) = order.repairs.iter().find(|(_, n)| *n > 0)
     {

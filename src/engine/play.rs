@@ -20,7 +20,7 @@ use super::options::{Fate, MoveOption, bonus_options, merge, options, sort};
 use super::order::{self, key};
 use super::pits::{self, PitError, PitOrder, PitStage};
 use super::rulebook::{
-    self, Die, Edition, Rulebook, STALL_FACE, SUPER_START_FACE, SUPER_START_SPACES, handling_threshold, soft_bonus,
+    self, Die, Rulebook, STALL_FACE, SUPER_START_FACE, SUPER_START_SPACES, handling_threshold, soft_bonus,
 };
 use super::slipstream;
 use super::state::{CarId, Elimination, OrderKey, RaceState, Status};
@@ -124,7 +124,7 @@ pub fn roll(
         _ => {}
     }
     let change = if inertia { inertia::gear_change(c, gear)? } else { gearbox::change(c, gear)? };
-    pits::check_gear(t, state, car, gear)?;
+    pits::check_gear_with(t, state, car, gear, &rules.set)?;
     let mut s = state.clone();
     let mut events = Vec::new();
     let start_key = key(state, t, car);
@@ -147,10 +147,10 @@ pub fn roll(
         s.add_sticker(from);
         events.push(Event::Sticker { space: from, article: "13-3" });
         if s.car(car).wear.engine == 0 {
-            // 16-0-3-1 (2004): a broken engine in 4th or lower means no inertia, the car is
-            // removed at once. Every over-rev that costs an engine point ends in 2nd or 1st.
-            // The 2002 text plays inertia (16-0-3), which the full-rules engine adds.
-            let removed = rules.edition == Edition::Competition2004 || gear <= 4;
+            // 16-0-3-1, 20-4-3: a broken engine in 4th or lower means no inertia (every over-rev
+            // that costs an engine point ends in 2nd or 1st). 2004: the car is removed at once;
+            // 2002: it waits for its next turn like any wreck (ruling 33).
+            let removed = rules.set.low_break_off_at_once;
             s.car_mut(car).status = Status::Eliminated { reason: Elimination::Engine, removed };
             events.push(Event::Eliminated { car, reason: Elimination::Engine });
             finish_turn(&mut s, car, start_key);
@@ -176,7 +176,7 @@ pub fn roll(
         if v == SUPER_START_FACE {
             // The car stays in 1st: next round it may play 1st or 2nd (9-2-1, 10-4-6).
             events.push(Event::SuperStart { car });
-            let opts = move_options(t, &s, car, SUPER_START_SPACES);
+            let opts = move_options_with(t, &s, car, SUPER_START_SPACES, rules);
             return Ok(Step::Choose(Box::new(Rolled {
                 state: s,
                 car,
@@ -191,7 +191,10 @@ pub fn roll(
     }
     let value = dice.roll(Die::Gear(gear), Some(car), Purpose::Move);
     events.push(Event::Rolled { car: Some(car), die: Die::Gear(gear), purpose: Purpose::Move, value });
-    let mut opts = move_options(t, &s, car, value);
+    if tyres::worn_soft_malus(t, s.car(car), value, &rules.set) {
+        events.push(Event::WornSoftTyres { car }); // 003-3
+    }
+    let mut opts = move_options_with(t, &s, car, value, rules);
     if inertia {
         // 16-0-3: the inertia goes as far as it can without an overshoot elimination.
         inertia::restrict(t, s.car(car), &mut opts);
@@ -199,18 +202,33 @@ pub fn roll(
     Ok(Step::Choose(Box::new(Rolled { state: s, car, from, start_key, gear, roll: value, options: opts, events })))
 }
 
-/// The options of `car` for a gear-die result of `value` in state `s`.
+/// The options of `car` for a gear-die result of `value` in state `s`, under the 2004
+/// competition rules.
 pub fn move_options(t: &Track, s: &RaceState, car: CarId, value: u8) -> Vec<MoveOption> {
+    move_options_with(t, s, car, value, &Rulebook::competition_2004())
+}
+
+/// The options of `car` for a gear-die result of `value` in state `s`, under `rules`.
+pub fn move_options_with(t: &Track, s: &RaceState, car: CarId, value: u8, rules: &Rulebook) -> Vec<MoveOption> {
+    let set = &rules.set;
     let c = s.car(car);
     let occupied = occupancy(t, s, car);
     if c.pit.stage != PitStage::Out {
         return pits::lane_options(t, s, car, &occupied, value, s.wet); // 19-1
     }
-    let board = Board { track: t, occupied: &occupied, dangerous: &s.dangerous, pit_open: false, walls: true };
+    // Without road-holding (003-6 off) a dangerous space is an ordinary space, for the driving
+    // code (7-2-3, ruling 3) as for the tests.
+    let dangerous: &[SpaceIdx] = if set.road_holding { &s.dangerous } else { &[] };
+    let board = Board { track: t, occupied: &occupied, dangerous, pit_open: false, walls: true };
+    // 003-3 (table): soft tyres on their third lap lose a space on a move in the straights, read
+    // as a move begun outside a corner, never below one space (ruling 34).
+    let value = if tyres::worn_soft_malus(t, c, value, set) { value - 1 } else { value };
     let mover = Mover { start: c.space, stops: c.stops, max: value, min: value.saturating_sub(c.wear.brakes) };
     let r = reaches(&board, &mover);
     let mut opts = options(t, c, value, s.wet, &r);
-    if soft_bonus(c.tyres, s.wet, c.tyre_lap) {
+    let inertia = s.in_inertia(car);
+    // 16-0-8 (2004): the tyre rules apply in inertia; 2002: no +1 in an inertia move (ruling 33).
+    if soft_bonus(c.tyres, s.wet, c.tyre_lap) && (!inertia || set.tyres_in_inertia) {
         // 8-2-1, 6-3 step 7: the soft-tyre +1, a choice of its own.
         let longer = Mover { max: value.saturating_add(1), min: value.saturating_add(1), ..mover };
         let mut extra = bonus_options(c, value, s.wet, &reaches(&board, &longer));
@@ -223,9 +241,12 @@ pub fn move_options(t: &Track, s: &RaceState, car: CarId, value: u8) -> Vec<Move
     // 8-1-2, 8-2-2, 8-3-2, 6-3 step 6: the slide after a stop in a corner on a wet track.
     let opts = tyres::slide(t, &board, c, s.wet, opts);
     // 18: the slipstreams that may extend the move, as more options; none during an inertia
-    // move (18-1-7, 16-0-5).
-    let inertia = s.in_inertia(car);
-    let mut more = if inertia { Vec::new() } else { slipstream::extend(t, s, car, &board, &r, value, s.wet) };
+    // move (18-1-7, 16-0-5), none when the game plays without them (003-1 off).
+    let mut more = if inertia || !set.slipstream {
+        Vec::new()
+    } else {
+        slipstream::extend(t, s, car, &board, &r, value, s.wet, set)
+    };
     // 19-1-1: the ways into the pit lane, when it is open to the car; never during inertia
     // (16-0-9).
     if !inertia {
@@ -300,7 +321,7 @@ pub fn resolve_with(
     let car = rolled.car;
     let at_box = reaches_box(t, rolled, choice);
     if at_box {
-        pits::check_order(rolled.state.car(car), pit)?;
+        pits::check_order_with(rolled.state.car(car), pit, rules)?;
     }
     let mut s = rolled.state.clone();
     let mut events = Vec::new();
@@ -424,8 +445,18 @@ pub fn resolve_with(
     }
 
     // Road-handling tests on the dangerous spaces entered (17-0-2), at the end of the move (6-3
-    // step 10). A car that has just finished keeps its place (docs/rulings.md).
-    for _ in &opt.dangerous {
+    // step 10). A car that has just finished keeps its place (docs/rulings.md). Without the
+    // road-holding rule (003-6 off) dangerous spaces cost nothing; with it, a car that stops on
+    // one tests even if it did not move onto it (003-6: "crosses this space or stops on it").
+    let mut tests = if rules.set.road_holding { opt.dangerous.len() } else { 0 };
+    if rules.set.road_holding
+        && rules.set.test_on_stopping
+        && s.is_dangerous(opt.end)
+        && !opt.dangerous.contains(&opt.end)
+    {
+        tests += 1;
+    }
+    for _ in 0..tests {
         if !s.car(car).status.plays() {
             break;
         }
@@ -490,7 +521,15 @@ fn quick_exit(
     dice: &mut dyn Dice,
     rules: &Rulebook,
 ) -> Result<Outcome, IllegalOrder> {
-    let opts = move_options(t, &s, car, spaces);
+    let mut opts = move_options_with(t, &s, car, spaces, rules);
+    if !rules.set.quick_exit_brakes {
+        // 2002 19-3-3: the half die is the move, with no brakes (ruling 33); a car stopped
+        // behind another in the lane is no braking (19-1-5).
+        let plain: Vec<MoveOption> = opts.iter().filter(|o| o.brakes == 0).cloned().collect();
+        if !plain.is_empty() {
+            opts = plain;
+        }
+    }
     let pick = opts
         .iter()
         .position(|o| o.fate == Fate::Continues && o.tyre_points() == 0)
@@ -514,6 +553,18 @@ fn quick_exit(
         events: Vec::new(),
     };
     let mut out = resolve_with(t, &exit, pick, &PitOrder::default(), dice, rules)?;
+    if !rules.set.quick_exit_stop {
+        // 19-3-8 is 2004 only: under the 2002 text the exit move counts no stop in the corner it
+        // ends in (ruling 33).
+        let c = out.state.car_mut(car);
+        if let Some((k, n)) = c.stops
+            && t.space(c.space).corner == Some(k)
+            && out.events.iter().any(|e| matches!(e, Event::Stop { .. }))
+        {
+            c.stops = Some((k, n.saturating_sub(1)));
+            out.events.retain(|e| !matches!(e, Event::Stop { .. }));
+        }
+    }
     events.extend(out.events);
     let c = out.state.car_mut(car);
     c.moves = c.moves.saturating_sub(1); // one move (coup) with its stop

@@ -30,7 +30,9 @@ use crate::track::{SpaceIdx, Track};
 
 use super::movement::{Board, Reach, Reaches, reaches_after};
 use super::options::{Fate, MoveOption, build_option, prune_options};
-use super::rulebook::{SLIPSTREAM_CORNER_BRAKES, SLIPSTREAM_SPACES, slide_spaces, slipstream_allowed, soft_bonus};
+use super::rulebook::{
+    RuleSet, SLIPSTREAM_CORNER_BRAKES, SLIPSTREAM_SPACES, slide_spaces, slipstream_allowed, soft_bonus,
+};
 use super::state::{CarId, CarState, Elimination, RaceState, Status};
 use super::tyres::{bonus_allowed, counting_stop};
 
@@ -103,6 +105,7 @@ fn drawing_car(t: &Track, s: &RaceState, mover: CarId, gear: u8, end: SpaceIdx) 
 ///   stops on a stop that counts in a corner: after the main move (18-5-2) or after the
 ///   slipstream that takes the car into the corner (18-5-3); it is compulsory, and a later
 ///   slipstream slides no more.
+#[allow(clippy::too_many_arguments)]
 pub fn extend(
     t: &Track,
     s: &RaceState,
@@ -111,6 +114,7 @@ pub fn extend(
     base: &Reaches,
     roll: u8,
     wet: bool,
+    set: &RuleSet,
 ) -> Vec<MoveOption> {
     let c = s.car(car);
     let mut out = Vec::new();
@@ -119,7 +123,7 @@ pub fn extend(
     }
     let bonus = soft_bonus(c.tyres, wet, c.tyre_lap);
     for r in base.at(roll) {
-        let mut ctx = Chain { t, s, car, c, board, wet, from: r.end, base_len: 0, out: &mut out };
+        let mut ctx = Chain { t, s, car, c, board, wet, set, from: r.end, base_len: 0, out: &mut out };
         // 18-5-2: the main move's slide comes first.
         for (r0, p0, slid) in ctx.slide(r, base.path(r), 0) {
             ctx.from = r0.end;
@@ -158,6 +162,7 @@ struct Chain<'a, 'b> {
     c: &'a CarState,
     board: &'a Board<'b>,
     wet: bool,
+    set: &'a RuleSet,
     from: SpaceIdx,
     base_len: usize,
     out: &'a mut Vec<MoveOption>,
@@ -247,12 +252,26 @@ impl Chain<'_, '_> {
         if short + corner_brakes > self.c.wear.brakes {
             return None; // cannot pay: not offered (docs/rulings.md, ruling 19)
         }
+        if steps.bonus && short > 0 && !self.set.bonus_and_brakes {
+            return None; // 2002 6-3 step 7: the +1 *or* the brakes (ruling 33)
+        }
         let mut o = build_option(self.c, self.wet, r, 0, 0);
         o.dangerous = whole.iter().copied().filter(|x| self.s.is_dangerous(*x)).collect();
         o.path = whole.to_vec();
         o.bonus = steps.bonus;
         o.slide = steps.slid;
         o.slip = Some(Slip { from: self.from, behind: behind.to_vec(), short, corner_brakes });
+        if self.set.slipstream_no_stop
+            && enters
+            && let Some((k, n)) = o.stops
+            && t.space(r.end).corner == Some(k)
+            && whole[self.base_len..].iter().any(|&x| t.space(x).corner == Some(k))
+            && began_in != Some(k)
+        {
+            // 003-1-5: carried into a corner by the slipstream, the car "is not considered to
+            // have made a corner stop" (ruling 35).
+            o.stops = Some((k, n.saturating_sub(1)));
+        }
         if matches!(o.fate, Fate::Eliminated(_)) || (o.bonus && !bonus_allowed(self.c, self.wet, &o)) {
             return None; // 18-2-1; the +1 only while the tyres allow it (8-2-3)
         }

@@ -222,6 +222,20 @@ impl RaceState {
         Ok(RaceState::from_cars(cars, laps, false))
     }
 
+    /// [`RaceState::new`] under `rules`: its laps, and each setup checked by the profile's
+    /// construction and tyre rules (5, 003-3, 003-5).
+    pub fn new_for(track: &Track, rules: &super::Rulebook, setups: &[(u8, Setup)]) -> Result<Self, String> {
+        if setups.len() > track.grid.len() {
+            return Err(format!("{} cars but {} grid slots on {}", setups.len(), track.grid.len(), track.name));
+        }
+        let mut cars = Vec::new();
+        for (i, (number, setup)) in setups.iter().enumerate() {
+            let pit = setup.validate_for(rules).map_err(|e| format!("car {number}: {e}"))?;
+            cars.push(CarState::on_grid(*number, track.grid[i], setup, pit, i as u32));
+        }
+        Ok(RaceState::from_cars(cars, rules.laps, false))
+    }
+
     /// A race at its first round with `cars` placed as given (arrival stamps continue after
     /// theirs), before anybody is called to play.
     pub fn from_cars(cars: Vec<CarState>, laps: u16, wet: bool) -> Self {

@@ -11,8 +11,20 @@ use crate::track::Track;
 
 use super::movement::{Board, Mover, reaches};
 use super::options::{Fate, MoveOption, reprice};
-use super::rulebook::{slide_spaces, soft_bonus};
+use super::rulebook::{RuleSet, Tyres, slide_spaces, soft_bonus};
 use super::state::CarState;
+
+/// Whether a die's result of `value` loses a space to worn soft tyres (003-3, the Eurogames table:
+/// soft tyres on their third lap, "all moves in the straights will be reduced by one space"): a
+/// move begun on a straight of the racing track, never below one space (ruling 34).
+pub fn worn_soft_malus(t: &Track, car: &CarState, value: u8, set: &RuleSet) -> bool {
+    set.worn_soft_straights
+        && car.tyres == Tyres::Soft
+        && car.tyre_lap >= 3
+        && value > 1
+        && t.space(car.space).corner.is_none()
+        && !t.space(car.space).in_pit_lane()
+}
 
 /// Whether `car` may use the soft-tyre +1 on a move that takes option `o` (8-2-1, 8-2-3): soft
 /// tyres on their first lap on a dry track, and "jusqu'au tour précédant le franchissement de la

@@ -81,6 +81,106 @@ pub fn race(table: &WeatherTable, roll: u8, qualifying: Weather) -> (Option<Weat
     }
 }
 
+/// How a game's race weather is decided: a game setting (`weather = "track"` in game files).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Forecast {
+    /// Sun for the whole race, no die rolled (3-2-2; games from before weather was a setting).
+    Sun,
+    /// Rain for the whole race, no die rolled (3-2-3).
+    Rain,
+    /// A changeable race (3-2-4): the qualifying weather is drawn for the track at the start,
+    /// then the weather tests of 3-2-5.
+    Changeable,
+    /// The rules: the qualifying weather then the race weather drawn on the track's table (3-1-1,
+    /// 3-2-1).
+    Track,
+}
+
+impl Forecast {
+    /// The name in game files and orders.
+    pub fn name(self) -> &'static str {
+        match self {
+            Forecast::Sun => "sun",
+            Forecast::Rain => "rain",
+            Forecast::Changeable => "changeable",
+            Forecast::Track => "track",
+        }
+    }
+
+    /// Parses [`Forecast::name`] (also `dry` for sun and `wet` for rain).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "sun" | "dry" => Some(Forecast::Sun),
+            "rain" | "wet" => Some(Forecast::Rain),
+            "changeable" => Some(Forecast::Changeable),
+            "track" => Some(Forecast::Track),
+            _ => None,
+        }
+    }
+}
+
+/// Draws the weather before the race (3-0-1) as `forecast` says, with the black die labelled
+/// [`Purpose::Weather`]: the qualifying draw (3-1-1) when the track's state at the start depends on
+/// it, then the race draw (3-2-1). Returns the sky to keep (`None` when fixed) and whether the
+/// track is wet at the start; the rolls and the outcome are pushed as events.
+pub fn draw(
+    table: &WeatherTable,
+    forecast: Forecast,
+    dice: &mut dyn Dice,
+    events: &mut Vec<Event>,
+) -> (Option<WeatherState>, bool) {
+    let q = match forecast {
+        Forecast::Changeable | Forecast::Track => Some(draw_qualifying(table, forecast, dice, events)),
+        Forecast::Sun | Forecast::Rain => None,
+    };
+    draw_race(table, forecast, q.map_or(Weather::Sun, |(w, _)| w), dice, events)
+}
+
+/// The weather of a qualifying session (3-1-1): one black die on the track's table, unless the
+/// game fixed sun or rain. Returns the weather and whether the track is wet (3-1-2 to 3-1-4).
+pub fn draw_qualifying(
+    table: &WeatherTable,
+    forecast: Forecast,
+    dice: &mut dyn Dice,
+    events: &mut Vec<Event>,
+) -> (Weather, bool) {
+    let (q, wet) = match forecast {
+        Forecast::Sun => (Weather::Sun, false),
+        Forecast::Rain => (Weather::Rain, true),
+        Forecast::Changeable | Forecast::Track => {
+            let v = dice.roll(Die::Black, None, Purpose::Weather);
+            events.push(Event::Rolled { car: None, die: Die::Black, purpose: Purpose::Weather, value: v });
+            qualifying(table, v)
+        }
+    };
+    events.push(Event::WeatherDrawn { race: false, weather: q, wet });
+    (q, wet)
+}
+
+/// The race weather (3-2-1) after a qualifying under `qualifying`: one black die for `track`,
+/// none for a fixed forecast (a changeable race starts on the qualifying's track, 3-2-4).
+pub fn draw_race(
+    table: &WeatherTable,
+    forecast: Forecast,
+    qualifying: Weather,
+    dice: &mut dyn Dice,
+    events: &mut Vec<Event>,
+) -> (Option<WeatherState>, bool) {
+    let (sky, wet) = match forecast {
+        Forecast::Sun => (None, false),
+        Forecast::Rain => (None, true),
+        Forecast::Changeable => (Some(changeable()), qualifying == Weather::Rain),
+        Forecast::Track => {
+            let v = dice.roll(Die::Black, None, Purpose::Weather);
+            events.push(Event::Rolled { car: None, die: Die::Black, purpose: Purpose::Weather, value: v });
+            race(table, v, qualifying)
+        }
+    };
+    let weather = sky.map_or(if wet { Weather::Rain } else { Weather::Sun }, |w| w.sky);
+    events.push(Event::WeatherDrawn { race: true, weather, wet });
+    (sky, wet)
+}
+
 /// A changeable sky at the start of a race (3-2-4).
 pub fn changeable() -> WeatherState {
     WeatherState { sky: Weather::Changeable, fixed: false, tests: 0 }

@@ -19,6 +19,7 @@ use super::daemon::{Daemon, DaemonError};
 use super::message::Incoming;
 use super::outbox::Via;
 use super::transport::{Inbox, MaildirInbox, MaildirSender, deliver};
+use crate::store::qualifying::GridMethod;
 
 /// The moderator's address in the demo.
 pub const MODERATOR: &str = "moderator@demo.invalid";
@@ -42,6 +43,8 @@ pub struct DemoSpec {
     /// Cars whose players leave their choices to a standing `POLICY` (the others answer every
     /// roll by mail).
     pub policy_cars: u8,
+    /// How the grid is made: by qualifying laps by mail (ruling 31), or join order.
+    pub grid: GridMethod,
 }
 
 /// How the demo went.
@@ -127,7 +130,13 @@ pub fn run(spec: &DemoSpec) -> Result<DemoResult, DaemonError> {
         MODERATOR,
         &mut n,
         "new game",
-        &format!("TOKEN {MODERATOR_TOKEN}\nCREATE {game} TRACK {} LAPS {} CARS {}", spec.track, spec.laps, spec.cars),
+        &format!(
+            "TOKEN {MODERATOR_TOKEN}\nCREATE {game} TRACK {} LAPS {} CARS {} GRID {}",
+            spec.track,
+            spec.laps,
+            spec.cars,
+            spec.grid.name()
+        ),
     )?;
     let mut players = Vec::new();
     for car in 1..=spec.cars {
@@ -138,7 +147,7 @@ pub fn run(spec: &DemoSpec) -> Result<DemoResult, DaemonError> {
             &mut n,
             "join",
             &format!(
-                "JOIN {game} CAR {car} PHRASE demo driver {car} says hello\nSETUP tyres=6 brakes=3 gas=3 body=3 engine=3 handling=2"
+                "JOIN {game} CAR {car} PHRASE demo driver {car} says hello\nSETUP tyres=6 brakes=3 gas=3 body=3 engine=3 handling=2\nTYRES hard WET rain"
             ),
         )?;
         players.push(Player::new(&address, car, &sender.mailbox_of(&address), car <= spec.policy_cars)?);
@@ -239,10 +248,32 @@ fn answer(p: &mut Player, g: &Game, bot: &mut Bot) -> Result<Option<(String, Str
         p.inbox.mark_processed(&m.key)?;
     }
     let Some(turn) = asked else { return Ok(None) };
-    if p.answered == Some(turn) || g.next_turn() != turn + 1 {
+    if p.answered == Some(turn) {
         return Ok(None);
     }
     let Some(token) = p.token.clone() else { return Ok(None) };
+    if let Some(q) = &g.now.qualifying {
+        // Every car drives its timed lap at once (ruling 31): answer while this car's lap waits
+        // for the step the report asked for.
+        use crate::engine::qualifying::LapDriver;
+        let Some(e) = q.entry(p.car).filter(|e| !e.lap.is_over()) else { return Ok(None) };
+        let asked_at = g.turns.iter().rev().find(|t| t.orders.iter().any(|o| o.car == p.car)).map_or(0, |t| t.turn);
+        if turn < asked_at {
+            return Ok(None);
+        }
+        let order = match &e.pending {
+            Some((r, _)) => format!("CHOOSE {}", MoveOption::label(LapDriver::option(bot, &g.track, &e.lap, r))),
+            None => format!("GEAR {}", LapDriver::gear(bot, &g.track, &e.lap)),
+        };
+        p.answered = Some(turn);
+        return Ok(Some((
+            format!("Re: turn {turn}"),
+            format!("GAME {}\nCAR {}\nTOKEN {token}\nTURN {turn}\n{order}", g.setup.id, p.car),
+        )));
+    }
+    if g.next_turn() != turn + 1 {
+        return Ok(None);
+    }
     let Some((car, choice)) = g.awaited() else { return Ok(None) };
     if car != p.car {
         return Ok(None);

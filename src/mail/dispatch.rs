@@ -8,7 +8,9 @@ use std::collections::BTreeSet;
 use sha2::{Digest, Sha256};
 
 use crate::engine::MoveOption;
+use crate::engine::weather::Forecast;
 use crate::store::files::{Kind, PitRecord, Source, TurnFile};
+use crate::store::qualifying::GridMethod;
 use crate::store::{By, Game, Handle, Join, Meta, Moderation, NewGame, Stamp, StoreError};
 
 use super::compose::Draft;
@@ -16,7 +18,7 @@ use super::config::moderator_token_hash;
 use super::daemon::{Daemon, DaemonError, Job, io};
 use super::message::Incoming;
 use super::orders::{Order, Parsed, receipt};
-use super::policy::{Decision, decide};
+use super::policy::{Decision, decide_at};
 use super::report::report;
 use super::standing::QueuedGear;
 use super::{Lang, orders};
@@ -135,7 +137,8 @@ impl Daemon {
             return Ok(());
         }
         let setup = actions.iter().find_map(|o| if let Order::Setup(w) = o { Some(*w) } else { None });
-        let tyres = actions.iter().find_map(|o| if let Order::Tyres(t) = o { Some(*t) } else { None });
+        let tyres =
+            actions.iter().find_map(|o| if let Order::Tyres { dry, wet } = o { Some((*dry, *wet)) } else { None });
         let mut touched = BTreeSet::new();
         for o in &actions {
             match self.act(job, msg, &head, o, setup, tyres) {
@@ -227,7 +230,7 @@ impl Daemon {
         head: &Header,
         o: &Order,
         setup: Option<crate::engine::Wear>,
-        tyres: Option<crate::engine::Tyres>,
+        tyres: Option<(crate::engine::Tyres, Option<crate::engine::Tyres>)>,
     ) -> Result<Option<String>, String> {
         let lang = job.lang;
         match o {
@@ -235,8 +238,8 @@ impl Daemon {
                 job.extras.help = true;
                 Ok(None)
             }
-            Order::Setup(_) | Order::Tyres(_) => {
-                if head.game.is_some() && matches!(o, Order::Setup(_) | Order::Tyres(_)) {
+            Order::Setup(_) | Order::Tyres { .. } => {
+                if head.game.is_some() {
                     // Read with the JOIN of the same message.
                     return Ok(None);
                 }
@@ -304,7 +307,8 @@ impl Daemon {
                         car: *car,
                         name: msg.from_name.clone(),
                         wear: setup.unwrap_or_else(crate::engine::Wear::standard),
-                        tyres: tyres.unwrap_or(crate::engine::Tyres::Hard),
+                        tyres: tyres.map_or(crate::engine::Tyres::Hard, |t| t.0),
+                        wet_tyres: tyres.and_then(|t| t.1),
                         entropy: phrase.clone(),
                         bot: false,
                     };
@@ -337,8 +341,7 @@ impl Daemon {
                     return Ok(Some(game));
                 }
                 self.stale_gear(job, h.game(), head, car)?;
-                let awaited = h.game().awaited();
-                if awaited == Some((car, false)) && !h.game().now.paused {
+                if h.game().awaited_cars().contains(&(car, false)) && !h.game().now.paused {
                     let next = h.game().next_turn();
                     self.touch(job, &game, next).map_err(|e| e.to_string())?;
                     let meta = self.meta(job, None);
@@ -426,7 +429,7 @@ impl Daemon {
                 Ok(Some(game))
             }
             Order::Lang(_) | Order::Game(_) | Order::Car(_) | Order::Token(_) | Order::Turn(_) => Ok(None),
-            Order::Create { game, track, laps, cars, hours, profile } => {
+            Order::Create { game, track, laps, cars, hours, profile, weather, grid } => {
                 if let Ok(h) = self.store.open(game) {
                     if Self::done_before(h.game(), &job.mid, Kind::Create, None) {
                         job.applied = true;
@@ -442,6 +445,8 @@ impl Daemon {
                     max_cars: *cars,
                     move_hours: hours.unwrap_or(48),
                     join_by: None,
+                    weather: weather.unwrap_or(Forecast::Track),
+                    grid: grid.unwrap_or(GridMethod::Join),
                 };
                 let seed = crate::store::driver::os_random().map_err(|e| e.to_string())?;
                 self.touch(job, game, 0).map_err(|e| e.to_string())?;
@@ -517,13 +522,17 @@ impl Daemon {
                     job.applied = true;
                     return Ok(Some(game));
                 }
-                if h.game().awaited().map(|a| a.0) != Some(*car) {
-                    return Err(format!("Car {car} is not the car awaited in game {game}."));
+                if !h.game().awaited_cars().iter().any(|a| a.0 == *car) {
+                    return Err(format!("Car {car} is not a car awaited in game {game}."));
                 }
                 let next = h.game().next_turn();
                 self.touch(job, &game, next).map_err(|e| e.to_string())?;
                 let meta = self.meta(job, Some("moderator"));
-                h.bot_move(&mut self.bot, meta).map_err(|e| e.to_string())?;
+                if h.game().now.qualifying.is_some() {
+                    h.bot_lap(*car, &mut self.bot, meta).map_err(|e| e.to_string())?;
+                } else {
+                    h.bot_move(&mut self.bot, meta).map_err(|e| e.to_string())?;
+                }
                 job.applied = true;
                 Ok(Some(game))
             }
@@ -541,14 +550,14 @@ impl Daemon {
             job.applied = true;
             return Ok(None);
         }
-        if h.game().awaited() != Some((car, true)) {
+        if !h.game().awaited_cars().contains(&(car, true)) {
             return Err(tr(
                 job.lang,
                 &format!("No roll of car {car} awaits a choice: send GEAR first."),
                 &format!("Aucun jet de la voiture {car} n'attend de choix : envoyez d'abord VITESSE."),
             ));
         }
-        self.stale_choice(job, h.game(), head)?;
+        self.stale_choice(job, h.game(), head, car)?;
         Ok(Some((game, h, car)))
     }
 
@@ -585,13 +594,21 @@ impl Daemon {
     }
 
     /// A choice answering turn `n` is stale if the roll awaiting it came after turn `n`.
-    fn stale_choice(&self, job: &Job, g: &Game, head: &Header) -> Result<(), String> {
+    fn stale_choice(&self, job: &Job, g: &Game, head: &Header, car: u8) -> Result<(), String> {
         let n = Self::need_turn(head, g)?;
-        let rolled_at =
-            g.turns.iter().rev().find(|t| t.pending.is_some() && t.kind == Kind::Move).map_or(0, |t| t.turn);
-        // The decision awaited is the last turn's; it was offered at the turn that rolled.
-        let offered =
-            g.turns.iter().rev().take_while(|t| t.pending.is_some()).last().map_or(rolled_at, |t: &TurnFile| t.turn);
+        let offered = if g.now.qualifying.is_some() {
+            // Laps run side by side: the roll is the last gear of this car (ruling 31).
+            g.turns
+                .iter()
+                .rev()
+                .find(|t| t.orders.iter().any(|o| o.car == car && o.gear.is_some()))
+                .map_or(0, |t| t.turn)
+        } else {
+            let rolled_at =
+                g.turns.iter().rev().find(|t| t.pending.is_some() && t.kind == Kind::Move).map_or(0, |t| t.turn);
+            // The decision awaited is the last turn's; it was offered at the turn that rolled.
+            g.turns.iter().rev().take_while(|t| t.pending.is_some()).last().map_or(rolled_at, |t: &TurnFile| t.turn)
+        };
         if n < offered {
             return Err(tr(
                 job.lang,
@@ -618,58 +635,100 @@ impl Daemon {
             if g.now.over || g.now.paused {
                 break;
             }
-            let Some((car, choice)) = g.awaited() else { break };
-            let Some((_, p)) = g.player(car) else { break };
-            let next = g.next_turn();
-            if p.bot {
-                self.touch(job, game, next)?;
-                let meta = self.meta_by("bot");
-                h.bot_move(&mut self.bot, meta).map_err(|source| DaemonError::Store { game: game.into(), source })?;
-                continue;
-            }
-            let orders = self.standing.car(game, car).map_err(io("reading standing orders"))?;
-            if choice {
-                let Some(text) = &orders.policy else { break };
-                let parsed = orders::parse(&format!("POLICY {text}"));
-                let Some(Order::Policy(policy)) = parsed.orders().first().copied().cloned() else { break };
-                let race = g.now.race.as_ref().expect("a choice awaits in a started race");
-                let rolled = &race.pending.as_ref().expect("a choice awaits").rolled;
-                let label = match decide(&policy, &rolled.options) {
-                    Some(Decision::Take { label, .. }) => label,
-                    Some(Decision::AskBot) => MoveOption::label(self.bot.option(&g.track, rolled)),
-                    None => break,
-                };
-                self.touch(job, game, next)?;
-                let meta = self.meta_by("policy");
-                h.choose(car, &label, By::Player, meta)
-                    .map_err(|source| DaemonError::Store { game: game.into(), source })?;
-            } else {
-                let Some(q) = orders.gear.clone() else { break };
-                let mut cleared = orders.clone();
-                cleared.gear = None;
-                if !Self::done_before(g, &q.message_id, Kind::Move, Some(car)) {
-                    self.touch(job, game, next)?;
-                    let meta = Meta {
-                        at: self.now(),
-                        source: Some(Source {
-                            from: Some(q.from.clone()),
-                            message_id: Some(q.message_id.clone()),
-                            imap_uid: None,
-                            by: None,
-                        }),
-                    };
-                    if let Err(e) = h.gear(car, q.gear, By::Player, meta) {
-                        // The gear sent ahead is no longer possible: the player is asked.
-                        job.announce
-                            .push((game.into(), format!("Car {car}'s GEAR {} sent ahead was refused: {e}", q.gear)));
-                        self.standing.set_car(game, car, &cleared).map_err(io("writing standing orders"))?;
-                        break;
-                    }
+            // The first awaited car that can play without asking anyone (in a qualifying
+            // session every car on its lap is awaited at once, ruling 31).
+            let mut acted = false;
+            for (car, choice) in g.awaited_cars() {
+                if self.play_unasked(job, &mut h, game, car, choice)? {
+                    acted = true;
+                    break;
                 }
-                self.standing.set_car(game, car, &cleared).map_err(io("writing standing orders"))?;
+            }
+            if !acted {
+                break;
             }
         }
         Ok(())
+    }
+
+    /// Plays car `car`'s awaited answer if nobody needs asking: a bot car, a standing POLICY for
+    /// a choice, a GEAR sent ahead. Returns whether a turn was written.
+    fn play_unasked(
+        &mut self,
+        job: &mut Job,
+        h: &mut Handle,
+        game: &str,
+        car: u8,
+        choice: bool,
+    ) -> Result<bool, DaemonError> {
+        let store_err = |source| DaemonError::Store { game: game.into(), source };
+        let g = h.game();
+        let Some((_, p)) = g.player(car) else { return Ok(false) };
+        let next = g.next_turn();
+        if p.bot {
+            self.touch(job, game, next)?;
+            let meta = self.meta_by("bot");
+            if g.now.qualifying.is_some() {
+                h.bot_lap(car, &mut self.bot, meta).map_err(store_err)?;
+            } else {
+                h.bot_move(&mut self.bot, meta).map_err(store_err)?;
+            }
+            return Ok(true);
+        }
+        let orders = self.standing.car(game, car).map_err(io("reading standing orders"))?;
+        if choice {
+            let Some(text) = &orders.policy else { return Ok(false) };
+            let parsed = orders::parse(&format!("POLICY {text}"));
+            let Some(Order::Policy(policy)) = parsed.orders().first().copied().cloned() else { return Ok(false) };
+            let Some(rolled) = g.pending_roll(car) else { return Ok(false) };
+            let boxes: Vec<bool> = (0..rolled.options.len())
+                .map(|i| g.now.qualifying.is_none() && crate::engine::play::reaches_box(&g.track, rolled, i))
+                .collect();
+            // The bot's stop when the bot picks, or when the PIT rule does (19-2-6).
+            let (index, bot_stop) = match decide_at(&policy, &rolled.options, &boxes) {
+                Some(Decision::Take { index, .. }) => (index, false),
+                Some(Decision::AskBot) => (self.bot.option(&g.track, rolled), true),
+                Some(Decision::Stop { index, .. }) => (index, true),
+                None => return Ok(false),
+            };
+            let label = MoveOption::label(index);
+            let pit = if bot_stop {
+                crate::store::driver::bot_pit(&self.bot, &g.track, &g.rules, rolled, index)
+            } else {
+                None
+            };
+            self.touch(job, game, next)?;
+            let meta = self.meta_by("policy");
+            match pit {
+                Some(p) => h.choose_with_pit(car, &label, p, By::Player, meta),
+                None => h.choose(car, &label, By::Player, meta),
+            }
+            .map_err(store_err)?;
+            return Ok(true);
+        }
+        let Some(q) = orders.gear.clone() else { return Ok(false) };
+        let mut cleared = orders.clone();
+        cleared.gear = None;
+        if !Self::done_before(g, &q.message_id, Kind::Move, Some(car)) {
+            self.touch(job, game, next)?;
+            let meta = Meta {
+                at: self.now(),
+                source: Some(Source {
+                    from: Some(q.from.clone()),
+                    message_id: Some(q.message_id.clone()),
+                    imap_uid: None,
+                    by: None,
+                }),
+            };
+            if let Err(e) = h.gear(car, q.gear, By::Player, meta) {
+                // The gear sent ahead is no longer possible: the player is asked.
+                job.announce.push((game.into(), format!("Car {car}'s GEAR {} sent ahead was refused: {e}", q.gear)));
+                self.standing.set_car(game, car, &cleared).map_err(io("writing standing orders"))?;
+                return Ok(false);
+            }
+        }
+        self.standing.set_car(game, car, &cleared).map_err(io("writing standing orders"))?;
+        Ok(true)
     }
 
     fn meta_by(&mut self, by: &str) -> Meta {
@@ -792,10 +851,20 @@ impl Daemon {
         let mut jobs = 0;
         for id in ids {
             let Some(last) = last_turn(&self.store.game_dir(&id)) else { continue };
-            let (Some(due), Some(car)) = (last.due.as_deref().and_then(Stamp::parse), last.to_play) else { continue };
+            let Some(due) = last.due.as_deref().and_then(Stamp::parse) else { continue };
             if last.over {
                 continue;
             }
+            let cars: Vec<u8> = match last.to_play {
+                Some(car) => vec![car],
+                // A qualifying session: every car still on its lap (ruling 31).
+                None => match self.store.load(&id, None) {
+                    Ok(g) if g.now.qualifying.is_some() => g.awaited_cars().into_iter().map(|a| a.0).collect(),
+                    _ => continue,
+                },
+            };
+            let Some(&car) = cars.first() else { continue };
+            let named = cars.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ");
             if now >= due {
                 let key = format!("deadline:{id}:{}", last.turn);
                 if self.ledger.get(&key).map_err(io("reading the ledger"))?.is_some() {
@@ -805,19 +874,44 @@ impl Daemon {
                 let mut h = self.store.open(&id).map_err(|source| DaemonError::Store { game: id.clone(), source })?;
                 if h.game().next_turn() == last.turn + 1 {
                     self.touch(&mut job, &id, last.turn + 1)?;
-                    let meta = self.meta_by("deadline");
-                    h.bot_move(&mut self.bot, meta)
-                        .map_err(|source| DaemonError::Store { game: id.clone(), source })?;
-                    job.announce.push((
-                        id.clone(),
-                        format!("Car {car} did not answer by {due}: the bot played a default move for it."),
-                    ));
+                    if h.game().now.qualifying.is_some() {
+                        // The bot drives the rest of every late lap (ruling 31).
+                        for &c in &cars {
+                            for _ in 0..crate::engine::qualifying::lap::MAX_LAP_MOVES {
+                                let on = h
+                                    .game()
+                                    .now
+                                    .qualifying
+                                    .as_ref()
+                                    .and_then(|q| q.entry(c))
+                                    .is_some_and(|e| !e.lap.is_over());
+                                if !on {
+                                    break;
+                                }
+                                let meta = self.meta_by("deadline");
+                                h.bot_lap(c, &mut self.bot, meta)
+                                    .map_err(|source| DaemonError::Store { game: id.clone(), source })?;
+                            }
+                        }
+                        job.announce.push((
+                            id.clone(),
+                            format!("Car(s) {named} did not finish the timed lap by {due}: the bot drove the rest of it (ruling 31)."),
+                        ));
+                    } else {
+                        let meta = self.meta_by("deadline");
+                        h.bot_move(&mut self.bot, meta)
+                            .map_err(|source| DaemonError::Store { game: id.clone(), source })?;
+                        job.announce.push((
+                            id.clone(),
+                            format!("Car {car} did not answer by {due}: the bot played a default move for it."),
+                        ));
+                    }
                 } else {
                     self.touch(&mut job, &id, last.turn + 1)?;
                 }
                 drop(h);
                 self.cascade(&mut job, &id)?;
-                self.commit_job(&key, format!("default move for car {car}"), &mut job)?;
+                self.commit_job(&key, format!("default move for car(s) {named}"), &mut job)?;
                 jobs += 1;
             } else if self.cfg.reminder_hours > 0 && now.0 >= due.0 - self.cfg.reminder_hours as i64 * 3600 {
                 let key = format!("reminder:{id}:{}", last.turn);
@@ -826,21 +920,24 @@ impl Daemon {
                 }
                 let mut job = self.start_job(&key, None, "")?;
                 let h = self.store.open(&id).map_err(|source| DaemonError::Store { game: id.clone(), source })?;
-                if let Some((_, p)) = h.game().player(car)
-                    && !p.bot
-                {
-                    let lang = self.lang_of(&p.address);
-                    let ctx = serde_json::json!({ "game": id, "car": car, "due": due.to_string(), "turn": last.turn });
-                    let text = self.templates.render(lang, "reminder", ctx)?;
-                    job.drafts.push(Draft {
-                        to: vec![p.address.clone()],
-                        subject: format!("[{id}] reminder: car {car} to play by {due}"),
-                        text,
-                        in_reply_to: None,
-                        message_id: String::new(),
-                    });
+                for &car in &cars {
+                    if let Some((_, p)) = h.game().player(car)
+                        && !p.bot
+                    {
+                        let lang = self.lang_of(&p.address);
+                        let ctx =
+                            serde_json::json!({ "game": id, "car": car, "due": due.to_string(), "turn": last.turn });
+                        let text = self.templates.render(lang, "reminder", ctx)?;
+                        job.drafts.push(Draft {
+                            to: vec![p.address.clone()],
+                            subject: format!("[{id}] reminder: car {car} to play by {due}"),
+                            text,
+                            in_reply_to: None,
+                            message_id: String::new(),
+                        });
+                    }
                 }
-                self.commit_job(&key, format!("reminder for car {car}"), &mut job)?;
+                self.commit_job(&key, format!("reminder for car(s) {named}"), &mut job)?;
                 jobs += 1;
             }
         }

@@ -17,13 +17,17 @@ pub enum Rule {
     /// The option with the fewest wear points among those that neither eliminate nor spin the
     /// car; ties go to the fewest dangerous spaces, then to the farthest.
     Safest,
-    /// The project's bot decides (`engine::bot`), as for a missed deadline.
+    /// The project's bot decides (`engine::bot`), as for a missed deadline, its pit stops
+    /// included (19-2-6).
     Bot,
+    /// Stop at the car's pit box when an option ends there (19-2-5): the cheapest such option,
+    /// the stop (quick or long, tyres, repairs) decided by the bot (19-2-6, 19-3, 19-4).
+    Pit,
 }
 
 impl Rule {
     /// Every rule, in the order documented.
-    pub const ALL: [Rule; 4] = [Rule::FarthestFree, Rule::Farthest, Rule::Safest, Rule::Bot];
+    pub const ALL: [Rule; 5] = [Rule::FarthestFree, Rule::Farthest, Rule::Safest, Rule::Bot, Rule::Pit];
 
     /// The English keyword.
     pub fn en(self) -> &'static str {
@@ -32,6 +36,7 @@ impl Rule {
             Rule::Farthest => "FARTHEST",
             Rule::Safest => "SAFEST",
             Rule::Bot => "BOT",
+            Rule::Pit => "PIT",
         }
     }
 
@@ -42,6 +47,7 @@ impl Rule {
             Rule::Farthest => "LOIN",
             Rule::Safest => "SUR",
             Rule::Bot => "BOT",
+            Rule::Pit => "STAND",
         }
     }
 
@@ -54,6 +60,7 @@ impl Rule {
             "farthest" | "furthest" | "loin" | "plusloin" => Some(Rule::Farthest),
             "safest" | "safe" | "sur" | "prudent" | "plussur" => Some(Rule::Safest),
             "bot" | "robot" => Some(Rule::Bot),
+            "pit" | "box" | "stand" | "arret" => Some(Rule::Pit),
             _ => None,
         }
     }
@@ -77,8 +84,15 @@ pub enum Decision {
         /// The label to pass to the store's `choose`.
         label: String,
     },
-    /// Ask the bot policy, then apply its choice.
+    /// Ask the bot policy, then apply its choice (and its stop, if the option ends at the box).
     AskBot,
+    /// Take this option, which ends at the car's box, and stop as the bot decides (19-2-6).
+    Stop {
+        /// Index into the options.
+        index: usize,
+        /// The label to pass to the store's `choose_with_pit`.
+        label: String,
+    },
 }
 
 fn take(index: usize) -> Option<Decision> {
@@ -94,8 +108,9 @@ fn wear(o: &MoveOption) -> u16 {
     o.brake_points() as u16 + o.tyre_points() as u16
 }
 
-/// Applies one rule; `None` when no option fits it.
-pub fn apply(rule: Rule, options: &[MoveOption]) -> Option<Decision> {
+/// Applies one rule; `None` when no option fits it. `boxes[i]` says whether option `i` ends at
+/// the car's pit box (the engine's `play::reaches_box`; empty: none does).
+pub fn apply(rule: Rule, options: &[MoveOption], boxes: &[bool]) -> Option<Decision> {
     match rule {
         // The engine lists options farthest first, so the first that fits is the farthest.
         Rule::FarthestFree => options
@@ -110,11 +125,22 @@ pub fn apply(rule: Rule, options: &[MoveOption]) -> Option<Decision> {
             .min_by_key(|(i, o)| (wear(o), o.dangerous.len() + o.wall as usize, *i))
             .and_then(|(i, _)| take(i)),
         Rule::Bot => (!options.is_empty()).then_some(Decision::AskBot),
+        Rule::Pit => options
+            .iter()
+            .enumerate()
+            .filter(|(i, o)| boxes.get(*i).copied().unwrap_or(false) && o.fate == Fate::Continues)
+            .min_by_key(|(i, o)| (wear(o), *i))
+            .map(|(index, _)| Decision::Stop { index, label: MoveOption::label(index) }),
     }
 }
 
 /// The first decision of the policy's rules over the options after a roll, or `None` when no
 /// rule decides and the player must be asked.
 pub fn decide(policy: &Policy, options: &[MoveOption]) -> Option<Decision> {
-    policy.rules.iter().find_map(|&r| apply(r, options))
+    decide_at(policy, options, &[])
+}
+
+/// [`decide`], knowing which options end at the car's pit box (for the `PIT` rule).
+pub fn decide_at(policy: &Policy, options: &[MoveOption], boxes: &[bool]) -> Option<Decision> {
+    policy.rules.iter().find_map(|&r| apply(r, options, boxes))
 }

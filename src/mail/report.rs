@@ -88,16 +88,23 @@ pub fn report(game: &Game, first: u32, recipient: Option<u8>) -> Report {
         r.board = draw(&game.track, &marks, focus);
         sheets(game, st, &mut r.sheets);
     }
+    if let Some(q) = &game.now.qualifying {
+        // The recipient's own lap on the board (1-1-3: alone on the track).
+        if let Some(e) = recipient.and_then(|c| q.entry(c)) {
+            r.board = draw(&game.track, &board_marks(&e.lap.state), Some(e.lap.car().space));
+        }
+    }
     awaited(game, last, &mut r.awaited);
-    if let Some((car, choice)) = game.awaited()
-        && Some(car) == recipient
+    if let Some((car, choice)) = game.awaited_cars().into_iter().find(|(c, _)| Some(*c) == recipient)
         && !game.now.paused
     {
         r.you = Some(car);
         r.due = last.due.clone();
         r.options = if choice {
-            let labels: Vec<String> =
-                last.pending.as_ref().map(|p| p.options.iter().map(|o| o.label.clone()).collect()).unwrap_or_default();
+            let labels: Vec<String> = game
+                .pending_roll(car)
+                .map(|p| (0..p.options.len()).map(crate::engine::MoveOption::label).collect())
+                .unwrap_or_default();
             format!("CHOOSE <{}>", labels.join("|"))
         } else {
             "GEAR <1-6>".into()

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use crate::dice::commitment;
 use crate::engine::bot::Bot;
+use crate::engine::weather::Forecast;
 use crate::engine::{Step, Tyres, Wear, roll};
 use crate::track;
 
@@ -19,6 +20,7 @@ use super::files::{
     By, Kind, Moderation, OrderRecord, PitRecord, PlayerRecord, SecretFile, SetupRecord, Source, TurnFile,
 };
 use super::fsio::{self, DirLock, Durability, write_atomic};
+use super::qualifying::GridMethod;
 use super::replay::{Game, hex32, sha256_hex, token_hash, valid_id, wear_record};
 use super::time::Stamp;
 use super::verify::{self, render_game_toml, turn_path};
@@ -59,7 +61,8 @@ pub struct NewGame {
     pub id: String,
     /// A shipped track's name or a track file.
     pub track: String,
-    /// Rule profile.
+    /// Rule profile, optionally with the Eurogames toggles after a colon
+    /// (`eurogames-advanced:tyres,weather`, docs/profiles.md).
     pub profile: String,
     /// Laps.
     pub laps: u16,
@@ -69,6 +72,10 @@ pub struct NewGame {
     pub move_hours: u32,
     /// Joins close at.
     pub join_by: Option<Stamp>,
+    /// How the race weather is decided (3-0-1).
+    pub weather: Forecast,
+    /// How the grid is made (1, ruling 31).
+    pub grid: GridMethod,
 }
 
 /// A player's join.
@@ -86,6 +93,8 @@ pub struct Join {
     pub wear: Wear,
     /// Tyres.
     pub tyres: Tyres,
+    /// Tyres if the track is wet at the start (none: the same).
+    pub wet_tyres: Option<Tyres>,
     /// Entropy phrase mixed into the dice key.
     pub entropy: Option<String>,
     /// The bot drives this car.
@@ -181,11 +190,14 @@ impl Store {
             id: req.id.clone(),
             track: name,
             track_sha256: sha256_hex(text.as_bytes()),
-            profile: req.profile.clone(),
+            profile: crate::engine::Rulebook::split_spec(&req.profile).0,
+            toggles: crate::engine::Rulebook::split_spec(&req.profile).1,
             laps: req.laps,
             max_cars,
             move_hours: req.move_hours,
             join_by: req.join_by.map(|s| s.to_string()),
+            weather: Some(req.weather.name().to_string()),
+            grid: req.grid.qualifies().then(|| req.grid.name().to_string()),
             dice: crate::dice::SCHEME.into(),
             commitment: hex32(&commitment(&seed)),
         };
@@ -357,6 +369,7 @@ impl Handle {
             token_sha256: token_hash(&g.setup.id, &req.token),
             bot: req.bot,
             tyres: req.tyres.name().to_string(),
+            wet_tyres: req.wet_tyres.map(|t| t.name().to_string()),
             entropy: req.entropy.clone().unwrap_or_default(),
             wear: wear_record(&req.wear),
         };
@@ -419,6 +432,18 @@ impl Handle {
     /// its choice, or only the choice when the roll is made.
     pub fn bot_move(&mut self, bot: &mut Bot, meta: Meta) -> Result<&TurnFile, StoreError> {
         self.need_seed()?;
+        if let Some(q) = &self.game.now.qualifying {
+            // The first lap still going on, a bot's first (ruling 31).
+            let bots: Vec<u8> = self.game.now.players.iter().filter(|p| p.bot).map(|p| p.car).collect();
+            let awaited = q.awaited();
+            let car = awaited
+                .iter()
+                .find(|(c, _)| bots.contains(c))
+                .or(awaited.first())
+                .map(|(c, _)| *c)
+                .ok_or(StoreError::Over)?;
+            return self.bot_lap(car, bot, meta);
+        }
         let g = &self.game;
         let race = g.now.race.as_ref().ok_or(StoreError::NotStarted)?;
         if g.now.over {
@@ -429,7 +454,7 @@ impl Handle {
             let car = g.number(p.rolled.car);
             let i = bot.option(&g.track, &p.rolled);
             let label = crate::engine::MoveOption::label(i);
-            let pit = bot_pit(bot, &g.track, &p.rolled, i);
+            let pit = bot_pit(bot, &g.track, &g.rules, &p.rolled, i);
             input.orders.push(OrderRecord { car, by: By::Bot, gear: None, choose: Some(label), space: None, pit });
             return self.commit(input);
         }
@@ -446,7 +471,7 @@ impl Handle {
                 && (r.options.len() > 1 || crate::engine::play::reaches_box(&g.track, &r, 0))
             {
                 let i = bot.option(&g.track, &r);
-                let pit = bot_pit(bot, &g.track, &r, i);
+                let pit = bot_pit(bot, &g.track, &g.rules, &r, i);
                 input.orders.push(OrderRecord {
                     car,
                     by: By::Bot,
@@ -455,6 +480,36 @@ impl Handle {
                     space: None,
                     pit,
                 });
+            }
+        }
+        self.commit(input)
+    }
+
+    /// The bot plays the next step of car `car`'s timed lap (ruling 31): its choice when a roll
+    /// awaits one, else its gear and, in the same turn, its choice.
+    pub fn bot_lap(&mut self, car: u8, bot: &mut Bot, meta: Meta) -> Result<&TurnFile, StoreError> {
+        use crate::engine::qualifying::LapDriver;
+        self.need_seed()?;
+        let g = &self.game;
+        let q = g.now.qualifying.as_ref().ok_or(StoreError::NotStarted)?;
+        let e = q.entry(car).ok_or(StoreError::NoSuchCar(car))?;
+        let mut input = self.input(Kind::Move, meta);
+        let order = |gear, choose| OrderRecord { car, by: By::Bot, gear, choose, space: None, pit: None };
+        if let Some((r, _)) = &e.pending {
+            let i = LapDriver::option(bot, &g.track, &e.lap, r);
+            input.orders.push(order(None, Some(crate::engine::MoveOption::label(i))));
+            return self.commit(input);
+        }
+        let gear = LapDriver::gear(bot, &g.track, &e.lap);
+        input.orders.push(order(Some(gear), None));
+        if let Some(key) = g.now.key {
+            // The roll the gear gives (derived dice): choose in the same turn.
+            let mut dice = crate::dice::LabelledDice::new(key, &(q.moves + 1).to_string());
+            if let Ok(r) = e.lap.roll(&g.track, gear, &mut dice)
+                && r.options.len() > 1
+            {
+                let i = LapDriver::option(bot, &g.track, &e.lap, &r);
+                input.orders.push(order(None, Some(crate::engine::MoveOption::label(i))));
             }
         }
         self.commit(input)
@@ -494,12 +549,18 @@ pub fn authenticate(game: &Game, address: &str, token: &str) -> Result<u8, Store
     Ok(p.car)
 }
 
-/// The bot's decision at the box as a turn records it, when option `i` ends there (19-2-6).
-fn bot_pit(bot: &Bot, t: &crate::track::Track, r: &crate::engine::Rolled, i: usize) -> Option<PitRecord> {
+/// The bot's decision at the box (19-2-6) when option `i` of `r` ends there.
+pub fn bot_pit(
+    bot: &Bot,
+    t: &crate::track::Track,
+    rules: &crate::engine::Rulebook,
+    r: &crate::engine::Rolled,
+    i: usize,
+) -> Option<PitRecord> {
     if !crate::engine::play::reaches_box(t, r, i) {
         return None;
     }
-    let o = bot.pit_order(&r.state, r.car);
+    let o = bot.pit_order_for(&r.state, r.car, rules);
     Some(PitRecord {
         kind: o.kind.map(|k| k.name().to_string()),
         tyres: o.tyres.map(|x| x.name().to_string()),

@@ -67,8 +67,11 @@ pub enum StoreError {
     #[error(transparent)]
     Track(#[from] TrackError),
     /// Unknown rule profile.
-    #[error("unknown rule profile `{0}` (competition-2004, competition-2002)")]
+    #[error("unknown rule profile `{0}` (competition-2004, competition-2002, eurogames-advanced)")]
     UnknownProfile(String),
+    /// A profile and toggles that make no rulebook.
+    #[error(transparent)]
+    Profile(#[from] crate::engine::ProfileError),
     /// A setting is out of range.
     #[error("{0}")]
     BadSetting(String),
@@ -182,6 +185,21 @@ pub enum StoreError {
         seed: String,
         /// The commitment (hex).
         commitment: String,
+    },
+    /// A qualifying order the timed-lap rules refuse (1).
+    #[error("qualifying: {0}")]
+    Qualifying(String),
+    /// A qualifying car owes a choice before its next gear.
+    #[error("car {car} must first choose one of the options of its timed lap's roll")]
+    MustChoose {
+        /// The car.
+        car: u8,
+    },
+    /// A qualifying car has no roll to choose from.
+    #[error("car {car} has no roll to choose from in its timed lap: send a gear first")]
+    NothingToChoose {
+        /// The car.
+        car: u8,
     },
     /// A seed that is not 64 hex digits.
     #[error("a seed is 64 hex digits, not `{0}`")]

@@ -36,6 +36,10 @@ pub struct SetupRecord {
     pub track_sha256: String,
     /// Rule profile (`competition-2004`).
     pub profile: String,
+    /// The Eurogames advanced rules switched on (`eurogames-advanced` only, docs/profiles.md);
+    /// absent from the files of games without them, which stay byte for byte as they were.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub toggles: Vec<String>,
     /// Laps.
     pub laps: u16,
     /// Most cars that may join.
@@ -45,6 +49,14 @@ pub struct SetupRecord {
     /// Joins close at this time, if set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub join_by: Option<String>,
+    /// How the race weather is decided (`track`, `sun`, `rain`, `changeable`; 3-0-1). Absent in
+    /// games from before it was a setting: sun.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weather: Option<String>,
+    /// How the grid is made (`join`, `qualifying`, `qualifying-black-die`; ruling 31). Absent in
+    /// older games: join order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grid: Option<String>,
     /// Dice derivation (`steward-dice-v1`, docs/dice.md).
     pub dice: String,
     /// SHA-256 of the secret seed, published before any roll.
@@ -68,8 +80,12 @@ pub struct PlayerRecord {
     /// True when the bot drives this car on every turn.
     #[serde(default, skip_serializing_if = "is_false")]
     pub bot: bool,
-    /// Starting tyres.
+    /// Starting tyres (on a dry track at the start).
     pub tyres: String,
+    /// Starting tyres when the track is wet at the start (none: the same as `tyres`; a bot fits
+    /// rain tyres), chosen before the weather is drawn at the start (3-0-1, ruling 30).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wet_tyres: Option<String>,
     /// The player's entropy phrase (empty when none was given): published, and mixed into the
     /// dice key at the start.
     #[serde(default, skip_serializing_if = "String::is_empty")]

@@ -116,11 +116,13 @@ fn play(
         let req = NewGame {
             id: id.clone(),
             track: track.to_string(),
-            profile: rules.profile_name().to_string(),
+            profile: rules.spec(),
             laps: cfg.laps,
             max_cars: Some(cfg.cars as u8),
             move_hours: 48,
             join_by: None,
+            weather: cfg.weather.forecast(),
+            grid: super::qualifying::GridMethod::Join,
         };
         store.create(&req, sim_key(cfg.seed, &format!("{}/{race}", t.name)), meta(0))?
     };
@@ -134,6 +136,7 @@ fn play(
             name: None,
             wear: Wear::standard(),
             tyres: Tyres::Hard,
+            wet_tyres: None,
             entropy: None,
             bot: true,
         };

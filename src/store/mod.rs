@@ -19,6 +19,7 @@ pub mod error;
 pub mod files;
 pub mod fsio;
 pub mod keep;
+pub mod qualifying;
 pub mod replay;
 pub mod show;
 pub mod time;

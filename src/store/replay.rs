@@ -16,6 +16,9 @@ use crate::engine::explain;
 use crate::engine::order::advance;
 use crate::engine::pits::{PitOrder, StopKind};
 use crate::engine::play::resolve_with;
+use crate::engine::weather::{self, Forecast};
+
+use super::qualifying::{GridMethod, Session};
 use crate::engine::{
     CarId, Dice, Die, Event, Fate, MoveOption, Part, Purpose, RaceState, Rolled, Rulebook, Setup, Step, Tyres, Wear,
     roll,
@@ -72,6 +75,10 @@ pub struct Progress {
     pub paused: bool,
     /// Hours a player has to answer (the setup's, unless a moderator changed it).
     pub move_hours: u32,
+    /// The qualifying session, between the start and the race (ruling 31).
+    pub qualifying: Option<Session>,
+    /// The session once over: the laps the grid was made from.
+    pub qualified: Option<Arc<Session>>,
 }
 
 /// A game: its setup, its track, and where its turns have brought it.
@@ -286,8 +293,7 @@ impl Game {
         if !valid_id(&setup.id) {
             return Err(StoreError::BadId(setup.id.clone()));
         }
-        let rules =
-            Rulebook::from_profile(&setup.profile).ok_or_else(|| StoreError::UnknownProfile(setup.profile.clone()))?;
+        let rules = Rulebook::from_setup(&setup.profile, &setup.toggles)?;
         if setup.laps == 0 {
             return Err(StoreError::BadSetting("a race has at least 1 lap".into()));
         }
@@ -297,6 +303,26 @@ impl Game {
                 track.grid.len(),
                 track.name
             )));
+        }
+        if let Some(w) = &setup.weather
+            && Forecast::parse(w).is_none_or(|f| f.name() != w)
+        {
+            return Err(StoreError::BadSetting(format!("unknown weather `{w}` (track, sun, rain, changeable)")));
+        }
+        if let Some(g) = &setup.grid {
+            match GridMethod::parse(g) {
+                None => {
+                    return Err(StoreError::BadSetting(format!(
+                        "unknown grid `{g}` (join, qualifying, qualifying-black-die)"
+                    )));
+                }
+                Some(m) if m.qualifies() && !rules.set.time_trials => {
+                    return Err(StoreError::BadSetting(
+                        "this game's rules have no time trials (003-2 off): its grid cannot be qualifying".into(),
+                    ));
+                }
+                Some(_) => {}
+            }
         }
         if setup.dice != crate::dice::SCHEME {
             return Err(StoreError::BadSetting(format!("unknown dice scheme `{}`", setup.dice)));
@@ -330,6 +356,19 @@ impl Game {
         Ok((game, out))
     }
 
+    /// How the race weather is decided (absent in older games: sun; checked by [`Game::create`]).
+    pub fn forecast(&self) -> Forecast {
+        if !self.rules.set.weather {
+            return Forecast::Sun; // 003-4 off: sunshine and a dry track (ruling 32)
+        }
+        self.setup.weather.as_deref().and_then(Forecast::parse).unwrap_or(Forecast::Sun)
+    }
+
+    /// How the grid is made (absent in older games: join order).
+    pub fn grid_method(&self) -> GridMethod {
+        self.setup.grid.as_deref().and_then(GridMethod::parse).unwrap_or(GridMethod::Join)
+    }
+
     /// The number of the next turn.
     pub fn next_turn(&self) -> u32 {
         self.turns.len() as u32
@@ -352,9 +391,9 @@ impl Game {
         self.now.players[car.get()].car
     }
 
-    /// True once the race has started.
+    /// True once the moderator has started the game (its qualifying, or its race).
     pub fn started(&self) -> bool {
-        self.now.race.is_some()
+        self.now.race.is_some() || self.now.qualifying.is_some()
     }
 
     /// The car whose answer is awaited, and whether it is a choice (else a gear).
@@ -367,6 +406,27 @@ impl Game {
             return Some((self.number(p.rolled.car), true));
         }
         race.state.to_play.map(|c| (self.number(c), false))
+    }
+
+    /// Every car whose answer is awaited, and whether each owes a choice (else a gear): the one
+    /// car of a race, every car still on its lap in a qualifying session (ruling 31).
+    pub fn awaited_cars(&self) -> Vec<(u8, bool)> {
+        if self.now.over {
+            return Vec::new();
+        }
+        if let Some(q) = &self.now.qualifying {
+            return q.awaited();
+        }
+        self.awaited().into_iter().collect()
+    }
+
+    /// The roll awaiting car `car`'s choice, in the race or on its timed lap.
+    pub fn pending_roll(&self, car: u8) -> Option<&Rolled> {
+        if let Some(q) = &self.now.qualifying {
+            return q.entry(car)?.pending.as_ref().map(|(r, _)| &r.rolled);
+        }
+        let p = self.now.race.as_ref()?.pending.as_ref()?;
+        (self.number(p.rolled.car) == car).then_some(&p.rolled)
     }
 
     /// Applies the inputs of turn `input` (its number must be the next) and returns the turn the
@@ -403,17 +463,54 @@ impl Game {
                     next.players.iter().map(|p| Contribution { car: p.car, entropy: p.entropy.clone() }).collect();
                 let pairs: Vec<(u8, &str)> = out.contributions.iter().map(|c| (c.car, c.entropy.as_str())).collect();
                 next.key = self.seed.map(|s| dice_key(&s, &pairs));
+                if self.grid_method().qualifies() {
+                    // The qualifying's weather (3-1-1), then every car on its timed lap (ruling 31).
+                    let mut dice = TurnDice::new(next.key, &input.rolls, 0, 0);
+                    let mut drawn = Vec::new();
+                    let (q, wet) =
+                        weather::draw_qualifying(&self.track.weather, self.forecast(), &mut dice, &mut drawn);
+                    if self.dice_done(dice, &mut out)? > 0 {
+                        out.move_no = Some(0);
+                    }
+                    let session = Session::open(&self.track, &self.rules, &next.players, q, wet)?;
+                    let lone = RaceState::from_cars(Vec::new(), self.setup.laps, wet);
+                    self.events(&lone, &drawn, &mut out);
+                    out.events.push(EventRecord {
+                        article: Cow::Borrowed("1-1-1"),
+                        text: format!(
+                            "qualifying: every car drives one timed lap alone ({} track); send your gears",
+                            if wet { "wet" } else { "dry" }
+                        ),
+                    });
+                    next.qualifying = Some(session);
+                    return self.finish_apply(out, next, at);
+                }
+                // The weather before the cars are set up (3-0-1): rolls of "move 0".
+                let mut dice = TurnDice::new(next.key, &input.rolls, 0, 0);
+                let mut drawn = Vec::new();
+                let (sky, wet) = weather::draw(&self.track.weather, self.forecast(), &mut dice, &mut drawn);
+                if self.dice_done(dice, &mut out)? > 0 {
+                    out.move_no = Some(0);
+                }
                 let setups: Vec<(u8, Setup)> = next
                     .players
                     .iter()
-                    .map(|p| {
-                        (p.car, Setup { wear: wear_of(&p.wear), tyres: Tyres::parse(&p.tyres).unwrap_or(Tyres::Hard) })
-                    })
+                    .map(|p| (p.car, Setup { wear: wear_of(&p.wear), tyres: starting_tyres(p, wet, &self.rules) }))
                     .collect();
-                let state = RaceState::new(&self.track, self.setup.laps, &setups).map_err(StoreError::BadSetting)?;
+                let rules = Rulebook { laps: self.setup.laps, ..self.rules.clone() };
+                let mut state = RaceState::new_for(&self.track, &rules, &setups).map_err(StoreError::BadSetting)?;
+                state.wet = wet;
+                state.weather = sky;
+                if self.setup.weather.is_some() {
+                    // Games from before the setting: sun, announced by no event.
+                    self.events(&state, &drawn, &mut out);
+                }
                 let mut race = Race { state, pending: None, moves: 0, after_move: None };
                 self.complete(&mut race, &mut next, &mut out, input)?;
                 next.race = Some(race);
+            }
+            Kind::Move if next.qualifying.is_some() => {
+                self.qualify_orders(&mut next, &mut out, input)?;
             }
             Kind::Move => {
                 if next.over {
@@ -458,6 +555,21 @@ impl Game {
                     .ok_or_else(|| StoreError::BadSetting("a moderate turn names its action".into()))?;
                 self.moderate(&m, &mut next)?;
                 out.moderation = Some(m);
+            }
+        }
+        self.finish_apply(out, next, at)
+    }
+
+    /// The end of every turn: the digest, who is called and by when.
+    fn finish_apply(&self, mut out: TurnFile, next: Progress, at: Stamp) -> Result<(TurnFile, Progress), StoreError> {
+        if let Some(q) = &next.qualifying
+            && !next.over
+        {
+            // Every lap goes on at once: the acting car's roll, one deadline for the session.
+            let acting = out.orders.last().map(|o| o.car);
+            out.pending = acting.and_then(|c| q.pending_record(&self.track, c));
+            if !next.paused {
+                out.due = Some(at.plus_hours(next.move_hours).to_string());
             }
         }
         if let Some(race) = &next.race {
@@ -573,8 +685,13 @@ impl Game {
         if tyres.name() != p.tyres {
             return Err(StoreError::BadSetup { car: p.car, why: format!("tyres are written `{}`", tyres.name()) });
         }
+        if let Some(w) = &p.wet_tyres
+            && Tyres::parse(w).is_none_or(|t| t.name() != w)
+        {
+            return Err(StoreError::BadSetup { car: p.car, why: format!("wet-track tyres `{w}` (hard, soft, rain)") });
+        }
         Setup { wear: wear_of(&p.wear), tyres }
-            .validate()
+            .validate_for(&self.rules)
             .map_err(|e| StoreError::BadSetup { car: p.car, why: e.to_string() })?;
         Ok(())
     }
@@ -782,6 +899,117 @@ impl Game {
         Ok(())
     }
 
+    /// The orders of a qualifying turn (ruling 31): one car's gear and/or choice on its lap;
+    /// when the last lap ends, the grid (1-3-2), the race weather (3-2-1) and the race's start.
+    fn qualify_orders(&self, next: &mut Progress, out: &mut TurnFile, input: &TurnFile) -> Result<(), StoreError> {
+        if next.over {
+            return Err(StoreError::Over);
+        }
+        if next.paused {
+            return Err(StoreError::Paused);
+        }
+        let mut q = next.qualifying.take().expect("a qualifying turn");
+        let mut used = 0usize;
+        let mut last_move = 0u32;
+        for order in input.orders.iter().filter(|o| o.by != By::Forced) {
+            let car = order.car;
+            match (order.gear, &order.choose) {
+                (Some(gear), None) => {
+                    let move_no = q.moves + 1;
+                    let recorded = input.rolls.get(used..).unwrap_or(&[]);
+                    let mut dice = TurnDice::new(next.key, recorded, move_no, 0);
+                    let events = q.gear(&self.track, car, gear, move_no, &mut dice)?;
+                    used += self.dice_done(dice, out)?;
+                    q.moves = move_no;
+                    last_move = move_no;
+                    out.move_no = Some(move_no);
+                    out.orders.push(OrderRecord {
+                        car,
+                        by: order.by,
+                        gear: Some(gear),
+                        choose: None,
+                        space: None,
+                        pit: None,
+                    });
+                    out.events.extend(events);
+                    if q.entry(car).and_then(|e| e.pending.as_ref()).is_some_and(|(r, _)| r.options.len() == 1) {
+                        // A single option is played at once.
+                        let events = q.choose(&self.track, car, 0)?;
+                        let label = Some(MoveOption::label(0));
+                        out.orders.push(OrderRecord {
+                            car,
+                            by: By::Forced,
+                            gear: None,
+                            choose: label,
+                            space: None,
+                            pit: None,
+                        });
+                        out.events.extend(events);
+                    }
+                }
+                (None, Some(answer)) => {
+                    let e = q.entry(car).ok_or(StoreError::NoSuchCar(car))?;
+                    let (rolled, move_no) = e.pending.as_ref().ok_or(StoreError::NothingToChoose { car })?;
+                    let index = pick(&self.track, &rolled.rolled, answer)?;
+                    last_move = *move_no;
+                    out.move_no = Some(*move_no);
+                    let events = q.choose(&self.track, car, index)?;
+                    let label = Some(MoveOption::label(index));
+                    out.orders.push(OrderRecord {
+                        car,
+                        by: order.by,
+                        gear: None,
+                        choose: label,
+                        space: None,
+                        pit: None,
+                    });
+                    out.events.extend(events);
+                }
+                _ => return Err(StoreError::BadOrder),
+            }
+        }
+        if out.orders.is_empty() {
+            return Err(StoreError::BadOrder);
+        }
+        if !q.is_over() {
+            next.qualifying = Some(q);
+            return Ok(());
+        }
+        // The grid, then the race weather drawn by the pole (3-2-1), on the move that ended the
+        // session (its roll was index 0).
+        let recorded = input.rolls.get(used..).unwrap_or(&[]);
+        let mut dice = TurnDice::new(next.key, recorded, last_move, 1);
+        let order = q.grid(self.grid_method(), &mut dice);
+        let mut drawn = Vec::new();
+        let (sky, wet) = weather::draw_race(&self.track.weather, self.forecast(), q.weather, &mut dice, &mut drawn);
+        self.dice_done(dice, out)?;
+        let players: Vec<PlayerRecord> =
+            order.iter().filter_map(|c| next.players.iter().find(|p| p.car == *c).cloned()).collect();
+        out.events.push(EventRecord {
+            article: Cow::Borrowed("1-3-2"),
+            text: format!(
+                "qualifying is over; the grid: {}",
+                order.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ")
+            ),
+        });
+        next.players = Arc::new(players);
+        let setups: Vec<(u8, Setup)> = next
+            .players
+            .iter()
+            .map(|p| (p.car, Setup { wear: wear_of(&p.wear), tyres: starting_tyres(p, wet, &self.rules) }))
+            .collect();
+        let rules = Rulebook { laps: self.setup.laps, ..self.rules.clone() };
+        let mut state = RaceState::new_for(&self.track, &rules, &setups).map_err(StoreError::BadSetting)?;
+        state.wet = wet;
+        state.weather = sky;
+        self.events(&state, &drawn, out);
+        let mut race = Race { state, pending: None, moves: q.moves, after_move: None };
+        next.qualified = Some(Arc::new(q));
+        self.complete(&mut race, next, out, input)?;
+        next.race = Some(race);
+        Ok(())
+    }
+
     /// Puts the seed in the turn: the known one, or the one the turn file reveals.
     fn reveal(&self, next: &mut Progress, out: &mut TurnFile, input: &TurnFile) -> Result<(), StoreError> {
         let seed = match (self.seed, &input.seed) {
@@ -795,6 +1023,23 @@ impl Game {
         next.revealed = Some(seed);
         out.seed = Some(hex32(&seed));
         Ok(())
+    }
+}
+
+/// The tyres a car starts on (3-0-1, ruling 30): its `wet_tyres` when the track is wet at the
+/// start and it named some, rain tyres for a bot that did not, else its `tyres`.
+pub fn starting_tyres(p: &PlayerRecord, wet: bool, rules: &Rulebook) -> Tyres {
+    let dry = Tyres::parse(&p.tyres).unwrap_or(Tyres::Hard);
+    if !rules.set.tyre_types {
+        return Tyres::Hard; // 003-3 off: hard tyres only (ruling 32)
+    }
+    if !wet {
+        return dry;
+    }
+    match p.wet_tyres.as_deref().and_then(Tyres::parse) {
+        Some(t) => t,
+        None if p.bot => crate::engine::bot::tyres_for(true),
+        None => dry,
     }
 }
 

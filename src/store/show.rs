@@ -33,8 +33,15 @@ pub fn show(game: &Game) -> String {
     let mut out = String::new();
     let s = &game.setup;
     let last = game.turns.last().expect("a game has turn 0");
-    let _ =
-        writeln!(out, "Game {} on {} ({}, {} lap(s), {} rules)", s.id, game.track.title, s.track, s.laps, s.profile);
+    let _ = writeln!(
+        out,
+        "Game {} on {} ({}, {} lap(s), {} rules)",
+        s.id,
+        game.track.title,
+        s.track,
+        s.laps,
+        game.rules.spec()
+    );
     let _ = writeln!(out, "Dice commitment: {}", s.commitment);
     if let Some(seed) = game.now.revealed {
         let _ = writeln!(out, "Seed revealed:   {}", hex::encode(seed));
@@ -63,7 +70,12 @@ pub fn show(game: &Game) -> String {
                     wear_line(&p.wear)
                 );
             }
-            if !game.now.over {
+            if game.now.qualifying.is_some() {
+                let _ = writeln!(out, "\nThe race starts when every timed lap is over.");
+                if let Some(last) = game.turns.last() {
+                    awaited(game, last, &mut out);
+                }
+            } else if !game.now.over {
                 let _ = writeln!(out, "\nWaiting for players to join; the moderator starts the race.");
             }
         }
@@ -94,6 +106,31 @@ pub(crate) fn board_marks(st: &RaceState) -> BoardMarks {
 }
 
 pub(crate) fn awaited(game: &Game, last: &TurnFile, out: &mut String) {
+    if let Some(q) = &game.now.qualifying
+        && !game.now.over
+    {
+        let due = last.due.as_deref().map(|d| format!(" by {d}")).unwrap_or_default();
+        let _ = writeln!(out, "Qualifying (1): each car drives one timed lap alone; the fewest rolls take the pole.");
+        out.push_str(&q.table(&game.track));
+        for (car, choice) in q.awaited() {
+            match q.pending_record(&game.track, car) {
+                Some(p) if choice => {
+                    let _ = writeln!(
+                        out,
+                        "Car {car} rolled {} in gear {}; choose an option by letter or destination{due}:",
+                        p.roll, p.gear
+                    );
+                    for o in &p.options {
+                        let _ = writeln!(out, "  {:>2}  {}", o.label, o.text);
+                    }
+                }
+                _ => {
+                    let _ = writeln!(out, "Car {car}: send a gear{due}.");
+                }
+            }
+        }
+        return;
+    }
     match &game.now.race {
         None => {}
         Some(race) => {

@@ -102,8 +102,15 @@ fn body_of(msgs: &[Incoming]) -> String {
 #[test]
 fn demo_race_by_mail_ends_and_verifies() {
     let dir = scratch("demo");
-    let spec =
-        DemoSpec { dir: dir.clone(), game: "demo".into(), track: "sprint".into(), cars: 3, laps: 1, policy_cars: 1 };
+    let spec = DemoSpec {
+        dir: dir.clone(),
+        game: "demo".into(),
+        track: "sprint".into(),
+        cars: 3,
+        laps: 1,
+        policy_cars: 1,
+        grid: steward::store::qualifying::GridMethod::Join,
+    };
     let r = run(&spec).unwrap();
     let store = Store::new(dir.join("games"));
     let g = store.load("demo", None).unwrap();
@@ -292,6 +299,183 @@ fn pit_answers_a_roll_only_when_an_option_ends_at_the_box() {
         let reply = body_of(&w.read(&who));
         assert!(reply.contains("awaits a choice") || reply.contains("Stale"), "{reply}");
     }
+}
+
+/// CREATE's WEATHER and the JOIN's `TYRES x WET y` (ruling 30): a rainy race fits the wet-track
+/// tyres of the player who named them, the others keep theirs; every player reads the weather.
+#[test]
+fn the_weather_of_a_game_by_mail_and_wet_track_tyres() {
+    let mut w = World::new("weather");
+    w.send(MOD, &format!("TOKEN {MOD_TOKEN}\nCREATE wx TRACK sprint LAPS 1 CARS 2 WEATHER rain"));
+    w.send("p1@test.invalid", "JOIN wx CAR 1\nTYRES soft WET rain");
+    w.send("p2@test.invalid", "PNEUS tendres\nREJOINDRE wx VOITURE 2");
+    let g = w.store().load("wx", None).unwrap();
+    assert_eq!(g.setup.weather.as_deref(), Some("rain"));
+    assert_eq!(g.now.players[0].wet_tyres.as_deref(), Some("rain"));
+    assert_eq!(g.now.players[1].wet_tyres, None);
+    w.read("p1@test.invalid");
+    w.send(MOD, &format!("GAME wx\nTOKEN {MOD_TOKEN}\nSTART"));
+    let g = w.store().load("wx", None).unwrap();
+    let state = &g.now.race.as_ref().unwrap().state;
+    assert!(state.wet, "it rains: the track is wet (3-2-3)");
+    use steward::engine::Tyres;
+    assert_eq!(state.cars.iter().map(|c| c.tyres).collect::<Vec<_>>(), [Tyres::Rain, Tyres::Soft]);
+    let report = body_of(&w.read("p1@test.invalid"));
+    assert!(report.contains("the race weather is rain: the track is wet at the start"), "{report}");
+}
+
+/// Qualifying by mail (1, ruling 31): after START every player is asked for the gear of their
+/// own timed lap at once; a player's GEAR and CHOOSE drive that lap; at the session's deadline
+/// the bot drives the rest of every late lap, and the race starts on the grid the laps made.
+#[test]
+fn qualifying_laps_by_mail_then_the_race() {
+    let mut w = World::new("qualifying");
+    w.send(MOD, &format!("TOKEN {MOD_TOKEN}\nCREATE qx TRACK sprint LAPS 1 CARS 2 HOURS 24 GRID qualifying"));
+    let mut tokens = Vec::new();
+    for c in 1..=2 {
+        let who = format!("p{c}@test.invalid");
+        w.send(&who, &format!("JOIN qx CAR {c}"));
+        let welcome = body_of(&w.read(&who));
+        tokens.push(welcome.lines().find_map(|l| l.trim().strip_prefix("TOKEN ").map(str::to_string)).unwrap());
+    }
+    w.send(MOD, &format!("GAME qx\nTOKEN {MOD_TOKEN}\nSTART"));
+    for c in 1..=2 {
+        let r = body_of(&w.read(&format!("p{c}@test.invalid")));
+        assert!(r.contains("Qualifying (1)") && r.contains(&format!("Car {c}: send a gear")), "{r}");
+        assert!(r.contains("GEAR <1-6>"), "each player is asked at once: {r}");
+    }
+    // Car 2 drives first although car 1 was first to join: the laps run side by side.
+    w.send("p2@test.invalid", &format!("GAME qx\nCAR 2\nTOKEN {}\nGEAR 1", tokens[1]));
+    let r = body_of(&w.read("p2@test.invalid"));
+    assert!(r.contains("timed lap: gear 1"), "{r}");
+    let g = w.store().load("qx", None).unwrap();
+    let q = g.now.qualifying.as_ref().unwrap();
+    assert_eq!(q.entry(2).unwrap().lap.result.rolls + u32::from(q.entry(2).unwrap().pending.is_some()), 1);
+    if q.entry(2).unwrap().pending.is_some() {
+        // Its choice, by label, answering the turn that rolled.
+        w.send(
+            "p2@test.invalid",
+            &format!("GAME qx\nCAR 2\nTOKEN {}\nTURN {}\nCHOOSE A", tokens[1], g.next_turn() - 1),
+        );
+        let r = body_of(&w.read("p2@test.invalid"));
+        assert!(r.contains("car 2 moves"), "{r}");
+    }
+    // Nobody else answers: at the deadline the bot drives the rest of both laps.
+    w.advance_hours(25);
+    w.daemon.pass(&mut w.inbox, &mut w.via).unwrap();
+    let g = w.store().load("qx", None).unwrap();
+    assert!(g.now.qualifying.is_none() && g.now.race.is_some(), "the race has started");
+    let r = body_of(&w.read("p1@test.invalid"));
+    assert!(r.contains("did not finish the timed lap") && r.contains("qualifying is over; the grid"), "{r}");
+    steward::store::verify::verify(&w.store().game_dir("qx"), None).unwrap();
+}
+
+#[test]
+fn demo_race_with_qualifying_by_mail_verifies() {
+    let dir = scratch("demo-qualifying");
+    let spec = DemoSpec {
+        dir: dir.clone(),
+        game: "dq".into(),
+        track: "sprint".into(),
+        cars: 3,
+        laps: 1,
+        policy_cars: 1,
+        grid: steward::store::qualifying::GridMethod::Qualifying,
+    };
+    let r = run(&spec).unwrap();
+    let g = Store::new(dir.join("games")).load("dq", None).unwrap();
+    assert!(g.now.over && g.now.qualified.as_ref().is_some_and(|q| q.entries.len() == 3));
+    steward::store::verify::verify(&r.game_dir, None).unwrap();
+}
+
+/// Plays car 1 of game `game` (sprint, 3 laps) by mail: steering into the pit lane whenever an
+/// option enters it, answering the roll that reaches the box with `PIT LONG TYRES soft` (unless a
+/// standing order decides first), and the bot's choices otherwise.
+fn drive_to_the_pits(w: &mut World, game: &str, token: &str) {
+    use steward::engine::bot::Bot;
+    use steward::engine::play::reaches_box;
+    let mut bot = Bot::new();
+    for _ in 0..600 {
+        let g = w.store().load(game, None).unwrap();
+        let Some((_, choice)) = g.awaited() else { break };
+        let race = g.now.race.as_ref().unwrap();
+        let t = &g.track;
+        let bodies: Vec<String> = if !choice {
+            let id = race.state.to_play.unwrap();
+            let first = bot.gear(t, &race.state, id);
+            std::iter::once(first).chain(1..=6).map(|gear| format!("GEAR {gear}")).collect()
+        } else {
+            let r = &race.pending.as_ref().unwrap().rolled;
+            let in_lane = t.space(r.state.car(r.car).space).in_pit_lane();
+            let label = steward::engine::MoveOption::label;
+            if (0..r.options.len()).any(|i| reaches_box(t, r, i)) {
+                vec!["PIT LONG TYRES soft".to_string()]
+            } else if let Some(i) =
+                (!in_lane).then(|| r.options.iter().position(|o| t.space(o.end).in_pit_lane())).flatten()
+            {
+                vec![format!("CHOOSE {}", label(i))]
+            } else {
+                vec![format!("CHOOSE {}", label(bot.option(t, r)))]
+            }
+        };
+        let before = g.next_turn();
+        let mut replies = String::new();
+        for body in bodies {
+            // Two minutes a mail: within the daemon's 60 mails an hour from one sender.
+            *w.clock.lock().unwrap() += 120;
+            w.send("p1@test.invalid", &format!("GAME {game}\nCAR 1\nTOKEN {token}\n{body}"));
+            replies.push_str(&body_of(&w.read("p1@test.invalid")));
+            if w.store().load(game, None).unwrap().next_turn() > before {
+                break;
+            }
+        }
+        assert!(w.store().load(game, None).unwrap().next_turn() > before, "{game}: no order was accepted: {replies}");
+    }
+}
+
+/// Creates a 3-lap, 1-car game on sprint in the sun and joins car 1; returns its token.
+fn one_car_game(w: &mut World, game: &str) -> String {
+    w.send(MOD, &format!("TOKEN {MOD_TOKEN}\nCREATE {game} TRACK sprint LAPS 3 CARS 1 HOURS 24 WEATHER sun"));
+    w.send("p1@test.invalid", &format!("JOIN {game} CAR 1"));
+    let welcome = body_of(&w.read("p1@test.invalid"));
+    welcome.lines().find_map(|l| l.trim().strip_prefix("TOKEN ").map(str::to_string)).unwrap()
+}
+
+/// The first pit stop of a game: its turn, and the stop recorded.
+fn first_stop(w: &World, game: &str) -> (steward::store::files::TurnFile, steward::store::files::PitRecord) {
+    let g = w.store().load(game, None).unwrap();
+    let stop = g.turns.iter().find(|t| t.orders.iter().any(|o| o.pit.is_some())).expect("a pit stop").clone();
+    let pit = stop.orders.iter().find_map(|o| o.pit.clone()).unwrap();
+    (stop, pit)
+}
+
+/// A real pit stop by mail (19): the player steers into the pit lane with CHOOSE, then answers
+/// the roll that reaches the box with `PIT LONG TYRES soft`; the turn records the stop and the car
+/// leaves on soft tyres. With a standing `POLICY PIT` the stop is made without a round trip, as
+/// the bot decides it (19-2-6).
+#[test]
+fn a_pit_stop_by_mail() {
+    let mut w = World::new("pitstop");
+    let token = one_car_game(&mut w, "ps");
+    w.send(MOD, &format!("GAME ps\nTOKEN {MOD_TOKEN}\nSTART"));
+    drive_to_the_pits(&mut w, "ps", &token);
+    let (stop, pit) = first_stop(&w, "ps");
+    assert_eq!((pit.kind.as_deref(), pit.tyres.as_deref()), (Some("long"), Some("soft")), "{stop:?}");
+    assert!(stop.events.iter().any(|e| e.article.starts_with("19-2")), "{:?}", stop.events);
+    assert_eq!(stop.source.as_ref().and_then(|s| s.by.as_deref()), None, "the player's own order");
+    let after = steward::store::driver::load_dir(&w.store().game_dir("ps"), Some(stop.turn)).unwrap();
+    let car = &after.now.race.as_ref().unwrap().state.cars[0];
+    assert_eq!(car.tyres, steward::engine::Tyres::Soft, "the car leaves on the tyres announced (19-2-6)");
+    steward::store::verify::verify(&w.store().game_dir("ps"), None).unwrap();
+
+    let token = one_car_game(&mut w, "pp");
+    w.send("p1@test.invalid", &format!("GAME pp\nCAR 1\nTOKEN {token}\nPOLICY PIT"));
+    w.send(MOD, &format!("GAME pp\nTOKEN {MOD_TOKEN}\nSTART"));
+    drive_to_the_pits(&mut w, "pp", &token);
+    let (stop, pit) = first_stop(&w, "pp");
+    assert_eq!(stop.source.as_ref().and_then(|s| s.by.as_deref()), Some("policy"), "{stop:?}");
+    assert!(pit.kind.is_some(), "the bot's stop: {pit:?}");
+    steward::store::verify::verify(&w.store().game_dir("pp"), None).unwrap();
 }
 
 #[test]

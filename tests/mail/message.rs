@@ -127,7 +127,7 @@ fn a_join_with_prose_around_it() {
         }
     );
     assert!(matches!(o[1], Order::Setup(w) if w.tyres == 6 && w.handling == 1 && w.total() == 20));
-    assert_eq!(o[2..], [Order::Tyres(Tyres::Soft), Order::Lang(steward::mail::orders::Lang::Fr)]);
+    assert_eq!(o[2..], [Order::Tyres { dry: Tyres::Soft, wet: None }, Order::Lang(steward::mail::orders::Lang::Fr)]);
 }
 
 #[test]

@@ -56,9 +56,14 @@ fn join_setup_and_tyres() {
     assert_eq!(one("SETUP tyres=6 brakes=4 gas=3 body=3 engine=3 handling=1"), Order::Setup(w));
     assert_eq!(one("CONFIG pneus 6, freins 4, conso 3, carrosserie 3, moteur 3, tenue 1"), Order::Setup(w));
     assert_eq!(one("configuration pneus:6 freins:4 boîte:3 carrosserie:3 moteur:3 tenue-de-route:1"), Order::Setup(w));
-    assert_eq!(one("TYRES hard"), Order::Tyres(Tyres::Hard));
-    assert_eq!(one("PNEUS tendres"), Order::Tyres(Tyres::Soft));
-    assert_eq!(one("pneus PLUIE"), Order::Tyres(Tyres::Rain));
+    assert_eq!(one("TYRES hard"), Order::Tyres { dry: Tyres::Hard, wet: None });
+    assert_eq!(one("PNEUS tendres"), Order::Tyres { dry: Tyres::Soft, wet: None });
+    assert_eq!(one("pneus PLUIE"), Order::Tyres { dry: Tyres::Rain, wet: None });
+    // Tyres for a track wet at the start, since the weather is drawn at the start (ruling 30).
+    assert_eq!(one("TYRES soft WET rain"), Order::Tyres { dry: Tyres::Soft, wet: Some(Tyres::Rain) });
+    assert_eq!(one("pneus tendres mouillée pluie"), Order::Tyres { dry: Tyres::Soft, wet: Some(Tyres::Rain) });
+    assert!(matches!(err("TYRES soft WET"), OrderError::Missing { .. }), "WET needs its tyres");
+    assert!(matches!(err("TYRES soft WET rain hard"), OrderError::Unexpected { .. }), "nothing after");
 }
 
 #[test]
@@ -123,6 +128,8 @@ fn requests_and_moderator_commands() {
             cars: Some(6),
             hours: Some(24),
             profile: Some("competition-2004".into()),
+            weather: None,
+            grid: None,
         }
     );
     assert_eq!(
@@ -133,9 +140,19 @@ fn requests_and_moderator_commands() {
             laps: 2,
             cars: None,
             hours: None,
-            profile: None
+            profile: None,
+            weather: None,
+            grid: None,
         }
     );
+    assert_eq!(
+        one("CREATE m TRACK monaco LAPS 1 WEATHER changeable"),
+        one("CRÉER m CIRCUIT monaco TOURS 1 MÉTÉO variable")
+    );
+    assert!(
+        matches!(one("CREATE m TRACK monaco LAPS 1 WEATHER rain"), Order::Create { weather: Some(w), .. } if w.name() == "rain")
+    );
+    assert!(matches!(err("CREATE m TRACK monaco LAPS 1 WEATHER snow"), OrderError::Invalid { .. }));
 }
 
 #[test]
@@ -146,7 +163,7 @@ fn errors_say_what_to_write() {
         ("GEAR", "GEAR needs a gear: write GEAR 4"),
         ("GEAR 4 please", "GEAR does not take 'please': write GEAR 4"),
         ("GEER 4", "'GEER' is not an order; did you mean GEAR? write GEAR 4"),
-        ("TYRES slicks", "TYRES: 'slicks' is not a tyre type (HARD, SOFT or RAIN): write TYRES soft"),
+        ("TYRES slicks", "TYRES: 'slicks' is not a tyre type (HARD, SOFT or RAIN): write TYRES soft WET rain"),
         ("CAR 0", "CAR takes 1 to 99, not '0': write CAR 3"),
         ("GAME mon/aco", "GAME: 'mon/aco' is not a game name: write GAME monaco-1"),
         ("SETUP tyres=6", "SETUP needs all six parts (5-0-1), missing brakes, gas, body, engine, handling"),
@@ -278,6 +295,7 @@ fn label(d: Option<Decision>) -> Option<String> {
     match d {
         Some(Decision::Take { label, .. }) => Some(label),
         Some(Decision::AskBot) => Some("bot".into()),
+        Some(Decision::Stop { label, .. }) => Some(format!("stop {label}")),
         None => None,
     }
 }
@@ -300,6 +318,16 @@ fn policies_pick_from_the_engine_options() {
     assert_eq!(label(decide(&p(&[Rule::Safest]), &opts)).as_deref(), Some("E"), "0 points, no test");
     assert_eq!(label(decide(&p(&[Rule::Bot]), &opts)).as_deref(), Some("bot"));
     assert_eq!(label(decide(&p(&[]), &opts)), None, "no policy: the player is asked");
+    // PIT: the cheapest option that ends at the box and keeps the car going (19-2-5), else the
+    // next rule; without box knowledge it never decides.
+    use steward::mail::policy::decide_at;
+    let boxes = [true, true, false, true, false, true];
+    assert_eq!(label(decide_at(&p(&[Rule::Pit]), &opts, &boxes)).as_deref(), Some("stop D"));
+    assert_eq!(label(decide_at(&p(&[Rule::Pit, Rule::Safest]), &opts, &[false; 6])).as_deref(), Some("E"));
+    assert_eq!(label(decide(&p(&[Rule::Pit]), &opts)), None);
+    let pol = |rules: &[Rule]| Order::Policy(Policy { rules: rules.to_vec() });
+    assert_eq!(one("POLICY PIT ELSE BOT"), pol(&[Rule::Pit, Rule::Bot]));
+    assert_eq!(one("consigne stand sinon sur"), pol(&[Rule::Pit, Rule::Safest]));
     // Nothing free: the next rule decides.
     let costly = [option(8, 0, 2, 0, Fate::Continues), option(7, 1, 0, 0, Fate::Continues)];
     assert_eq!(label(decide(&p(&[Rule::FarthestFree, Rule::Safest]), &costly)).as_deref(), Some("B"));

@@ -184,3 +184,166 @@ fn a_kept_simulation_is_the_same_race_as_sim_and_verifies() {
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
     }
 }
+
+/// The weather is a game setting drawn at the start (3-0-1, ruling 30): the start turn records
+/// the black dice labelled as move 0, and both verifiers re-derive them; `steward sim --keep`
+/// keeps the same races as `steward sim` under every weather.
+#[test]
+fn the_weather_is_drawn_at_the_start_and_verifies() {
+    let g = scratch("kept-weather");
+    for (weather, rolls) in [("track", 2), ("changeable", 1), ("wet", 0)] {
+        let args = ["sim", "--track", "monaco", "--cars", "4", "--laps", "1", "--races", "3", "--weather", weather];
+        let plain = ok(&g, &args);
+        let keep = g.join(weather).display().to_string();
+        let mut kept_args = args.to_vec();
+        kept_args.extend(["--keep", &keep, "--no-sync"]);
+        assert_eq!(ok(&g, &kept_args), plain, "--keep changes the {weather} races");
+        let store = steward::store::Store::new(g.join(weather));
+        for id in store.list().unwrap() {
+            let r = verify(&store.game_dir(&id), None).unwrap();
+            assert!(r.game.now.over, "{id} is not over");
+            let start = r.game.turns.iter().find(|t| t.kind == steward::store::files::Kind::Start).unwrap();
+            let labels: Vec<&str> = start.rolls.iter().map(|r| r.label.as_str()).collect();
+            let want: Vec<String> = (0..rolls).map(|i| format!("0/-/weather/{i}")).collect();
+            assert_eq!(labels, want, "{id}: the weather's rolls");
+            assert_eq!(start.move_no, (rolls > 0).then_some(0), "{id}");
+            let articles: Vec<&str> = start.events.iter().map(|e| e.article.as_ref()).collect();
+            assert!(articles.contains(&"3-2-1"), "{id}: {articles:?}");
+            assert_eq!(articles.contains(&"3-1-1"), rolls > 0, "{id}: {articles:?}");
+            // Bots that named no wet-track tyres fit rain tyres on a wet track (ruling 30).
+            let state = &r.game.now.race.as_ref().unwrap().state;
+            if weather == "wet" {
+                assert!(state.wet);
+                assert!(state.cars.iter().all(|c| c.tyres == steward::engine::Tyres::Rain), "{id}");
+            }
+            let out = python(&["tools/verify_game.py", &store.game_dir(&id).display().to_string()]);
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+        }
+    }
+}
+
+/// Players choose tyres before the weather is known, with a choice for a wet track (ruling 30).
+#[test]
+fn wet_track_tyres_are_fitted_when_it_rains_at_the_start() {
+    let g = scratch("wet-tyres");
+    refused(&g, &["new", "w", "--track", "sprint", "--weather", "snow"], "unknown weather `snow`");
+    ok(&g, &["new", "w", "--track", "sprint", "--laps", "1", "--weather", "rain"]);
+    ok(&g, &["join", "w", "--address", "ann@example.org", "--tyres", "soft", "--wet-tyres", "rain"]);
+    ok(&g, &["join", "w", "--address", "bob@example.org", "--tyres", "soft"]);
+    refused(&g, &["join", "w", "--address", "cy@example.org", "--wet-tyres", "slicks"], "unknown wet-track tyres");
+    let text = ok(&g, &["start", "w"]);
+    assert!(text.contains("the race weather is rain: the track is wet at the start"), "{text}");
+    let game = steward::store::driver::load_dir(&g.join("w"), None).unwrap();
+    assert_eq!(game.setup.weather.as_deref(), Some("rain"));
+    let state = &game.now.race.as_ref().unwrap().state;
+    assert!(state.wet);
+    let tyres: Vec<_> = state.cars.iter().map(|c| c.tyres).collect();
+    use steward::engine::Tyres;
+    assert_eq!(tyres, [Tyres::Rain, Tyres::Soft], "Ann named rain tyres for the wet, Bob kept his");
+}
+
+/// Qualifying in a stored game (1, ruling 31): every car drives its timed lap with the game's
+/// dice, side by side; the grid of the race is the laps' order (1-3-2: fewest rolls first, an
+/// aborted lap last), the race weather is drawn after it (3-2-1), and both verifiers agree.
+#[test]
+fn a_qualifying_session_makes_the_grid_of_the_race() {
+    let g = scratch("qualifying");
+    refused(&g, &["new", "q", "--track", "sprint", "--grid", "pole"], "unknown grid `pole`");
+    ok(&g, &["new", "q", "--track", "sprint", "--laps", "1", "--grid", "qualifying"]);
+    ok(&g, &["join", "q", "--address", "ann@example.org", "--token", "ta", "--car", "7"]);
+    for i in 1..=3 {
+        ok(&g, &["join", "q", "--address", &format!("bot{i}@example.org"), "--bot"]);
+    }
+    let text = ok(&g, &["start", "q"]);
+    assert!(text.contains("(1-1-1)"), "{text}");
+    refused(&g, &["join", "q", "--address", "late@example.org"], "joins are closed");
+    refused(&g, &["play", "q", "--car", "7", "--choose", "A"], "no roll to choose from in its timed lap");
+    // Ann drives by hand, side by side with the bots: her gear while a bot's lap goes on.
+    ok(&g, &["play", "q", "--bot"]);
+    let text = ok(&g, &["play", "q", "--car", "7", "--gear", "1"]);
+    assert!(text.contains("timed lap: gear 1"), "{text}");
+    let dir = g.join("q");
+    let game = steward::store::driver::load_dir(&dir, None).unwrap();
+    if game.now.qualifying.as_ref().unwrap().entry(7).unwrap().pending.is_some() {
+        refused(&g, &["play", "q", "--car", "7", "--gear", "2"], "must first choose");
+    }
+    let show = ok(&g, &["show", "q"]);
+    assert!(show.contains("Qualifying (1)") && show.contains("car  7"), "{show}");
+    // The bot finishes every lap, then the race.
+    let mut n = 0;
+    let mut grid_turn = None;
+    while !last_turn(&dir).over {
+        n += 1;
+        assert!(n < 800, "the game does not end");
+        ok(&g, &["play", "q", "--bot"]);
+        if grid_turn.is_none() && last_turn(&dir).events.iter().any(|e| e.article == "1-3-2") {
+            grid_turn = Some(last_turn(&dir).turn);
+        }
+    }
+    let grid_turn = grid_turn.expect("the session ends with the grid");
+    let before = steward::store::driver::load_dir(&dir, Some(grid_turn - 1)).unwrap();
+    assert!(before.now.qualifying.is_some() && before.now.race.is_none(), "qualifying until the grid");
+    let after = steward::store::driver::load_dir(&dir, Some(grid_turn)).unwrap();
+    assert!(after.now.qualifying.is_none() && after.now.race.is_some());
+    // The race's grid: completed laps by fewest rolls, equal ones by completion, aborted last.
+    let q = after.now.qualified.as_ref().expect("the session's laps are kept");
+    assert!(q.entries.iter().all(|e| e.lap.is_over()));
+    let order: Vec<u8> = after.now.players.iter().map(|p| p.car).collect();
+    let key = |c: &u8| {
+        let e = q.entry(*c).unwrap();
+        (e.lap.result.total().is_none(), e.lap.result.total().unwrap_or(u32::MAX), e.done.unwrap())
+    };
+    let mut want = order.clone();
+    want.sort_by_key(key);
+    assert_eq!(order, want, "grid {order:?}");
+    let state = &after.now.race.as_ref().unwrap().state;
+    let pole = state.cars.iter().find(|c| c.number == order[0]).unwrap();
+    assert_eq!(pole.space, after.track.grid[0], "the fastest car takes the pole slot");
+    let game_toml = std::fs::read_to_string(dir.join("game.toml")).unwrap();
+    assert!(game_toml.contains("grid = \"qualifying\""), "{game_toml}");
+    let r = verify(&dir, None).unwrap();
+    assert!(r.game.now.over);
+    let out = python(&["tools/verify_game.py", &dir.display().to_string()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn kept_simulations_under_the_2002_and_eurogames_profiles_record_them_and_verify() {
+    // Issue 4: a game's profile and toggles are part of its setup; the store replays them.
+    let g = scratch("kept-profiles");
+    for (profile, toggles) in [("competition-2002", None), ("eurogames-advanced", Some("tyres,road-holding,pits"))] {
+        let mut args = vec!["sim", "--track", "monaco", "--cars", "6", "--laps", "3", "--races", "1", "--seed", "7"];
+        args.extend(["--profile", profile]);
+        if let Some(t) = toggles {
+            args.extend(["--toggles", t]);
+        }
+        let plain = ok(&g, &args);
+        let keep = g.join(profile).display().to_string();
+        let mut kept_args = args.clone();
+        kept_args.extend(["--keep", &keep, "--no-sync"]);
+        assert_eq!(ok(&g, &kept_args), plain, "{profile}: --keep changes the race");
+        let store = steward::store::Store::new(g.join(profile));
+        let ids = store.list().unwrap();
+        let dir = store.game_dir(&ids[0]);
+        let game_toml = std::fs::read_to_string(dir.join("game.toml")).unwrap();
+        assert!(game_toml.contains(&format!("profile = \"{profile}\"")), "{game_toml}");
+        assert_eq!(
+            game_toml.contains("toggles = [\"tyres\", \"road-holding\", \"pits\"]"),
+            toggles.is_some(),
+            "{game_toml}"
+        );
+        let r = verify(&dir, None).unwrap();
+        assert!(r.game.now.over);
+        assert_eq!(r.game.rules.profile_name(), profile);
+    }
+    // A profile the rulebook does not know is refused with the valid names.
+    refused(&g, &["new", "x", "--track", "sprint", "--profile", "eurogames"], "eurogames-advanced");
+    refused(
+        &g,
+        &["new", "y", "--track", "sprint", "--profile", "competition-2004", "--toggles", "tyres"],
+        "toggles of the eurogames-advanced profile",
+    );
+    ok(&g, &["new", "z", "--track", "sprint", "--profile", "eurogames-advanced", "--toggles", "weather,slipstream"]);
+    let game_toml = std::fs::read_to_string(g.join("z").join("game.toml")).unwrap();
+    assert!(game_toml.contains("toggles = [\"slipstream\", \"weather\"]"), "{game_toml}");
+}

@@ -57,6 +57,10 @@ pub enum Arg {
     Choice,
     /// A tyre type.
     TyreType,
+    /// A weather setting.
+    Weather,
+    /// A grid method.
+    Grid,
     /// A pit stop type.
     StopType,
     /// A part of the car.
@@ -83,8 +87,8 @@ pub enum Arg {
     Phrase,
     /// A league action.
     LeagueAction,
-    /// A grid method.
-    Grid,
+    /// A league race's grid method.
+    LeagueGrid,
 }
 
 impl Arg {
@@ -97,6 +101,8 @@ impl Arg {
             Arg::Gear => ("a gear", "une vitesse"),
             Arg::Choice => ("an option's letter or a space", "la lettre d'une option ou une case"),
             Arg::TyreType => ("a tyre type", "un type de pneus"),
+            Arg::Weather => ("a weather setting", "une météo"),
+            Arg::Grid => ("a grid method", "une méthode de grille"),
             Arg::StopType => ("QUICK or LONG", "RAPIDE ou LONG"),
             Arg::Part => ("a part", "une partie"),
             Arg::Points => ("a number of points", "un nombre de points"),
@@ -109,7 +115,7 @@ impl Arg {
             Arg::LeagueAction => {
                 ("ENTER, WITHDRAW, TEAM, RACE or STANDINGS", "INSCRIRE, RETIRER, EQUIPE, COURSE ou CLASSEMENT")
             }
-            Arg::Grid => ("qualifying, d20, rotating or bids", "qualifying, d20, rotating ou bids"),
+            Arg::LeagueGrid => ("qualifying, d20, rotating or bids", "qualifying, d20, rotating ou bids"),
             Arg::Profile => ("a rule profile", "un profil de règles"),
             Arg::Count => ("a count", "un nombre"),
             Arg::Phrase => ("some words", "quelques mots"),
@@ -122,6 +128,10 @@ impl Arg {
         match (self, lang) {
             (Arg::TyreType, Lang::En) => Some("HARD, SOFT or RAIN"),
             (Arg::TyreType, Lang::Fr) => Some("DURS, TENDRES ou PLUIE"),
+            (Arg::Weather, Lang::En) => Some("TRACK, SUN, RAIN or CHANGEABLE"),
+            (Arg::Weather, Lang::Fr) => Some("PISTE, SOLEIL, PLUIE ou VARIABLE"),
+            (Arg::Grid, Lang::En) => Some("JOIN, QUALIFYING or QUALIFYING-BLACK-DIE"),
+            (Arg::Grid, Lang::Fr) => Some("INSCRIPTION, ESSAIS ou ESSAIS-NOIR"),
             (Arg::StopType, Lang::En) => Some("QUICK or LONG"),
             (Arg::StopType, Lang::Fr) => Some("RAPIDE ou LONG"),
             (Arg::Part, Lang::En) => Some("tyres, brakes, gas, body, engine, handling"),
@@ -225,6 +235,15 @@ impl OrderError {
                             format!("{total} points, c'est trop : 20 plus les 2 du stand au plus (5-3)")
                         }
                         SetupError::TooFew { total } => format!("{total} points : les 20 doivent être placés (5-0-2)"),
+                        SetupError::NotTwenty { total } => {
+                            format!("{total} points : placez-en exactement 20 (règle avancée 5)")
+                        }
+                        SetupError::NotTheFixedSheet(w) => {
+                            format!("cette partie se joue sans construction de voiture (règle avancée 5) : {w}")
+                        }
+                        SetupError::TyreType => {
+                            "cette partie se joue sans types de pneus (règle avancée 3) : pneus durs".to_string()
+                        }
                     };
                     format!("{why} : {write} {ex}")
                 } else {

@@ -11,8 +11,10 @@ pub use error::{Arg, OrderError};
 pub use keyword::{Kw, Lang, fold, squash};
 pub use receipt::{RECEIPT_WIDTH, masked, receipt};
 
+use crate::engine::weather::Forecast;
 use crate::engine::{Part, Setup, Tyres, Wear};
 use crate::mail::policy::{Policy, Rule};
+use crate::store::qualifying::GridMethod;
 
 /// Pit stop type (19-3 quick, 19-4 long).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -47,8 +49,14 @@ pub enum Order {
     },
     /// The car's wear points, checked against chapter 5.
     Setup(Wear),
-    /// Starting tyres (8).
-    Tyres(Tyres),
+    /// Starting tyres (8): on a dry track, and (`WET rain`) on a track wet at the start, since the
+    /// weather is drawn when the race starts (3-0-1, ruling 30).
+    Tyres {
+        /// Tyres fitted when the track is dry at the start.
+        dry: Tyres,
+        /// Tyres fitted when it is wet at the start (none: the same).
+        wet: Option<Tyres>,
+    },
     /// The gear for the next move (6-1).
     Gear(u8),
     /// The decision after a roll: an option's label or a destination space id.
@@ -88,6 +96,10 @@ pub enum Order {
         hours: Option<u32>,
         /// Rule profile.
         profile: Option<String>,
+        /// How the race weather is decided (default: the track's table, 3-2-1).
+        weather: Option<Forecast>,
+        /// How the grid is made (default: join order).
+        grid: Option<GridMethod>,
     },
     /// A league edit (moderators) or the league's standings (anyone).
     League {
@@ -409,9 +421,19 @@ fn order(k: Kw, args: &[&str], line: &str) -> Result<Order, OrderError> {
         Kw::Join => join(args, line),
         Kw::Setup => setup(args),
         Kw::Tyres => {
-            let t = tyres(k, args.first())?;
-            no_more(k, &args[1..])?;
-            Ok(Order::Tyres(t))
+            let dry = tyres(k, args.first())?;
+            let wet = match args.get(1) {
+                Some(w) if matches!(squash(w).as_str(), "wet" | "mouille" | "mouillee") => {
+                    let t = tyres(k, args.get(2))?;
+                    no_more(k, &args[3..])?;
+                    Some(t)
+                }
+                _ => {
+                    no_more(k, &args[1..])?;
+                    None
+                }
+            };
+            Ok(Order::Tyres { dry, wet })
         }
         Kw::Gear => {
             // 6-1: six gears.
@@ -684,9 +706,9 @@ fn league(args: &[&str]) -> Result<Order, OrderError> {
                     "track" | "circuit" => track = Some(name(k, Arg::Track, next)?),
                     "laps" | "tours" => laps = Some(number(k, Arg::Laps, next, 1, 99)? as u16),
                     "grid" | "grille" => {
-                        let g = name(k, Arg::Grid, next)?.to_ascii_lowercase();
+                        let g = name(k, Arg::LeagueGrid, next)?.to_ascii_lowercase();
                         if !["qualifying", "d20", "rotating", "bids"].contains(&g.as_str()) {
-                            return Err(OrderError::Invalid { order: k, what: Arg::Grid, got: g });
+                            return Err(OrderError::Invalid { order: k, what: Arg::LeagueGrid, got: g });
                         }
                         grid = g;
                     }
@@ -711,6 +733,7 @@ fn create(args: &[&str]) -> Result<Order, OrderError> {
     let k = Kw::Create;
     let game = game_id(k, args.first())?;
     let (mut track, mut laps, mut cars, mut hours, mut profile) = (None, None, None, None, None);
+    let (mut weather, mut grid) = (None, None);
     let mut i = 1;
     while i < args.len() {
         let next = args.get(i + 1);
@@ -720,11 +743,48 @@ fn create(args: &[&str]) -> Result<Order, OrderError> {
             "cars" | "voitures" => cars = Some(number(k, Arg::CarNumber, next, 1, 99)? as u8),
             "hours" | "heures" => hours = Some(number(k, Arg::Hours, next, 1, 24 * 60)?),
             "profile" | "profil" => profile = Some(name(k, Arg::Profile, next)?),
+            "weather" | "meteo" => {
+                let w = next.ok_or(OrderError::Missing { order: k, what: Arg::Weather })?;
+                weather = Some(forecast(&squash(w)).ok_or_else(|| OrderError::Invalid {
+                    order: k,
+                    what: Arg::Weather,
+                    got: w.to_string(),
+                })?);
+            }
+            "grid" | "grille" => {
+                let w = next.ok_or(OrderError::Missing { order: k, what: Arg::Grid })?;
+                grid = Some(grid_method(&squash(w)).ok_or_else(|| OrderError::Invalid {
+                    order: k,
+                    what: Arg::Grid,
+                    got: w.to_string(),
+                })?);
+            }
             _ => return Err(OrderError::Unexpected { order: k, got: args[i].to_string() }),
         }
         i += 2;
     }
     let track = track.ok_or(OrderError::Missing { order: k, what: Arg::Track })?;
     let laps = laps.ok_or(OrderError::Missing { order: k, what: Arg::Laps })?;
-    Ok(Order::Create { game, track, laps, cars, hours, profile })
+    Ok(Order::Create { game, track, laps, cars, hours, profile, weather, grid })
+}
+
+/// A CREATE's GRID word, English or French (`essais`: qualifying).
+fn grid_method(w: &str) -> Option<GridMethod> {
+    match w {
+        "inscription" | "ordre" => Some(GridMethod::Join),
+        "essais" => Some(GridMethod::Qualifying),
+        "essais-de-noir" | "essais-noir" => Some(GridMethod::QualifyingBlackDie),
+        _ => GridMethod::parse(w),
+    }
+}
+
+/// A CREATE's WEATHER word, English or French (`piste`: the track's table).
+fn forecast(w: &str) -> Option<Forecast> {
+    match w {
+        "soleil" | "sec" => Some(Forecast::Sun),
+        "pluie" | "mouille" => Some(Forecast::Rain),
+        "variable" => Some(Forecast::Changeable),
+        "piste" | "circuit" | "table" => Some(Forecast::Track),
+        _ => Forecast::parse(w),
+    }
 }
