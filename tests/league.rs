@@ -388,6 +388,11 @@ fn a_simulated_season_by_mail_verifies_race_by_race() {
     let g1 = steward::store::driver::load_dir(&games.join(&out.games[0]), None).unwrap();
     let joined: Vec<String> = g1.now.players.iter().map(|p| p.address.clone()).collect();
     assert_eq!(joined, grid(&league, 1, &mut FixedDice::new(vec![])).unwrap());
+    // Races 4, 8 and 12 are qualified by mail in the game itself (ruling 31).
+    for n in [4, 8, 12] {
+        let g = steward::store::driver::load_dir(&games.join(&out.games[n - 1]), None).unwrap();
+        assert_eq!(g.setup.grid.as_deref(), Some("qualifying"), "race {n}");
+    }
     // From race 2, the referee is the previous winner and started the race with their token.
     for n in 2..=12 {
         let r = referee(&games, &league, n).unwrap();

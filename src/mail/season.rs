@@ -123,7 +123,13 @@ pub fn run(spec: &SeasonSpec) -> Result<SeasonResult, DaemonError> {
             MODERATOR,
             &mut n,
             "new race",
-            &format!("TOKEN {MODERATOR_TOKEN}\nCREATE {game} TRACK {track} LAPS {} CARS {}", spec.laps, spec.drivers),
+            &format!(
+                "TOKEN {MODERATOR_TOKEN}\nCREATE {game} TRACK {track} LAPS {} CARS {} GRID {}",
+                spec.laps,
+                spec.drivers,
+                // The league's own grids are the join order; `qualifying` is the game's (ruling 31).
+                if league.races[r - 1].grid == GridMethod::Qualifying { "qualifying" } else { "join" }
+            ),
         )?;
         daemon_pass(&mut daemon, &mut inbox, &mut via, &mut mails_in)?;
         // One join a pass: the game's grid is its join order.
