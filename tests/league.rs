@@ -635,3 +635,40 @@ fn the_documented_league_file_parses() {
     let l = League::parse(&doc[a..b], Path::new("docs/leagues.md")).unwrap();
     assert_eq!((l.name.as_str(), l.scoring.counted, l.races[0].grid), ("autumn", Some(9), GridMethod::Bids));
 }
+
+#[test]
+fn results_from_kept_sim_races_classify_the_cars_that_went_out() {
+    use crate::support::steward;
+    use steward::league::results::outcomes;
+    // Bot races on the sprint track lose cars to road-handling tests; `--keep` stores each as a
+    // real game.
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("league-kept");
+    let _ = std::fs::remove_dir_all(&dir);
+    let args = ["sim", "--track", "sprint", "--cars", "10", "--laps", "2", "--races", "20", "--seed", "3", "--no-sync"];
+    let mut a = args.to_vec();
+    a.extend(["--keep", dir.to_str().unwrap()]);
+    assert!(steward(&a).status.success());
+    let mut with_dnfs = 0;
+    for e in std::fs::read_dir(&dir).unwrap().flatten().filter(|e| e.path().join("turns").is_dir()) {
+        let cars = outcomes(&e.path()).unwrap().expect("a kept race is over");
+        let c = classify(&cars);
+        let finished = c.iter().take_while(|p| p.ending == Ending::Finished).count();
+        let out: Vec<(u32, u64)> = c[finished..]
+            .iter()
+            .map(|p| {
+                let o = cars.iter().find(|o| o.driver == p.driver).unwrap();
+                match p.ending {
+                    Ending::Dnf { round } => (round, o.out.unwrap().1),
+                    e => panic!("{e:?} after the finishers"),
+                }
+            })
+            .collect();
+        // The most recent out first (004); in the same round the farther first (ruling L1).
+        assert!(out.windows(2).all(|w| w[0].0 > w[1].0 || (w[0].0 == w[1].0 && w[0].1 >= w[1].1)), "{out:?}");
+        assert!(out.iter().all(|o| o.0 >= 1));
+        if !out.is_empty() {
+            with_dnfs += 1;
+        }
+    }
+    assert!(with_dnfs >= 1, "some kept race lost a car");
+}
