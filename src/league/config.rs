@@ -427,11 +427,10 @@ impl League {
         Ok(())
     }
 
-    /// The race length a series' designs are built for (002): three laps if any race has three,
-    /// else two if any has two; `None` without races.
+    /// The race length a series' designs are built for (002): its longest race (three laps if
+    /// any race has three, else two); `None` without races.
     pub fn series_laps(&self) -> Option<u16> {
-        let laps = self.races.iter().map(|r| r.laps).max()?;
-        Some(laps)
+        self.races.iter().map(|r| r.laps).max()
     }
 
     fn design_check(&self, t: &TeamRecord) -> Result<(), String> {
