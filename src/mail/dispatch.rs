@@ -131,8 +131,8 @@ impl Daemon {
         {
             job.notes.push(tr(
                 job.lang,
-                "Only a moderator may give CREATE, START, PAUSE, RESUME, DEADLINE, REPLACE, FORCE or REVEAL, from the moderator's address with the moderator's TOKEN. Nothing was applied.",
-                "Seul un moderateur peut donner CREER, DEMARRER, PAUSE, REPRENDRE, DELAI, REMPLACER, FORCER ou REVELER, depuis son adresse avec son JETON. Rien n'a ete applique.",
+                "Only a moderator may give CREATE, START, PAUSE, RESUME, DEADLINE, REPLACE, FORCE, REVEAL or a LEAGUE edit, from the moderator's address with the moderator's TOKEN (a league race's referee: all but CREATE and LEAGUE, with their own CAR and TOKEN). Nothing was applied.",
+                "Seul un moderateur peut donner CREER, DEMARRER, PAUSE, REPRENDRE, DELAI, REMPLACER, FORCER, REVELER ou une modification de LIGUE, depuis son adresse avec son JETON (l'arbitre d'une course de ligue : tout sauf CREER et LIGUE, avec sa VOITURE et son JETON). Rien n'a ete applique.",
             ));
             return Ok(());
         }
