@@ -91,6 +91,9 @@ enum Command {
         #[arg(long, value_delimiter = ',')]
         toggles: Option<Vec<String>>,
     },
+    /// Leagues: a season of races, drivers, teams, grids and standings (docs/leagues.md).
+    #[command(subcommand)]
+    League(crate::league_cli::LeagueCommand),
     #[command(flatten)]
     Game(crate::game_cli::GameCommand),
     #[command(flatten)]
@@ -165,6 +168,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(if failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
         Command::Game(g) => crate::game_cli::run(g),
+        Command::League(l) => crate::league_cli::run(l),
         Command::Qualify { track: name, cars, seed, weather, ties, profile, toggles } => {
             let rules = crate::engine::Rulebook::from_cli(&profile, toggles.as_deref())?;
             let weather = crate::qualify::SessionWeather::parse(&weather)

@@ -25,6 +25,8 @@ pub mod cli;
 pub mod dice;
 pub mod engine;
 pub mod game_cli;
+pub mod league;
+pub mod league_cli;
 pub mod mail;
 pub mod mail_cli;
 pub mod qualify;

@@ -5,6 +5,7 @@ mod board;
 mod bot;
 mod engine_props;
 mod import;
+mod league;
 mod mail;
 mod qualifying;
 mod scenarios;

@@ -98,7 +98,7 @@ impl Player {
     }
 }
 
-fn say(dir: &Path, from: &str, n: &mut u64, subject: &str, body: &str) -> Result<(), DaemonError> {
+pub(super) fn say(dir: &Path, from: &str, n: &mut u64, subject: &str, body: &str) -> Result<(), DaemonError> {
     *n += 1;
     let raw = format!(
         "From: {from}\r\nTo: {STEWARD}\r\nSubject: {subject}\r\nMessage-ID: <demo-{n}-{}>\r\nDate: Sun, 22 Nov 2026 12:00:00 +0000\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n",
@@ -201,7 +201,7 @@ pub fn run(spec: &DemoSpec) -> Result<DemoResult, DaemonError> {
     })
 }
 
-fn daemon_pass(
+pub(super) fn daemon_pass(
     d: &mut Daemon,
     inbox: &mut MaildirInbox,
     via: &mut Via<MaildirSender>,

@@ -61,6 +61,8 @@ pub(super) struct SenderExtras {
     pub help: bool,
     /// Games whose report (from the given turn) the sender asked for (BOARD, HISTORY).
     pub reports: Vec<(String, u32)>,
+    /// League tables the sender asked for (STANDINGS).
+    pub league: Vec<String>,
 }
 
 fn tr(lang: Lang, en: &str, fr: &str) -> String {
@@ -122,11 +124,15 @@ impl Daemon {
             }
             return Ok(());
         }
-        if actions.iter().any(|o| o.is_moderator()) && !self.is_moderator(&job.sender, head.token.as_deref()) {
+        if actions.iter().any(|o| o.is_moderator())
+            && !self.is_moderator(&job.sender, head.token.as_deref())
+            && !(actions.iter().all(|o| !matches!(o, Order::Create { .. } | Order::League { .. }))
+                && self.is_referee(&job.sender, head.token.as_deref(), head.game.as_deref()))
+        {
             job.notes.push(tr(
                 job.lang,
-                "Only a moderator may give CREATE, START, PAUSE, RESUME, DEADLINE, REPLACE, FORCE or REVEAL, from the moderator's address with the moderator's TOKEN. Nothing was applied.",
-                "Seul un moderateur peut donner CREER, DEMARRER, PAUSE, REPRENDRE, DELAI, REMPLACER, FORCER ou REVELER, depuis son adresse avec son JETON. Rien n'a ete applique.",
+                "Only a moderator may give CREATE, START, PAUSE, RESUME, DEADLINE, REPLACE, FORCE, REVEAL or a LEAGUE edit, from the moderator's address with the moderator's TOKEN (a league race's referee: all but CREATE and LEAGUE, with their own CAR and TOKEN). Nothing was applied.",
+                "Seul un moderateur peut donner CREER, DEMARRER, PAUSE, REPRENDRE, DELAI, REMPLACER, FORCER, REVELER ou une modification de LIGUE, depuis son adresse avec son JETON (l'arbitre d'une course de ligue : tout sauf CREER et LIGUE, avec sa VOITURE et son JETON). Rien n'a ete applique.",
             ));
             return Ok(());
         }
@@ -245,6 +251,15 @@ impl Daemon {
             }
             Order::Board | Order::History(_) | Order::Standings => {
                 let game = Self::need_game(job, head)?;
+                if matches!(o, Order::Standings)
+                    && let Some(t) = self.league_tables(&game)
+                {
+                    // A league's table, or the table of the league this game is a race of.
+                    job.extras.league.push(t);
+                    if !self.store.game_dir(&game).join("turns").is_dir() {
+                        return Ok(None);
+                    }
+                }
                 let h = self.open(&game)?;
                 let g = h.game();
                 let known = g.now.players.iter().any(|p| p.address.eq_ignore_ascii_case(&job.sender))
@@ -260,6 +275,7 @@ impl Daemon {
                 job.extras.reports.push((game, first));
                 Ok(None)
             }
+            Order::League { league, action } => self.league_order(job, league, action),
             Order::Join { game, car, password, phrase } => {
                 let mut h = self.open(game)?;
                 let settings = self.standing.game(game).unwrap_or_default();
@@ -752,6 +768,7 @@ impl Daemon {
                 Err(source) => return Err(DaemonError::Store { game, source }),
             };
             let g = h.game();
+            out.extend(self.league_news(g, first)?);
             let extra: Vec<&str> = job.announce.iter().filter(|(a, _)| *a == game).map(|(_, t)| t.as_str()).collect();
             if g.next_turn() <= first && extra.is_empty() {
                 continue;
@@ -780,6 +797,10 @@ impl Daemon {
                     message_id: String::new(),
                 });
             }
+        }
+        for t in std::mem::take(&mut job.extras.league) {
+            sender_text.push('\n');
+            sender_text.push_str(&t);
         }
         for (game, first) in std::mem::take(&mut job.extras.reports) {
             if sender_got.contains(&game) {

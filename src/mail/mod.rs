@@ -10,12 +10,14 @@ pub mod config;
 pub mod daemon;
 pub mod demo;
 mod dispatch;
+pub mod league;
 pub mod ledger;
 pub mod message;
 pub mod orders;
 pub mod outbox;
 pub mod policy;
 pub mod report;
+pub mod season;
 pub mod standing;
 pub mod transport;
 

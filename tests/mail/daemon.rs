@@ -477,3 +477,67 @@ fn a_pit_stop_by_mail() {
     assert!(pit.kind.is_some(), "the bot's stop: {pit:?}");
     steward::store::verify::verify(&w.store().game_dir("pp"), None).unwrap();
 }
+
+#[test]
+fn league_commands_by_mail_and_the_league_standings() {
+    let mut w = World::new("league-by-mail");
+    let games = w.root.join("games");
+    let mut l = steward::league::League::new("autumn", MOD).unwrap();
+    l.season = "2026".into();
+    l.save(&games).unwrap();
+    // A player may not edit the league.
+    w.send("p1@test.invalid", "LEAGUE autumn ENTER p1@test.invalid");
+    assert!(body_of(&w.read("p1@test.invalid")).contains("Only a moderator"));
+    w.send(
+        MOD,
+        &format!(
+            "TOKEN {MOD_TOKEN}\nLEAGUE autumn ENTER p1@test.invalid\nLIGUE autumn INSCRIRE p2@test.invalid\nLEAGUE autumn TEAM red p1@test.invalid p2@test.invalid\nLEAGUE autumn RACE autumn-01 TRACK sprint LAPS 1 GRID rotating"
+        ),
+    );
+    let reply = body_of(&w.read(MOD));
+    assert!(reply.contains("Race 1 of autumn: autumn-01 on sprint, 1 laps, grid by rotating."), "{reply}");
+    let l = steward::league::League::load(&games, "autumn").unwrap();
+    assert_eq!(l.drivers.len(), 2);
+    assert_eq!(l.drivers[1].team.as_deref(), Some("red"));
+    // The same edits again (a message read twice) change nothing.
+    w.send(MOD, &format!("TOKEN {MOD_TOKEN}\nLEAGUE autumn ENTER p1@test.invalid"));
+    assert!(body_of(&w.read(MOD)).contains("already done"));
+    // A refused edit says why and changes nothing.
+    w.send(MOD, &format!("TOKEN {MOD_TOKEN}\nLEAGUE autumn TEAM blue p1@test.invalid"));
+    assert!(body_of(&w.read(MOD)).contains("cannot change team"));
+    assert_eq!(steward::league::League::load(&games, "autumn").unwrap(), l);
+    // STANDINGS for the league, by anyone.
+    w.send("p2@test.invalid", "GAME autumn\nSTANDINGS");
+    let t = body_of(&w.read("p2@test.invalid"));
+    assert!(t.contains("autumn 2026: standings after 0 of 1 races") && t.contains("CONSTRUCTORS"), "{t}");
+}
+
+#[test]
+fn a_league_race_referee_has_the_moderator_orders_on_that_game_only() {
+    let mut w = World::new("league-referee");
+    let games = w.root.join("games");
+    let mut l = steward::league::League::new("cup", MOD).unwrap();
+    for g in ["cup-1", "cup-2"] {
+        l.add_race(steward::league::RaceRecord {
+            game: g.into(),
+            track: "sprint".into(),
+            laps: 1,
+            grid: Default::default(),
+            referee: Some("p1@test.invalid".into()),
+            bids: Vec::new(),
+        })
+        .unwrap();
+    }
+    l.save(&games).unwrap();
+    let tokens = w.game_with_players("cup-2", 2);
+    // p2 is not the referee: refused.
+    w.send("p2@test.invalid", &format!("GAME cup-2\nCAR 2\nTOKEN {}\nSTART", tokens[1]));
+    assert!(body_of(&w.read("p2@test.invalid")).contains("Only a moderator"));
+    assert!(!w.store().load("cup-2", None).unwrap().started());
+    // The referee with a wrong token: refused.
+    w.send("p1@test.invalid", &format!("GAME cup-2\nCAR 1\nTOKEN {}\nSTART", tokens[1]));
+    assert!(!w.store().load("cup-2", None).unwrap().started());
+    // The referee signs with their own token: started.
+    w.send("p1@test.invalid", &format!("GAME cup-2\nCAR 1\nTOKEN {}\nSTART", tokens[0]));
+    assert!(w.store().load("cup-2", None).unwrap().started());
+}

@@ -85,6 +85,10 @@ pub enum Arg {
     Count,
     /// The entropy phrase.
     Phrase,
+    /// A league action.
+    LeagueAction,
+    /// A league race's grid method.
+    LeagueGrid,
 }
 
 impl Arg {
@@ -108,6 +112,10 @@ impl Arg {
             Arg::Laps => ("a number of laps", "un nombre de tours"),
             Arg::Hours => ("a number of hours", "un nombre d'heures"),
             Arg::Address => ("a mail address", "une adresse mail"),
+            Arg::LeagueAction => {
+                ("ENTER, WITHDRAW, TEAM, RACE or STANDINGS", "INSCRIRE, RETIRER, EQUIPE, COURSE ou CLASSEMENT")
+            }
+            Arg::LeagueGrid => ("qualifying, d20, rotating or bids", "qualifying, d20, rotating ou bids"),
             Arg::Profile => ("a rule profile", "un profil de règles"),
             Arg::Count => ("a count", "un nombre"),
             Arg::Phrase => ("some words", "quelques mots"),

@@ -67,6 +67,8 @@ pub enum Kw {
     Lang,
     /// `CREATE` / `CREER`.
     Create,
+    /// `LEAGUE` / `LIGUE`: a league edit (moderators) or its standings.
+    League,
     /// `START` / `DEMARRER`.
     Start,
     /// `PAUSE`.
@@ -128,6 +130,8 @@ const WORDS: &[(&str, Kw)] = &[
     ("lang", Kw::Lang),
     ("language", Kw::Lang),
     ("langue", Kw::Lang),
+    ("league", Kw::League),
+    ("ligue", Kw::League),
     ("create", Kw::Create),
     ("creer", Kw::Create),
     ("start", Kw::Start),
@@ -149,7 +153,7 @@ const WORDS: &[(&str, Kw)] = &[
 
 impl Kw {
     /// Every keyword.
-    pub const ALL: [Kw; 25] = [
+    pub const ALL: [Kw; 26] = [
         Kw::Game,
         Kw::Car,
         Kw::Token,
@@ -167,6 +171,7 @@ impl Kw {
         Kw::Standings,
         Kw::Lang,
         Kw::Create,
+        Kw::League,
         Kw::Start,
         Kw::Pause,
         Kw::Resume,
@@ -217,6 +222,7 @@ impl Kw {
             Kw::Standings => ("STANDINGS", "CLASSEMENT"),
             Kw::Lang => ("LANG", "LANGUE"),
             Kw::Create => ("CREATE", "CREER"),
+            Kw::League => ("LEAGUE", "LIGUE"),
             Kw::Start => ("START", "DEMARRER"),
             Kw::Pause => ("PAUSE", "PAUSE"),
             Kw::Resume => ("RESUME", "REPRENDRE"),
@@ -257,6 +263,7 @@ impl Kw {
                 "CREATE monaco-1 TRACK monaco LAPS 3 WEATHER track",
                 "CREER monaco-1 CIRCUIT monaco TOURS 3 METEO piste",
             ),
+            Kw::League => ("LEAGUE autumn ENTER ann@example.org", "LIGUE automne INSCRIRE ann@example.org"),
             Kw::Start => ("START", "DEMARRER"),
             Kw::Pause => ("PAUSE", "PAUSE"),
             Kw::Resume => ("RESUME", "REPRENDRE"),

@@ -101,6 +101,13 @@ pub enum Order {
         /// How the grid is made (default: join order).
         grid: Option<GridMethod>,
     },
+    /// A league edit (moderators) or the league's standings (anyone).
+    League {
+        /// The league.
+        league: String,
+        /// What to do.
+        action: LeagueAction,
+    },
     /// Moderator: start the race.
     Start,
     /// Moderator: stop the clock.
@@ -125,12 +132,48 @@ pub enum Order {
     Reveal,
 }
 
+/// What a `LEAGUE` line does (docs/leagues.md).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LeagueAction {
+    /// Enter a driver from the next race.
+    Enter(String),
+    /// Withdraw a driver from the next race on.
+    Withdraw(String),
+    /// Form a team (or add a driver to it).
+    Team {
+        /// Its name.
+        name: String,
+        /// One or two addresses.
+        drivers: Vec<String>,
+    },
+    /// Add a race at the end of the season.
+    Race {
+        /// The race's game name.
+        game: String,
+        /// The track.
+        track: String,
+        /// Laps.
+        laps: u16,
+        /// Grid method (`qualifying`, `d20`, `rotating`, `bids`).
+        grid: String,
+    },
+    /// Send the league's standings.
+    Standings,
+}
+
 impl Order {
     /// Whether only a moderator may give it.
     pub fn is_moderator(&self) -> bool {
         matches!(
             self,
             Order::Create { .. }
+                | Order::League {
+                    action: LeagueAction::Enter(_)
+                        | LeagueAction::Withdraw(_)
+                        | LeagueAction::Team { .. }
+                        | LeagueAction::Race { .. },
+                    ..
+                }
                 | Order::Start
                 | Order::Pause
                 | Order::Resume
@@ -424,6 +467,7 @@ fn order(k: Kw, args: &[&str], line: &str) -> Result<Order, OrderError> {
             Ok(Order::Lang(l))
         }
         Kw::Create => create(args),
+        Kw::League => league(args),
         Kw::Start => bare(Order::Start),
         Kw::Pause => bare(Order::Pause),
         Kw::Resume => bare(Order::Resume),
@@ -610,6 +654,79 @@ fn policy(args: &[&str]) -> Result<Order, OrderError> {
         return Err(OrderError::NoneWithRules);
     }
     Ok(Order::Policy(Policy { rules }))
+}
+
+fn address(k: Kw, w: Option<&&str>) -> Result<String, OrderError> {
+    let Some(a) = w else { return Err(OrderError::Missing { order: k, what: Arg::Address }) };
+    let a = a.trim_start_matches('<').trim_end_matches('>');
+    let ok =
+        a.len() <= 254 && a.split_once('@').is_some_and(|(l, d)| !l.is_empty() && d.contains('.') && !d.contains('@'));
+    if !ok {
+        return Err(OrderError::Invalid { order: k, what: Arg::Address, got: a.to_string() });
+    }
+    Ok(a.to_ascii_lowercase())
+}
+
+/// `LEAGUE <league> ENTER a | WITHDRAW a | TEAM name a [b] | RACE game TRACK t LAPS n [GRID m] |
+/// STANDINGS`, in English or French.
+fn league(args: &[&str]) -> Result<Order, OrderError> {
+    let k = Kw::League;
+    let league = game_id(k, args.first())?;
+    let Some(verb) = args.get(1) else { return Err(OrderError::Missing { order: k, what: Arg::LeagueAction }) };
+    let rest = &args[2..];
+    let action = match squash(verb).as_str() {
+        "enter" | "inscrire" => {
+            let a = address(k, rest.first())?;
+            no_more(k, &rest[1..])?;
+            LeagueAction::Enter(a)
+        }
+        "withdraw" | "retirer" => {
+            let a = address(k, rest.first())?;
+            no_more(k, &rest[1..])?;
+            LeagueAction::Withdraw(a)
+        }
+        "team" | "equipe" => {
+            let name = name(k, Arg::GameId, rest.first())?;
+            let drivers = rest[1..].iter().map(|w| address(k, Some(w))).collect::<Result<Vec<_>, _>>()?;
+            if drivers.is_empty() {
+                return Err(OrderError::Missing { order: k, what: Arg::Address });
+            }
+            if drivers.len() > 2 {
+                return Err(OrderError::Unexpected { order: k, got: rest[3].to_string() });
+            }
+            LeagueAction::Team { name, drivers }
+        }
+        "race" | "course" => {
+            let game = game_id(k, rest.first())?;
+            let (mut track, mut laps, mut grid) = (None, None, "qualifying".to_string());
+            let mut i = 1;
+            while i < rest.len() {
+                let next = rest.get(i + 1);
+                match squash(rest[i]).as_str() {
+                    "track" | "circuit" => track = Some(name(k, Arg::Track, next)?),
+                    "laps" | "tours" => laps = Some(number(k, Arg::Laps, next, 1, 99)? as u16),
+                    "grid" | "grille" => {
+                        let g = name(k, Arg::LeagueGrid, next)?.to_ascii_lowercase();
+                        if !["qualifying", "d20", "rotating", "bids"].contains(&g.as_str()) {
+                            return Err(OrderError::Invalid { order: k, what: Arg::LeagueGrid, got: g });
+                        }
+                        grid = g;
+                    }
+                    _ => return Err(OrderError::Unexpected { order: k, got: rest[i].to_string() }),
+                }
+                i += 2;
+            }
+            let track = track.ok_or(OrderError::Missing { order: k, what: Arg::Track })?;
+            let laps = laps.ok_or(OrderError::Missing { order: k, what: Arg::Laps })?;
+            LeagueAction::Race { game, track, laps, grid }
+        }
+        "standings" | "classement" => {
+            no_more(k, rest)?;
+            LeagueAction::Standings
+        }
+        _ => return Err(OrderError::Invalid { order: k, what: Arg::LeagueAction, got: verb.to_string() }),
+    };
+    Ok(Order::League { league, action })
 }
 
 fn create(args: &[&str]) -> Result<Order, OrderError> {
