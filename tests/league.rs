@@ -1,7 +1,7 @@
 //! Leagues and seasons (issue 7): the scoring examples of the issue on the pure league core
 //! (best 9 of 12, ties by countback, the shared constructors' title, bids with reveal order and a
 //! prorated late joiner, the rotating grid over a season), the league file and its edits, and
-//! the rulings L1-L8 of docs/rulings.md.
+//! the rulings 36-43 of docs/rulings.md.
 
 use std::path::Path;
 
@@ -54,7 +54,7 @@ fn best_9_of_12_changes_the_champion() {
     let a = s.drivers.iter().find(|d| d.driver == "a").unwrap();
     assert_eq!((a.points, a.gross, a.dropped.len()), (54, 72, 3));
     let b = &s.drivers[0];
-    assert_eq!(b.dropped, vec![6, 7, 8], "the earliest of the equal worst results are dropped (ruling L3)");
+    assert_eq!(b.dropped, vec![6, 7, 8], "the earliest of the equal worst results are dropped (ruling 38)");
 }
 
 #[test]
@@ -141,7 +141,7 @@ fn fewer_than_six_finishers_the_latest_out_score_first() {
     ];
     let c = classify(&cars);
     let order: Vec<&str> = c.iter().map(|p| p.driver.as_str()).collect();
-    assert_eq!(order, ["a", "c", "e", "d", "b", "f", "g"], "same round: farther first (ruling L1)");
+    assert_eq!(order, ["a", "c", "e", "d", "b", "f", "g"], "same round: farther first (ruling 36)");
     let l = league(&["a", "b", "c", "d", "e", "f", "g"]);
     let s = standings(&l.entrants(), std::slice::from_ref(&c), &l.scoring());
     let pts = |d: &str| s.drivers.iter().find(|x| x.driver == d).unwrap().points;
@@ -313,7 +313,7 @@ fn team_edits_keep_the_fors_rules() {
 
 #[test]
 fn team_points_count_from_the_race_a_driver_joined_the_team() {
-    // Ruling L5: c's win at race 1 was before c joined team x.
+    // Ruling 40: c's win at race 1 was before c joined team x.
     let mut l = league(&["a", "c", "d"]);
     l.form_team("x", &["a"], 1).unwrap();
     l.form_team("x", &["c"], 2).unwrap();
@@ -577,7 +577,7 @@ fn the_league_command_line() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("100 qualifying points left"));
     let o = run(&["league", "grid", "cup", "1"]);
     let grid: Vec<String> = stdout(&o).lines().map(|l| l.split_whitespace().nth(1).unwrap().to_string()).collect();
-    assert_eq!(grid, ["c@x.org", "a@x.org", "b@x.org", "d@x.org"], "reveal order, then no bid (ruling L6)");
+    assert_eq!(grid, ["c@x.org", "a@x.org", "b@x.org", "d@x.org"], "reveal order, then no bid (ruling 41)");
     let o = run(&["league", "standings", "cup", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["drivers"].as_array().unwrap().len(), 4);
@@ -663,7 +663,7 @@ fn results_from_kept_sim_races_classify_the_cars_that_went_out() {
                 }
             })
             .collect();
-        // The most recent out first (004); in the same round the farther first (ruling L1).
+        // The most recent out first (004); in the same round the farther first (ruling 36).
         assert!(out.windows(2).all(|w| w[0].0 > w[1].0 || (w[0].0 == w[1].0 && w[0].1 >= w[1].1)), "{out:?}");
         assert!(out.iter().all(|o| o.0 >= 1));
         if !out.is_empty() {

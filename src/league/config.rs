@@ -210,7 +210,7 @@ pub struct DriverRecord {
     /// Team, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub team: Option<String>,
-    /// The race (1-based) from which the driver's points count for the team (ruling L5).
+    /// The race (1-based) from which the driver's points count for the team (ruling 40).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub team_from: u32,
     /// The first race (1-based) the driver was entered for: prorates the bid allotment (004).
@@ -253,7 +253,7 @@ pub struct TeamRecord {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub design: BTreeMap<Category, u32>,
     /// The four categories a three-lap car gives a point of before each two-lap race (002 "Race
-    /// Preparation"; ruling L8: declared once for the season).
+    /// Preparation"; ruling 43: declared once for the season).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub two_lap: Vec<Category>,
 }
@@ -508,7 +508,7 @@ impl League {
     /// Enters a driver from race `joined` (1-based; prorates the bid allotment, 004).
     pub fn enter(&mut self, address: &str, name: Option<&str>, joined: u32) -> Result<(), LeagueError> {
         if let Some(d) = self.drivers.iter_mut().find(|d| d.address.eq_ignore_ascii_case(address)) {
-            // A withdrawn driver may come back (ruling L5): the earlier results stay.
+            // A withdrawn driver may come back (ruling 40): the earlier results stay.
             if d.withdrawn.is_some() {
                 d.withdrawn = None;
                 return Ok(());
@@ -534,7 +534,7 @@ impl League {
     }
 
     /// Forms team `name` (or adds drivers to it) with `drivers`, whose points count for it from
-    /// race `from` (ruling L5). A driver cannot leave a team (004 "The Teams").
+    /// race `from` (ruling 40). A driver cannot leave a team (004 "The Teams").
     pub fn form_team(&mut self, name: &str, drivers: &[&str], from: u32) -> Result<(), LeagueError> {
         for a in drivers {
             let d = self.driver(a).ok_or_else(|| LeagueError::UnknownDriver(a.to_string()))?;

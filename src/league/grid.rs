@@ -75,7 +75,7 @@ pub fn spent(league: &League, driver: &str, n: usize) -> u32 {
 /// 004 "Qualifying": each bid checked against the driver's prorated allotment and the team's 200
 /// points a season, then higher bids first, equal bids in reveal order (the order of
 /// `[[race.bid]]`), late arrivals at the back in order of arrival. An entered driver with no
-/// bid starts behind the late arrivals (ruling L6).
+/// bid starts behind the late arrivals (ruling 41).
 fn bids_grid(league: &League, n: usize, drivers: &[String]) -> Result<Vec<String>, String> {
     let race = &league.races[n - 1];
     let team_of = |a: &str| league.driver(a).and_then(|d| d.team.clone());

@@ -13,7 +13,7 @@
 //! and `mail::season` (a simulated season through the daemon's Maildir).
 //!
 //! Seeds: `shared/rules/002_*.txt` (race and series rules) and `004_*.txt` (FORS, its league
-//! layer only). Rulings L1-L9 in docs/rulings.md; format and commands in docs/leagues.md.
+//! layer only). Rulings 36-44 in docs/rulings.md; format and commands in docs/leagues.md.
 
 pub mod config;
 pub mod grid;

@@ -4,7 +4,7 @@
 //! countback (002, 004) and the constructors' title (004 "The Teams": ties shared).
 //!
 //! No I/O: the results come in as plain data (read from finished games by `league::results`).
-//! Rulings L1-L7 in docs/rulings.md decide what the seeds leave open.
+//! Rulings 36-42 in docs/rulings.md decide what the seeds leave open.
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -26,7 +26,7 @@ pub struct CarOutcome {
     /// eliminated.
     pub out: Option<(u32, u64)>,
     /// How far it had run at the end (race distance in spaces), for a car still running when the
-    /// race was ended early (ruling L2).
+    /// race was ended early (ruling 37).
     pub distance: u64,
 }
 
@@ -36,7 +36,7 @@ pub struct CarOutcome {
 pub enum Ending {
     /// Crossed the line (21).
     Finished,
-    /// Still running when the race was ended early (ruling L2).
+    /// Still running when the race was ended early (ruling 37).
     Running,
     /// Did not finish: out in this round (20).
     Dnf {
@@ -57,10 +57,10 @@ pub struct Placed {
 }
 
 /// The classification of a race (004 "Winning and Scoring"): finishers in finishing order;
-/// then cars still running when the race was ended, farthest first (ruling L2); then the cars
+/// then cars still running when the race was ended, farthest first (ruling 37); then the cars
 /// that did not finish, the most recent first ("the most recent cars to be classified DNF will
 /// be awarded the position points"); cars out in the same round by distance run, farthest first
-/// (ruling L1); equal distance keeps the input order.
+/// (ruling 36); equal distance keeps the input order.
 pub fn classify(cars: &[CarOutcome]) -> Vec<Placed> {
     let mut v: Vec<(usize, &CarOutcome)> = cars.iter().enumerate().collect();
     let rank = |c: &CarOutcome| -> (u8, u64, u64) {
@@ -199,7 +199,7 @@ fn countback(a: &[u32], b: &[u32]) -> Ordering {
     Ordering::Equal
 }
 
-/// The races to drop (ruling L3): the worst `run - counted` results by points, a non-start
+/// The races to drop (ruling 38): the worst `run - counted` results by points, a non-start
 /// counting as a result of 0 (004 "which may include non-participating races"); among equal
 /// results the earliest race is dropped first.
 fn dropped(points: &[u32], counted: Option<u32>) -> Vec<usize> {
@@ -260,7 +260,7 @@ pub fn standings(entrants: &[Entrant], races: &[Vec<Placed>], scoring: &Scoring)
             }
         })
         .collect();
-    // Most points, then countback (ruling L4: over every race, dropped ones too); still equal:
+    // Most points, then countback (ruling 39: over every race, dropped ones too); still equal:
     // shared rank, listed by name.
     drivers.sort_by(|a, b| {
         b.points.cmp(&a.points).then_with(|| countback(&a.places, &b.places)).then_with(|| a.name.cmp(&b.name))

@@ -1,11 +1,11 @@
-//! The 002 series options whose numbers the text gives (ruling L8 for the rest): car
+//! The 002 series options whose numbers the text gives (ruling 43 for the rest): car
 //! construction points fixed for the season (24 for three-lap races, 20 for two-lap races) with
 //! the four-point conversion of a three-lap car for a two-lap race, and the driver points a
 //! race earns (½ for a top-three finish, ½ for finishing). Pure functions.
 //!
 //! The 002 car sheet has eight categories and the drivers; it is not the 2004 car sheet
 //! steward's games play (chapter 5's wear points), so these are checked and kept by the league
-//! and not passed to the games (ruling L8).
+//! and not passed to the games (ruling 43).
 
 use std::collections::BTreeMap;
 
@@ -129,7 +129,7 @@ pub fn driver_points_halves(p: &Placed) -> u32 {
 }
 
 /// Driver points (in halves) `driver` has earned over `races`; they carry from race to race
-/// until spent (002), and steward offers no way to spend them (ruling L8).
+/// until spent (002), and steward offers no way to spend them (ruling 43).
 pub fn earned(driver: &str, races: &[Vec<Placed>]) -> u32 {
     races.iter().flat_map(|r| r.iter().filter(|p| p.driver == driver)).map(driver_points_halves).sum()
 }
