@@ -88,6 +88,10 @@ pub enum GameCommand {
         /// or qualifying-black-die (ties by a black die).
         #[arg(long, default_value = "join")]
         grid: String,
+        /// When a changeable sky is tested: rolls (after a 20 in 5th or 30 in 6th, 3-2-4) or
+        /// lap-thirds (002: three times a lap as the leader passes; ruling 46).
+        #[arg(long, default_value = "rolls")]
+        weather_checks: String,
         #[command(flatten)]
         games: GamesArg,
     },
@@ -242,8 +246,14 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
             join_by,
             weather,
             grid,
+            weather_checks,
             games,
         } => {
+            let lap_third_weather = match weather_checks.as_str() {
+                "rolls" => false,
+                crate::store::driver::LAP_THIRDS => true,
+                w => bail!("unknown --weather-checks `{w}` (rolls, lap-thirds)"),
+            };
             let grid = GridMethod::parse(&grid)
                 .with_context(|| format!("unknown grid `{grid}` (join, qualifying, qualifying-black-die)"))?;
             let weather = Forecast::parse(&weather)
@@ -261,7 +271,8 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
                 ),
                 None => None,
             };
-            let req = NewGame { id, track, profile, laps, max_cars, move_hours, join_by, weather, grid };
+            let req =
+                NewGame { id, track, profile, laps, max_cars, move_hours, join_by, weather, grid, lap_third_weather };
             let h = store.create(&req, os_random()?, Meta::by("moderator"))?;
             let g = h.game();
             outln!("created game {} on {} in {}", g.setup.id, g.track.title, h.dir().display());

@@ -154,7 +154,7 @@ pub fn roll(
             s.car_mut(car).status = Status::Eliminated { reason: Elimination::Engine, removed };
             events.push(Event::Eliminated { car, reason: Elimination::Engine });
             finish_turn(&mut s, car, start_key);
-            end_of_move(t, &mut s, &mut events, dice);
+            end_of_move(t, &mut s, &mut events, dice, rules);
             return Ok(Step::Done(Outcome { state: s, events }));
         }
     }
@@ -170,7 +170,7 @@ pub fn roll(
             c.gear = 0;
             events.push(Event::Stalled { car });
             finish_turn(&mut s, car, start_key);
-            end_of_move(t, &mut s, &mut events, dice);
+            end_of_move(t, &mut s, &mut events, dice, rules);
             return Ok(Step::Done(Outcome { state: s, events }));
         }
         if v == SUPER_START_FACE {
@@ -495,14 +495,16 @@ pub fn resolve_with(
     wall::tests(&mut s, &mut events, car, at_the_end, dice);
     if incidents::pushes_engine(rolled.gear, rolled.roll) {
         incidents::engine_tests(t, &mut s, &mut events, dice, rules);
-        weather::owe_test(&mut s); // 3-2-4
+        if !rules.set.lap_third_weather {
+            weather::owe_test(&mut s); // 3-2-4
+        }
     }
     if let Some(spaces) = exit {
         // 19-3-3: the quick stop's exit move, at once, in 4th.
         return quick_exit(t, s, events, car, rolled, spaces, dice, rules);
     }
     finish_turn(&mut s, car, rolled.start_key);
-    end_of_move(t, &mut s, &mut events, dice);
+    end_of_move(t, &mut s, &mut events, dice, rules);
     Ok(Outcome { state: s, events })
 }
 
@@ -538,7 +540,7 @@ fn quick_exit(
     if opts.is_empty() {
         let mut s = s;
         finish_turn(&mut s, car, rolled.start_key);
-        end_of_move(t, &mut s, &mut events, dice);
+        end_of_move(t, &mut s, &mut events, dice, rules);
         return Ok(Outcome { state: s, events });
     }
     let from = s.car(car).space;
@@ -618,7 +620,10 @@ fn eliminate(
 /// After a move: if it was the last of its round and weather tests are owed, they are rolled now,
 /// at the end of the round (3-2-5, 6-3 "le test météo se fait en fin de tour de jeu"), as part of
 /// this move's dice.
-fn end_of_move(t: &Track, s: &mut RaceState, events: &mut Vec<Event>, dice: &mut dyn Dice) {
+fn end_of_move(t: &Track, s: &mut RaceState, events: &mut Vec<Event>, dice: &mut dyn Dice, rules: &Rulebook) {
+    if rules.set.lap_third_weather {
+        weather::lap_third_checks(t, s); // 002 "Weather", ruling 46
+    }
     if s.weather.is_none_or(|w| w.tests == 0) {
         return;
     }

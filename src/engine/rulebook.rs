@@ -202,6 +202,10 @@ pub struct RuleSet {
     /// 19-4 (competition long stop), 003-7 "full pit-stop" (toggle): repairs at the pit from its
     /// 2 points; off, only tyre stops (ruling 32).
     pub repairs: bool,
+    /// 002 "Weather" (a series option of a game, not of a profile): a changeable sky is tested
+    /// three times a lap, when the race leader enters a third of the lap, the last just before the
+    /// pit entrance, instead of after a 20 in 5th or a 30 in 6th (3-2-4; ruling 46).
+    pub lap_third_weather: bool,
 }
 
 impl RuleSet {
@@ -225,6 +229,7 @@ impl RuleSet {
         road_holding: true,
         test_on_stopping: false,
         repairs: true,
+        lap_third_weather: false,
     };
 
     /// The 2002 competition rules: the 2004 changes of shared/rules/README.md undone.

@@ -16,7 +16,7 @@
 //! (none for a race whose weather is fixed, the case of every race before this module) and the
 //! track state in `RaceState::wet`.
 
-use crate::track::{Weather, WeatherTable};
+use crate::track::{Track, Weather, WeatherTable};
 
 use super::dice::{Dice, Purpose};
 use super::events::Event;
@@ -31,8 +31,10 @@ pub struct WeatherState {
     /// Two sun or two rain results in a row: the weather and the track stay so (3-2-6, 4).
     pub fixed: bool,
     /// Weather tests owed at the end of the current round: one per 20 in 5th or 30 in 6th
-    /// (3-2-4, 3-2-5).
+    /// (3-2-4, 3-2-5), or per checkpoint the leader passed (002, ruling 46).
     pub tests: u8,
+    /// 002 checks: the lap-third checkpoints the race leader has passed so far (ruling 46).
+    pub checks: u32,
 }
 
 impl WeatherState {
@@ -58,7 +60,7 @@ impl WeatherState {
             "final-rain" => (Weather::Rain, true),
             _ => return None,
         };
-        Some(WeatherState { sky, fixed, tests: 0 })
+        Some(WeatherState { sky, fixed, tests: 0, checks: 0 })
     }
 }
 
@@ -183,7 +185,7 @@ pub fn draw_race(
 
 /// A changeable sky at the start of a race (3-2-4).
 pub fn changeable() -> WeatherState {
-    WeatherState { sky: Weather::Changeable, fixed: false, tests: 0 }
+    WeatherState { sky: Weather::Changeable, fixed: false, tests: 0, checks: 0 }
 }
 
 /// What a weather test's result does (3-2-6): the new state and whether the track is wet.
@@ -197,7 +199,7 @@ pub fn evolve(now: WeatherState, wet: bool, result: Weather) -> (WeatherState, b
         Weather::Rain => true,
         Weather::Changeable => wet, // 3-2-6, 3): the track stays as it was
     };
-    (WeatherState { sky: result, fixed, tests: now.tests }, wet)
+    (WeatherState { sky: result, fixed, tests: now.tests, checks: now.checks }, wet)
 }
 
 /// Owes a weather test at the end of the round after a 20 in 5th or a 30 in 6th (3-2-4), when
@@ -207,6 +209,47 @@ pub fn owe_test(s: &mut RaceState) {
         && !w.fixed
     {
         w.tests = w.tests.saturating_add(1);
+    }
+}
+
+/// The race distance of the first 002 checkpoint after the start line, and the spacing of the
+/// checkpoints: three a lap, the last on the racing space from which the pit lane branches off
+/// ("just before the pit entrance"; the finish line on a track without a pit lane), the other two
+/// a third and two thirds of a lap before it (ruling 46).
+pub fn checkpoints(t: &Track) -> (u64, u64) {
+    let lap = t.lap_length.max(3) as u64;
+    let third = lap / 3;
+    let entry = t
+        .indices()
+        .filter(|&s| !t.space(s).in_pit_lane() && t.next(s).iter().any(|n| t.space(*n).in_pit_lane()))
+        .map(|s| t.space(s).progress as u64)
+        .max()
+        .unwrap_or(lap);
+    let mut first = lap + entry - 2 * third;
+    while first <= lap {
+        first += third;
+    }
+    (first, third)
+}
+
+/// How many 002 checkpoints lie at or before race distance `distance` (ruling 46).
+pub fn checkpoints_before(t: &Track, distance: u64) -> u32 {
+    let (first, third) = checkpoints(t);
+    if distance < first { 0 } else { ((distance - first) / third + 1) as u32 }
+}
+
+/// 002 weather checks: owes one test for each checkpoint the race leader has entered since the
+/// last look, while the sky is changeable (ruling 46). Called at the end of every move.
+pub fn lap_third_checks(t: &Track, s: &mut RaceState) {
+    let Some(lead) = super::order::leader(s, t) else { return };
+    let passed = checkpoints_before(t, super::order::race_distance(s, t, lead));
+    if let Some(w) = s.weather.as_mut()
+        && passed > w.checks
+    {
+        if !w.fixed {
+            w.tests = w.tests.saturating_add((passed - w.checks).min(u8::MAX as u32) as u8);
+        }
+        w.checks = passed;
     }
 }
 
@@ -235,7 +278,23 @@ mod tests {
     use super::*;
 
     fn st(sky: Weather) -> WeatherState {
-        WeatherState { sky, fixed: false, tests: 0 }
+        WeatherState { sky, fixed: false, tests: 0, checks: 0 }
+    }
+
+    #[test]
+    fn three_002_checkpoints_a_lap_the_last_before_the_pit_entrance() {
+        for name in crate::track::load::shipped_names() {
+            let t = crate::track::load::resolve(&name).unwrap();
+            let (first, third) = checkpoints(&t);
+            let lap = t.lap_length as u64;
+            assert!(first > lap && first <= lap + lap, "{name}: the first check is on lap 1");
+            assert_eq!(third, lap / 3, "{name}");
+            // Three a lap: from the first check, one more every third of a lap.
+            assert_eq!(checkpoints_before(&t, first - 1), 0);
+            assert_eq!(checkpoints_before(&t, first), 1);
+            assert_eq!(checkpoints_before(&t, first + 3 * third), 4, "{name}");
+            assert_eq!(checkpoints_before(&t, first + 9 * third), 10, "{name}");
+        }
     }
 
     #[test]

@@ -101,6 +101,10 @@ fn state_bytes(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pendin
     // Written only for a changeable race, so that the digests of the others do not change.
     if let Some(wx) = state.weather {
         w.s("\nweather ").s(wx.name()).s(" tests ").n(wx.tests);
+        if wx.checks > 0 {
+            // 002 lap-third checks passed (ruling 46); never set in other games.
+            w.s(" checks ").n(wx.checks);
+        }
     }
     w.s("\ndangerous ").spaces(t, &state.dangerous).s("\n");
     for (i, c) in state.cars.iter().enumerate() {

@@ -54,6 +54,9 @@ impl Meta {
     }
 }
 
+/// The `weather_checks` setting of 002's three checks a lap (ruling 46).
+pub const LAP_THIRDS: &str = "lap-thirds";
+
 /// What a new game is.
 #[derive(Clone, Debug)]
 pub struct NewGame {
@@ -76,6 +79,8 @@ pub struct NewGame {
     pub weather: Forecast,
     /// How the grid is made (1, ruling 31).
     pub grid: GridMethod,
+    /// A changeable sky is tested three times a lap (002 "Weather", ruling 46).
+    pub lap_third_weather: bool,
 }
 
 /// A player's join.
@@ -198,6 +203,7 @@ impl Store {
             join_by: req.join_by.map(|s| s.to_string()),
             weather: Some(req.weather.name().to_string()),
             grid: req.grid.qualifies().then(|| req.grid.name().to_string()),
+            weather_checks: req.lap_third_weather.then(|| LAP_THIRDS.to_string()),
             dice: crate::dice::SCHEME.into(),
             commitment: hex32(&commitment(&seed)),
         };

@@ -53,6 +53,10 @@ pub struct SetupRecord {
     /// games from before it was a setting: sun.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weather: Option<String>,
+    /// When a changeable sky is tested: `lap-thirds` (002 "Weather", ruling 46); absent: after a
+    /// 20 in 5th or a 30 in 6th (3-2-4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weather_checks: Option<String>,
     /// How the grid is made (`join`, `qualifying`, `qualifying-black-die`; ruling 31). Absent in
     /// older games: join order.
     #[serde(default, skip_serializing_if = "Option::is_none")]

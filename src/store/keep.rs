@@ -123,6 +123,7 @@ fn play(
             join_by: None,
             weather: cfg.weather.forecast(),
             grid: super::qualifying::GridMethod::Join,
+            lap_third_weather: false,
         };
         store.create(&req, sim_key(cfg.seed, &format!("{}/{race}", t.name)), meta(0))?
     };

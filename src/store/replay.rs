@@ -293,7 +293,17 @@ impl Game {
         if !valid_id(&setup.id) {
             return Err(StoreError::BadId(setup.id.clone()));
         }
-        let rules = Rulebook::from_setup(&setup.profile, &setup.toggles)?;
+        let mut rules = Rulebook::from_setup(&setup.profile, &setup.toggles)?;
+        match setup.weather_checks.as_deref() {
+            None => {}
+            Some(super::driver::LAP_THIRDS) => rules.set.lap_third_weather = true,
+            Some(w) => {
+                return Err(StoreError::BadSetting(format!(
+                    "unknown weather_checks `{w}` ({} for 002's three checks a lap; absent for 3-2-4)",
+                    super::driver::LAP_THIRDS
+                )));
+            }
+        }
         if setup.laps == 0 {
             return Err(StoreError::BadSetting("a race has at least 1 lap".into()));
         }

@@ -130,6 +130,7 @@ fn requests_and_moderator_commands() {
             profile: Some("competition-2004".into()),
             weather: None,
             grid: None,
+            lap_thirds: false,
         }
     );
     assert_eq!(
@@ -143,6 +144,7 @@ fn requests_and_moderator_commands() {
             profile: None,
             weather: None,
             grid: None,
+            lap_thirds: false,
         }
     );
     assert_eq!(
@@ -160,6 +162,10 @@ fn requests_and_moderator_commands() {
     assert!(
         matches!(one("CREATE m TRACK monaco LAPS 1 GRID essais"), Order::Create { grid: Some(g), .. } if g.name() == "qualifying")
     );
+    // 002's three weather checks a lap (ruling 46).
+    assert!(matches!(one("CREATE m TRACK monaco LAPS 1 CHECKS lap-thirds"), Order::Create { lap_thirds: true, .. }));
+    assert!(matches!(one("CRÉER m CIRCUIT monaco TOURS 1 CONTRÔLES tiers"), Order::Create { lap_thirds: true, .. }));
+    assert!(matches!(err("CREATE m TRACK monaco LAPS 1 CHECKS often"), OrderError::Invalid { .. }));
 }
 
 #[test]

@@ -397,3 +397,41 @@ fn the_profile_switches_reach_a_games_weather_tyres_and_grid() {
     let game_toml = std::fs::read_to_string(g.join("c").join("game.toml")).unwrap();
     assert!(game_toml.contains("\"time-trials\"") && game_toml.contains("\"weather\""), "{game_toml}");
 }
+
+/// 002 "Weather" as a game setting (ruling 46): a changeable sky is tested three times a lap as
+/// the leader passes each third, not after a 20 in 5th or a 30 in 6th; the game verifies.
+#[test]
+fn weather_checks_three_times_a_lap() {
+    let g = scratch("lap-thirds");
+    refused(&g, &["new", "x", "--track", "monaco", "--weather-checks", "often"], "unknown --weather-checks");
+    let args =
+        ["new", "w", "--track", "monaco", "--laps", "3", "--weather", "changeable", "--weather-checks", "lap-thirds"];
+    ok(&g, &args);
+    for i in 1..=4 {
+        ok(&g, &["join", "w", "--address", &format!("bot{i}@example.org"), "--bot"]);
+    }
+    ok(&g, &["start", "w"]);
+    let dir = g.join("w");
+    let mut n = 0;
+    while !last_turn(&dir).over {
+        n += 1;
+        assert!(n < 2000, "the race does not end");
+        ok(&g, &["play", "w", "--bot"]);
+    }
+    let game = verify(&dir, None).unwrap().game;
+    assert_eq!(game.setup.weather_checks.as_deref(), Some("lap-thirds"));
+    assert!(game.rules.set.lap_third_weather);
+    let tests: Vec<&steward::store::files::TurnFile> = game
+        .turns
+        .iter()
+        .filter(|t| t.move_no != Some(0) && t.rolls.iter().any(|r| r.label.contains("/weather/")))
+        .collect();
+    let rolled: usize = tests.iter().map(|t| t.rolls.iter().filter(|r| r.label.contains("/weather/")).count()).sum();
+    // At least the first third's test (unless... the sky never gets one: it starts changeable);
+    // at most three a lap for three laps.
+    assert!((1..=9).contains(&rolled), "{rolled} weather tests");
+    // None of them follows from a 20 in 5th or a 30 in 6th alone: each turn with a test has the
+    // leader past a new checkpoint, which the engine's digest records as `checks`.
+    let out = python(&["tools/verify_game.py", &dir.display().to_string()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+}

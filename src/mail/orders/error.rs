@@ -61,6 +61,8 @@ pub enum Arg {
     Weather,
     /// A grid method.
     Grid,
+    /// When the weather is checked.
+    Checks,
     /// A pit stop type.
     StopType,
     /// A part of the car.
@@ -103,6 +105,7 @@ impl Arg {
             Arg::TyreType => ("a tyre type", "un type de pneus"),
             Arg::Weather => ("a weather setting", "une météo"),
             Arg::Grid => ("a grid method", "une méthode de grille"),
+            Arg::Checks => ("a weather check rule", "une règle de contrôle météo"),
             Arg::StopType => ("QUICK or LONG", "RAPIDE ou LONG"),
             Arg::Part => ("a part", "une partie"),
             Arg::Points => ("a number of points", "un nombre de points"),
@@ -132,6 +135,8 @@ impl Arg {
             (Arg::Weather, Lang::Fr) => Some("PISTE, SOLEIL, PLUIE ou VARIABLE"),
             (Arg::Grid, Lang::En) => Some("JOIN, QUALIFYING or QUALIFYING-BLACK-DIE"),
             (Arg::Grid, Lang::Fr) => Some("INSCRIPTION, ESSAIS ou ESSAIS-NOIR"),
+            (Arg::Checks, Lang::En) => Some("LAP-THIRDS or ROLLS"),
+            (Arg::Checks, Lang::Fr) => Some("TIERS or JETS"),
             (Arg::StopType, Lang::En) => Some("QUICK or LONG"),
             (Arg::StopType, Lang::Fr) => Some("RAPIDE ou LONG"),
             (Arg::Part, Lang::En) => Some("tyres, brakes, gas, body, engine, handling"),

@@ -100,6 +100,8 @@ pub enum Order {
         weather: Option<Forecast>,
         /// How the grid is made (default: join order).
         grid: Option<GridMethod>,
+        /// `CHECKS LAP-THIRDS`: 002's three weather checks a lap (ruling 46).
+        lap_thirds: bool,
     },
     /// A league edit (moderators) or the league's standings (anyone).
     League {
@@ -733,7 +735,7 @@ fn create(args: &[&str]) -> Result<Order, OrderError> {
     let k = Kw::Create;
     let game = game_id(k, args.first())?;
     let (mut track, mut laps, mut cars, mut hours, mut profile) = (None, None, None, None, None);
-    let (mut weather, mut grid) = (None, None);
+    let (mut weather, mut grid, mut lap_thirds) = (None, None, false);
     let mut i = 1;
     while i < args.len() {
         let next = args.get(i + 1);
@@ -761,6 +763,14 @@ fn create(args: &[&str]) -> Result<Order, OrderError> {
                     got: w.to_string(),
                 })?);
             }
+            "checks" | "controles" => {
+                let w = next.ok_or(OrderError::Missing { order: k, what: Arg::Checks })?;
+                lap_thirds = match squash(w).replace('-', "").as_str() {
+                    "lapthirds" | "thirds" | "tiers" | "tiersdetour" => true,
+                    "rolls" | "jets" => false,
+                    _ => return Err(OrderError::Invalid { order: k, what: Arg::Checks, got: w.to_string() }),
+                };
+            }
             "grid" | "grille" => {
                 let w = next.ok_or(OrderError::Missing { order: k, what: Arg::Grid })?;
                 grid = Some(grid_method(&squash(w)).ok_or_else(|| OrderError::Invalid {
@@ -775,7 +785,7 @@ fn create(args: &[&str]) -> Result<Order, OrderError> {
     }
     let track = track.ok_or(OrderError::Missing { order: k, what: Arg::Track })?;
     let laps = laps.ok_or(OrderError::Missing { order: k, what: Arg::Laps })?;
-    Ok(Order::Create { game, track, laps, cars, hours, profile, weather, grid })
+    Ok(Order::Create { game, track, laps, cars, hours, profile, weather, grid, lap_thirds })
 }
 
 /// A CREATE's GRID word, English or French (`essais`: qualifying).
