@@ -51,6 +51,7 @@ fn games(root: &Path, games: usize) -> Vec<u32> {
             weather: steward::engine::weather::Forecast::Sun,
             grid: steward::store::qualifying::GridMethod::Join,
             lap_third_weather: false,
+            late_arrivals: false,
         };
         let mut h = store.create(&req, [g as u8; 32], Meta::now()).unwrap();
         for car in 1..=CARS {

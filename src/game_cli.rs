@@ -92,6 +92,10 @@ pub enum GameCommand {
         /// lap-thirds (002: three times a lap as the leader passes; ruling 46).
         #[arg(long, default_value = "rolls")]
         weather_checks: String,
+        /// Players may join after the start, from the pit-lane exit, while the field is still on
+        /// the grid (004 "Late Arrivals").
+        #[arg(long)]
+        late_arrivals: bool,
         #[command(flatten)]
         games: GamesArg,
     },
@@ -247,6 +251,7 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
             weather,
             grid,
             weather_checks,
+            late_arrivals,
             games,
         } => {
             let lap_third_weather = match weather_checks.as_str() {
@@ -271,8 +276,19 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
                 ),
                 None => None,
             };
-            let req =
-                NewGame { id, track, profile, laps, max_cars, move_hours, join_by, weather, grid, lap_third_weather };
+            let req = NewGame {
+                id,
+                track,
+                profile,
+                laps,
+                max_cars,
+                move_hours,
+                join_by,
+                weather,
+                grid,
+                lap_third_weather,
+                late_arrivals,
+            };
             let h = store.create(&req, os_random()?, Meta::by("moderator"))?;
             let g = h.game();
             outln!("created game {} on {} in {}", g.setup.id, g.track.title, h.dir().display());

@@ -403,6 +403,7 @@ fn setup(sc: &Scenario, t: &Track) -> Result<RaceState, String> {
             "racing" => Status::Racing,
             "spun" => Status::SpunOut,
             "stalled" => Status::Stalled,
+            "waiting" => Status::Waiting,
             "grid" => Status::Grid,
             "restarting" => Status::Restarting,
             // A car whose engine has broken, still on the board (16-0-3, 18-1-8).
@@ -854,6 +855,7 @@ fn status_matches(s: Status, want: &str) -> bool {
         (Status::Racing, "racing")
         | (Status::SpunOut, "spun")
         | (Status::Stalled, "stalled")
+        | (Status::Waiting, "waiting")
         | (Status::Grid, "grid")
         | (Status::Restarting, "restarting")
         | (Status::Finished { .. }, "finished") => true,

@@ -475,6 +475,7 @@ fn stored_game(
         weather: steward::engine::weather::Forecast::Sun,
         grid: steward::store::qualifying::GridMethod::Join,
         lap_third_weather: false,
+        late_arrivals: false,
     };
     let mut h = store.create(&req, [7; 32], Meta::by("test")).unwrap();
     for c in 1..=cars {

@@ -215,6 +215,11 @@ pub enum Event {
         /// The car it draws on.
         ahead: CarId,
     },
+    /// A late arrival leaves the pit lane: every car has passed it (004 "Late Arrivals").
+    LateStart {
+        /// The car.
+        car: CarId,
+    },
     /// The weather drawn before the qualifying (3-1-1) or the race (3-2-1).
     WeatherDrawn {
         /// The race's weather (else the qualifying's).
@@ -305,6 +310,7 @@ impl Event {
             Event::WallTest { .. } => "15-0-2",
             Event::WeatherChange { .. } => "3-2-6",
             Event::WeatherDrawn { race: true, .. } => "3-2-1",
+            Event::LateStart { .. } => "004",
             Event::WeatherDrawn { race: false, .. } => "3-1-1",
             Event::Slid { tyres: Tyres::Hard, .. } => "8-1-2",
             Event::Slid { tyres: Tyres::Soft, .. } => "8-2-2",
@@ -380,6 +386,9 @@ impl Event {
                 if *wet { "wet" } else { "dry" },
                 if *race { " at the start" } else { "" }
             ),
+            Event::LateStart { car } => {
+                format!("late arrival car {} leaves the pit lane: every car has passed it", number(*car))
+            }
             Event::WallTest { car } => format!("car {} takes a body test against the wall", number(*car)),
             Event::SoftBonus { car } => format!("car {} uses its soft-tyre +1", number(*car)),
             Event::WornSoftTyres { car } => {

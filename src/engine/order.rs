@@ -58,6 +58,9 @@ pub fn advance(t: &Track, state: &RaceState) -> (RaceState, Option<CarId>, Vec<E
     let mut events = Vec::new();
     loop {
         let Some(lead) = leader(&s, t) else {
+            if release_late(t, &mut s, &mut events) {
+                continue;
+            }
             return (s, None, events);
         };
         let found = match s.sweep {
@@ -89,6 +92,7 @@ pub fn advance(t: &Track, state: &RaceState) -> (RaceState, Option<CarId>, Vec<E
         if ends_round {
             if s.round_leader.is_some() {
                 end_round(&mut s, &mut events);
+                release_late(t, &mut s, &mut events);
                 s.round += 1;
             }
             s.round_leader = Some(lead);
@@ -116,6 +120,36 @@ pub fn advance(t: &Track, state: &RaceState) -> (RaceState, Option<CarId>, Vec<E
         s.to_play = Some(c);
         return (s, Some(c), events);
     }
+}
+
+/// Late arrivals (004 "Late Arrivals", ruling 47): a car waiting in the pit lane starts once
+/// every car still playing has passed it, at the end of that round; it plays from the next, as a
+/// car leaving its box. Returns whether one was released.
+fn release_late(t: &Track, s: &mut RaceState, events: &mut Vec<Event>) -> bool {
+    // Front first: a late car behind another in the lane cannot leave before it.
+    let mut waiting: Vec<CarId> = s.ids().filter(|&c| s.car(c).status == Status::Waiting).collect();
+    waiting.sort_by_key(|&c| std::cmp::Reverse(race_distance(s, t, c)));
+    let mut released = false;
+    for id in waiting {
+        let own = race_distance(s, t, id);
+        // Every car still playing has passed it, but those queued behind it in the pit lane.
+        let clear = s
+            .ids()
+            .filter(|&o| o != id && s.car(o).status.plays())
+            .filter(|&o| !(t.space(s.car(o).space).in_pit_lane() && race_distance(s, t, o) < own))
+            .all(|o| race_distance(s, t, o) > own);
+        if !clear {
+            break;
+        }
+        // It leaves like a car out of its box (19-4-2, 19-1-9): lever in 2nd, no 1st before the
+        // lane's exit (ruling 47).
+        let c = s.car_mut(id);
+        c.status = Status::Racing;
+        c.gear = 2;
+        events.push(Event::LateStart { car: id });
+        released = true;
+    }
+    released
 }
 
 /// End-of-round housekeeping: spun cars are turned round and will restart in 1st after the

@@ -80,6 +80,9 @@ pub enum Status {
         /// True once the car is off the board.
         removed: bool,
     },
+    /// A late arrival waiting at the pit-lane exit until every other car has passed it (004
+    /// "Late Arrivals", ruling 47): it does not play, and is no obstacle's victim.
+    Waiting,
     /// Crossed the finish line for the last time (21), `place` 1-based.
     Finished {
         /// Finishing position.
@@ -234,6 +237,48 @@ impl RaceState {
             cars.push(CarState::on_grid(*number, track.grid[i], setup, pit, i as u32));
         }
         Ok(RaceState::from_cars(cars, rules.laps, false))
+    }
+
+    /// Whether the field has not yet cleared the starting grid: a car still stands on its grid
+    /// slot (004 "Late Arrivals").
+    pub fn on_the_grid(&self, track: &Track) -> bool {
+        self.cars.iter().any(|c| c.status.plays() && (c.status == Status::Grid || track.grid.contains(&c.space)))
+    }
+
+    /// A late arrival (004 "Late Arrivals", ruling 47): car `number` joins a race whose field has
+    /// not cleared the starting grid, waiting in the pit lane (at its exit, or behind the late
+    /// cars already waiting there) until every car has passed it. Returns its id.
+    pub fn late_arrival(
+        &mut self,
+        track: &Track,
+        rules: &super::Rulebook,
+        number: u8,
+        setup: &Setup,
+    ) -> Result<CarId, String> {
+        if !self.on_the_grid(track) {
+            return Err("the field has cleared the starting grid: a late arrival can no longer start (004)".into());
+        }
+        let pit = setup.validate_for(rules).map_err(|e| format!("car {number}: {e}"))?;
+        let taken = |sp: SpaceIdx| {
+            self.cars.iter().any(|c| c.space == sp && !matches!(c.status, Status::Eliminated { removed: true, .. }))
+        };
+        let space = track
+            .pit_lane
+            .iter()
+            .rev()
+            .copied()
+            .find(|&sp| !taken(sp) && !track.pit_boxes.contains(&sp))
+            .ok_or_else(|| "no free space in the pit lane for a late arrival".to_string())?;
+        let mut car = CarState::on_grid(number, space, setup, pit, self.next_arrival);
+        self.next_arrival += 1;
+        car.status = Status::Waiting;
+        // It will leave like a car out of its box (19-1-9): along the lane to its exit.
+        car.pit.stage = super::pits::PitStage::ToExit;
+        // On the lap's first stretch, past the line, as the cars leaving the grid will be.
+        let line = track.grid.first().map_or(0, |&g| track.space(g).progress);
+        car.crossings = u16::from(track.space(space).progress < line);
+        self.cars.push(car);
+        Ok(CarId((self.cars.len() - 1) as u8))
     }
 
     /// A race at its first round with `cars` placed as given (arrival stamps continue after

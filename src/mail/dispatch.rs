@@ -429,7 +429,7 @@ impl Daemon {
                 Ok(Some(game))
             }
             Order::Lang(_) | Order::Game(_) | Order::Car(_) | Order::Token(_) | Order::Turn(_) => Ok(None),
-            Order::Create { game, track, laps, cars, hours, profile, weather, grid, lap_thirds } => {
+            Order::Create { game, track, laps, cars, hours, profile, weather, grid, lap_thirds, late } => {
                 if let Ok(h) = self.store.open(game) {
                     if Self::done_before(h.game(), &job.mid, Kind::Create, None) {
                         job.applied = true;
@@ -453,6 +453,7 @@ impl Daemon {
                     weather: weather.unwrap_or(Forecast::Track),
                     grid: grid.unwrap_or(GridMethod::Join),
                     lap_third_weather: *lap_thirds,
+                    late_arrivals: *late,
                 };
                 let seed = crate::store::driver::os_random().map_err(|e| e.to_string())?;
                 self.touch(job, game, 0).map_err(|e| e.to_string())?;

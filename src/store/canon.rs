@@ -184,6 +184,7 @@ pub fn status(s: Status) -> String {
         Status::SpunOut => "spun-out".into(),
         Status::Stalled => "stalled".into(),
         Status::Restarting => "restarting".into(),
+        Status::Waiting => "waiting".into(),
         Status::Eliminated { reason, removed } => {
             format!("eliminated-{}{}", reason.name(), if removed { "-removed" } else { "" })
         }

@@ -81,6 +81,8 @@ pub struct NewGame {
     pub grid: GridMethod,
     /// A changeable sky is tested three times a lap (002 "Weather", ruling 46).
     pub lap_third_weather: bool,
+    /// Late arrivals may join from the pit-lane exit (004, ruling 47).
+    pub late_arrivals: bool,
 }
 
 /// A player's join.
@@ -204,6 +206,7 @@ impl Store {
             weather: Some(req.weather.name().to_string()),
             grid: req.grid.qualifies().then(|| req.grid.name().to_string()),
             weather_checks: req.lap_third_weather.then(|| LAP_THIRDS.to_string()),
+            late_arrivals: req.late_arrivals,
             dice: crate::dice::SCHEME.into(),
             commitment: hex32(&commitment(&seed)),
         };

@@ -57,6 +57,10 @@ pub struct SetupRecord {
     /// 20 in 5th or a 30 in 6th (3-2-4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weather_checks: Option<String>,
+    /// Players may still join once the race has started, while the field has not cleared the
+    /// starting grid: they start from the pit-lane exit (004 "Late Arrivals", ruling 47).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub late_arrivals: bool,
     /// How the grid is made (`join`, `qualifying`, `qualifying-black-die`; ruling 31). Absent in
     /// older games: join order.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -124,6 +124,7 @@ fn play(
             weather: cfg.weather.forecast(),
             grid: super::qualifying::GridMethod::Join,
             lap_third_weather: false,
+            late_arrivals: false,
         };
         store.create(&req, sim_key(cfg.seed, &format!("{}/{race}", t.name)), meta(0))?
     };

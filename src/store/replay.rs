@@ -457,6 +457,9 @@ impl Game {
                     .ok_or_else(|| StoreError::BadSetting("a join turn names its player".into()))?;
                 self.check_join(&p, at)?;
                 Arc::make_mut(&mut next.players).push(p.clone());
+                if let Some(race) = next.race.as_mut() {
+                    self.late_arrival(race, &p, &mut out)?;
+                }
                 out.player = Some(p);
             }
             Kind::Start => {
@@ -658,7 +661,13 @@ impl Game {
             return Err(StoreError::Over);
         }
         if self.started() {
-            return Err(StoreError::Started);
+            // 004 "Late Arrivals": only into a race whose field is still on the grid (ruling 47).
+            let late = self.setup.late_arrivals
+                && self.now.qualifying.is_none()
+                && self.now.race.as_ref().is_some_and(|r| r.state.on_the_grid(&self.track));
+            if !late {
+                return Err(StoreError::Started);
+            }
         }
         if let Some(j) = &self.setup.join_by
             && Stamp::parse(j).is_some_and(|j| at > j)
@@ -1001,6 +1010,26 @@ impl Game {
         next.qualified = Some(Arc::new(q));
         self.complete(&mut race, next, out, input)?;
         next.race = Some(race);
+        Ok(())
+    }
+
+    /// Puts the car of `p`, who joins a started race, in the pit lane (004 "Late Arrivals",
+    /// ruling 47): into the race state and into a roll awaiting its choice, if any.
+    fn late_arrival(&self, race: &mut Race, p: &PlayerRecord, out: &mut TurnFile) -> Result<(), StoreError> {
+        let rules = Rulebook { laps: self.setup.laps, ..self.rules.clone() };
+        let setup = Setup { wear: wear_of(&p.wear), tyres: starting_tyres(p, race.state.wet, &self.rules) };
+        let id = race.state.late_arrival(&self.track, &rules, p.car, &setup).map_err(StoreError::BadSetting)?;
+        if let Some(pending) = race.pending.as_mut() {
+            pending.rolled.state.late_arrival(&self.track, &rules, p.car, &setup).map_err(StoreError::BadSetting)?;
+        }
+        let space = &self.track.space(race.state.car(id).space).id;
+        out.events.push(EventRecord {
+            article: Cow::Borrowed("004"),
+            text: format!(
+                "car {} arrives late: it waits in the pit lane on {space} until every car has passed it",
+                p.car
+            ),
+        });
         Ok(())
     }
 

@@ -541,3 +541,23 @@ fn a_league_race_referee_has_the_moderator_orders_on_that_game_only() {
     w.send("p1@test.invalid", &format!("GAME cup-2\nCAR 1\nTOKEN {}\nSTART", tokens[0]));
     assert!(w.store().load("cup-2", None).unwrap().started());
 }
+
+/// 004 "Late Arrivals" by mail (ruling 47): in a game created with LATE YES, a JOIN after START
+/// is welcomed while the field is on the grid, and the car waits in the pit lane.
+#[test]
+fn a_late_arrival_by_mail() {
+    let mut w = World::new("late");
+    w.send(MOD, &format!("TOKEN {MOD_TOKEN}\nCREATE lt TRACK sprint LAPS 1 CARS 3 HOURS 24 WEATHER sun LATE yes"));
+    w.send("p1@test.invalid", "JOIN lt CAR 1");
+    w.send(MOD, &format!("GAME lt\nTOKEN {MOD_TOKEN}\nSTART"));
+    w.send("p2@test.invalid", "JOIN lt CAR 2");
+    let welcome = body_of(&w.read("p2@test.invalid"));
+    assert!(welcome.contains("TOKEN "), "the late driver is welcomed: {welcome}");
+    let g = w.store().load("lt", None).unwrap();
+    let state = &g.now.race.as_ref().unwrap().state;
+    assert_eq!(state.cars.len(), 2);
+    assert_eq!(state.cars[1].status, steward::engine::state::Status::Waiting);
+    assert_eq!(state.cars[1].space, *g.track.pit_lane.last().unwrap(), "at the pit-lane exit");
+    assert!(g.setup.late_arrivals);
+    steward::store::verify::verify(&w.store().game_dir("lt"), None).unwrap();
+}

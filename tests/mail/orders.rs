@@ -131,6 +131,7 @@ fn requests_and_moderator_commands() {
             weather: None,
             grid: None,
             lap_thirds: false,
+            late: false,
         }
     );
     assert_eq!(
@@ -145,6 +146,7 @@ fn requests_and_moderator_commands() {
             weather: None,
             grid: None,
             lap_thirds: false,
+            late: false,
         }
     );
     assert_eq!(
@@ -166,6 +168,9 @@ fn requests_and_moderator_commands() {
     assert!(matches!(one("CREATE m TRACK monaco LAPS 1 CHECKS lap-thirds"), Order::Create { lap_thirds: true, .. }));
     assert!(matches!(one("CRÉER m CIRCUIT monaco TOURS 1 CONTRÔLES tiers"), Order::Create { lap_thirds: true, .. }));
     assert!(matches!(err("CREATE m TRACK monaco LAPS 1 CHECKS often"), OrderError::Invalid { .. }));
+    assert!(matches!(one("CREATE m TRACK monaco LAPS 1 LATE yes"), Order::Create { late: true, .. }));
+    assert!(matches!(one("CRÉER m CIRCUIT monaco TOURS 1 RETARD oui"), Order::Create { late: true, .. }));
+    assert!(matches!(err("CREATE m TRACK monaco LAPS 1 LATE maybe"), OrderError::Invalid { .. }));
 }
 
 #[test]

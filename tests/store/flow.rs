@@ -435,3 +435,60 @@ fn weather_checks_three_times_a_lap() {
     let out = python(&["tools/verify_game.py", &dir.display().to_string()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
 }
+
+/// 004 "Late Arrivals" (ruling 47): in a game that takes them, a player may join after the start
+/// while the field is still on the grid; the car waits in the pit lane, at its exit or behind the
+/// late cars already there, until every car has passed it, then leaves like a car out of its box.
+#[test]
+fn late_arrivals_start_from_the_pit_lane() {
+    use steward::engine::state::Status;
+    let g = scratch("late-arrivals");
+    ok(&g, &["new", "plain", "--track", "sprint", "--laps", "1"]);
+    ok(&g, &["join", "plain", "--address", "a@example.org", "--bot"]);
+    ok(&g, &["start", "plain"]);
+    refused(&g, &["join", "plain", "--address", "late@example.org"], "joins are closed");
+
+    ok(&g, &["new", "l", "--track", "sprint", "--laps", "1", "--weather", "sun", "--late-arrivals"]);
+    for who in ["a", "b"] {
+        ok(&g, &["join", "l", "--address", &format!("{who}@example.org"), "--bot"]);
+    }
+    ok(&g, &["start", "l"]);
+    let text = ok(&g, &["join", "l", "--address", "late@example.org", "--bot"]);
+    assert!(text.contains("with car 3"), "{text}");
+    ok(&g, &["join", "l", "--address", "later@example.org", "--bot"]);
+    let dir = g.join("l");
+    let game = steward::store::driver::load_dir(&dir, None).unwrap();
+    let state = &game.now.race.as_ref().unwrap().state;
+    let (exit, before) = (*game.track.pit_lane.last().unwrap(), game.track.pit_lane[game.track.pit_lane.len() - 2]);
+    assert_eq!((state.cars[2].status, state.cars[2].space), (Status::Waiting, exit), "the first at the exit");
+    assert_eq!((state.cars[3].status, state.cars[3].space), (Status::Waiting, before), "the next behind it");
+    let mut released = None;
+    let mut n = 0;
+    while !last_turn(&dir).over {
+        n += 1;
+        assert!(n < 400, "the race does not end");
+        ok(&g, &["play", "l", "--bot"]);
+        let t = last_turn(&dir);
+        if released.is_none() && t.events.iter().any(|e| e.article == "004" && e.text.contains("car 3 leaves")) {
+            released = Some(t.turn);
+        }
+        // Once the field has left the grid, joins are closed.
+        if n == 40 {
+            refused(&g, &["join", "l", "--address", "tardy@example.org"], "joins are closed");
+        }
+    }
+    let turn = released.expect("the late car leaves the pit lane");
+    // When it leaves, every other car still racing has passed the exit.
+    let at = steward::store::driver::load_dir(&dir, Some(turn)).unwrap();
+    let st = &at.now.race.as_ref().unwrap().state;
+    let own = steward::engine::order::race_distance(st, &at.track, steward::engine::CarId(2));
+    for (i, c) in st.cars.iter().enumerate().take(2) {
+        if c.status.plays() {
+            assert!(steward::engine::order::race_distance(st, &at.track, steward::engine::CarId(i as u8)) > own);
+        }
+    }
+    let r = verify(&dir, None).unwrap();
+    assert!(r.game.now.race.as_ref().unwrap().state.cars.iter().all(|c| !matches!(c.status, Status::Waiting)));
+    let out = python(&["tools/verify_game.py", &dir.display().to_string()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+}

@@ -63,6 +63,8 @@ pub enum Arg {
     Grid,
     /// When the weather is checked.
     Checks,
+    /// Yes or no.
+    YesNo,
     /// A pit stop type.
     StopType,
     /// A part of the car.
@@ -106,6 +108,7 @@ impl Arg {
             Arg::Weather => ("a weather setting", "une météo"),
             Arg::Grid => ("a grid method", "une méthode de grille"),
             Arg::Checks => ("a weather check rule", "une règle de contrôle météo"),
+            Arg::YesNo => ("yes or no", "oui ou non"),
             Arg::StopType => ("QUICK or LONG", "RAPIDE ou LONG"),
             Arg::Part => ("a part", "une partie"),
             Arg::Points => ("a number of points", "un nombre de points"),
@@ -136,7 +139,9 @@ impl Arg {
             (Arg::Grid, Lang::En) => Some("JOIN, QUALIFYING or QUALIFYING-BLACK-DIE"),
             (Arg::Grid, Lang::Fr) => Some("INSCRIPTION, ESSAIS ou ESSAIS-NOIR"),
             (Arg::Checks, Lang::En) => Some("LAP-THIRDS or ROLLS"),
-            (Arg::Checks, Lang::Fr) => Some("TIERS or JETS"),
+            (Arg::Checks, Lang::Fr) => Some("TIERS ou JETS"),
+            (Arg::YesNo, Lang::En) => Some("YES or NO"),
+            (Arg::YesNo, Lang::Fr) => Some("OUI ou NON"),
             (Arg::StopType, Lang::En) => Some("QUICK or LONG"),
             (Arg::StopType, Lang::Fr) => Some("RAPIDE ou LONG"),
             (Arg::Part, Lang::En) => Some("tyres, brakes, gas, body, engine, handling"),

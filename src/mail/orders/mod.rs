@@ -102,6 +102,8 @@ pub enum Order {
         grid: Option<GridMethod>,
         /// `CHECKS LAP-THIRDS`: 002's three weather checks a lap (ruling 46).
         lap_thirds: bool,
+        /// `LATE YES`: late arrivals join from the pit-lane exit (004, ruling 47).
+        late: bool,
     },
     /// A league edit (moderators) or the league's standings (anyone).
     League {
@@ -735,7 +737,7 @@ fn create(args: &[&str]) -> Result<Order, OrderError> {
     let k = Kw::Create;
     let game = game_id(k, args.first())?;
     let (mut track, mut laps, mut cars, mut hours, mut profile) = (None, None, None, None, None);
-    let (mut weather, mut grid, mut lap_thirds) = (None, None, false);
+    let (mut weather, mut grid, mut lap_thirds, mut late) = (None, None, false, false);
     let mut i = 1;
     while i < args.len() {
         let next = args.get(i + 1);
@@ -763,6 +765,14 @@ fn create(args: &[&str]) -> Result<Order, OrderError> {
                     got: w.to_string(),
                 })?);
             }
+            "late" | "retard" | "retards" => {
+                let w = next.ok_or(OrderError::Missing { order: k, what: Arg::YesNo })?;
+                late = match squash(w).as_str() {
+                    "yes" | "oui" | "on" => true,
+                    "no" | "non" | "off" => false,
+                    _ => return Err(OrderError::Invalid { order: k, what: Arg::YesNo, got: w.to_string() }),
+                };
+            }
             "checks" | "controles" => {
                 let w = next.ok_or(OrderError::Missing { order: k, what: Arg::Checks })?;
                 lap_thirds = match squash(w).replace('-', "").as_str() {
@@ -785,7 +795,7 @@ fn create(args: &[&str]) -> Result<Order, OrderError> {
     }
     let track = track.ok_or(OrderError::Missing { order: k, what: Arg::Track })?;
     let laps = laps.ok_or(OrderError::Missing { order: k, what: Arg::Laps })?;
-    Ok(Order::Create { game, track, laps, cars, hours, profile, weather, grid, lap_thirds })
+    Ok(Order::Create { game, track, laps, cars, hours, profile, weather, grid, lap_thirds, late })
 }
 
 /// A CREATE's GRID word, English or French (`essais`: qualifying).
