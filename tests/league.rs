@@ -492,6 +492,7 @@ fn stored_game(
             wet_tyres: None,
             entropy: None,
             bot: true,
+            driver_points: 0,
         };
         h.join(&j, Meta::by("test")).unwrap();
     }

@@ -311,6 +311,7 @@ impl Daemon {
                         wet_tyres: tyres.and_then(|t| t.1),
                         entropy: phrase.clone(),
                         bot: false,
+                        driver_points: 0,
                     };
                     let meta = self.meta(job, None);
                     let t = h.join(&req, meta).map_err(|e| e.to_string())?;
