@@ -65,6 +65,7 @@ fn games(root: &Path, games: usize) -> Vec<u32> {
                 wet_tyres: None,
                 entropy: None,
                 bot: false,
+                driver_points: 0,
             };
             h.join(&j, Meta::now()).unwrap();
         }

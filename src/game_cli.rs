@@ -130,6 +130,9 @@ pub enum GameCommand {
         /// The bot drives this car.
         #[arg(long)]
         bot: bool,
+        /// The driver's points for this race: each re-rolls one gear roll (002, ruling 45).
+        #[arg(long, default_value_t = 0)]
+        driver_points: u8,
         #[command(flatten)]
         source: SourceArgs,
         #[command(flatten)]
@@ -164,6 +167,9 @@ pub enum GameCommand {
         /// With --stop long: a repair from the pit points, `part=points` (`brakes=1`), repeatable.
         #[arg(long, requires = "choose")]
         repair: Vec<String>,
+        /// Expend a driver point to re-roll the gear roll awaiting the car's choice (002, ruling 45).
+        #[arg(long, conflicts_with_all = ["gear", "choose", "bot"])]
+        reroll: bool,
         /// Let the bot play the car awaited (a bot car, or a missed deadline).
         #[arg(long)]
         bot: bool,
@@ -295,7 +301,21 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
             outln!("dice commitment (publish it in the game's first message): {}", g.setup.commitment);
             Ok(ExitCode::SUCCESS)
         }
-        GameCommand::Join { game, address, token, car, name, tyres, wet_tyres, wear, entropy, bot, source, games } => {
+        GameCommand::Join {
+            game,
+            address,
+            token,
+            car,
+            name,
+            tyres,
+            wet_tyres,
+            wear,
+            entropy,
+            bot,
+            driver_points,
+            source,
+            games,
+        } => {
             let (store, id) = locate(&games, &game);
             let tyres = Tyres::parse(&tyres).with_context(|| format!("unknown tyres `{tyres}` (hard, soft, rain)"))?;
             let wet_tyres = match wet_tyres {
@@ -314,7 +334,8 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
                 None => new_token()?,
             };
             let mut h = store.open(&id)?;
-            let req = Join { address, token: token.clone(), car, name, wear, tyres, wet_tyres, entropy, bot };
+            let req =
+                Join { address, token: token.clone(), car, name, wear, tyres, wet_tyres, entropy, bot, driver_points };
             let t = h.join(&req, source.meta("moderator"))?;
             let p = t.player.as_ref().expect("a join turn has its player");
             outln!("{} joins game {} with car {} (turn {})", p.address, id, p.car, t.turn);
@@ -330,7 +351,7 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
             out!("{}", show::brief(h.game()));
             Ok(ExitCode::SUCCESS)
         }
-        GameCommand::Play { game, car, gear, choose, stop, tyres, repair, bot, token, source, games } => {
+        GameCommand::Play { game, car, gear, choose, stop, tyres, repair, reroll, bot, token, source, games } => {
             let (store, id) = locate(&games, &game);
             let mut h = store.open(&id)?;
             if let (Some(token), Some(from)) = (&token, &source.from) {
@@ -347,6 +368,9 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
                     bail!("the bot plays only the car awaited, car {awaited}");
                 }
                 h.bot_move(&mut Bot::new(), source.meta("bot"))?;
+            } else if reroll {
+                let c = car_or_awaited()?;
+                h.reroll(c, By::Player, source.meta("player"))?;
             } else if let Some(g) = gear {
                 let c = car_or_awaited()?;
                 h.gear(c, g, By::Player, source.meta("player"))?;
@@ -365,7 +389,7 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
                     h.choose(c, &answer, By::Player, source.meta("player"))?;
                 }
             } else {
-                bail!("say what to play: --gear G, --choose OPTION, or --bot");
+                bail!("say what to play: --gear G, --choose OPTION, --reroll, or --bot");
             }
             out!("{}", show::brief(h.game()));
             Ok(ExitCode::SUCCESS)

@@ -494,6 +494,7 @@ fn stored_game(
             wet_tyres: None,
             entropy: None,
             bot: true,
+            driver_points: 0,
         };
         h.join(&j, Meta::by("test")).unwrap();
     }
@@ -673,4 +674,41 @@ fn results_from_kept_sim_races_classify_the_cars_that_went_out() {
         }
     }
     assert!(with_dnfs >= 1, "some kept race lost a car");
+}
+
+/// 002 "Finishing Results" to the games (ruling 45): a driver joins race n holding the whole
+/// points earned in the races already over (½ for the podium, ½ for finishing).
+#[test]
+fn a_driver_holds_the_points_earned_in_earlier_races_for_the_next() {
+    use steward::engine::Status;
+    use steward::league::results::driver_points_for;
+    let dir = stored_game("dp-1", "sprint", 4, 1, None, false);
+    let games = dir.parent().unwrap();
+    let mut l = steward::league::League::new("dpl", "mod@x.invalid").unwrap();
+    for g in ["dp-1", "dp-2"] {
+        let race = steward::league::RaceRecord {
+            game: g.into(),
+            track: "sprint".into(),
+            laps: 1,
+            grid: Default::default(),
+            referee: None,
+            bids: Vec::new(),
+        };
+        l.add_race(race).unwrap();
+    }
+    for c in 1..=4 {
+        l.enter(&format!("d{c}@x.invalid"), None, 1).unwrap();
+    }
+    let g = steward::store::driver::load_dir(&dir, None).unwrap();
+    let state = &g.now.race.as_ref().unwrap().state;
+    let at = |place: u8| {
+        let i = state.cars.iter().position(|c| c.status == Status::Finished { place })?;
+        Some(g.now.players[i].address.clone())
+    };
+    let winner = at(1).expect("a winner");
+    assert_eq!(driver_points_for(games, &l, &winner, 1).unwrap(), 0);
+    assert_eq!(driver_points_for(games, &l, &winner, 2).unwrap(), 1, "½ for the podium and ½ for finishing");
+    if let Some(fourth) = at(4) {
+        assert_eq!(driver_points_for(games, &l, &fourth, 2).unwrap(), 0, "½ is not yet a point");
+    }
 }

@@ -150,6 +150,14 @@ pub enum Event {
         /// The car.
         car: CarId,
     },
+    /// The player expends one of the driver's points to re-roll the gear die; the second result
+    /// stands (002 "Expending Driver Points", ruling 45).
+    DriverPoint {
+        /// The car.
+        car: CarId,
+        /// The first result, discarded.
+        first: u8,
+    },
     /// A 20 on the black die at the start or at a restart: the car moves 4 spaces at once and may
     /// play 1st or 2nd next (9-2-1, 10-4-6).
     SuperStart {
@@ -296,6 +304,7 @@ impl Event {
             Event::Restarts { .. } => "10-4-1",
             Event::Stalled { .. } => "9-1-1",
             Event::SuperStart { .. } => "9-2-1",
+            Event::DriverPoint { .. } => "002 Expending Driver Points",
             Event::BodyTest { aggravated: false, .. } => "14-1",
             Event::BodyTest { aggravated: true, .. } => "14-3",
             Event::EngineTest { .. } => "16-0-1",
@@ -353,6 +362,10 @@ impl Event {
             Event::Restarts { car } => format!("car {} is turned round and restarts in 1st", number(*car)),
             Event::Stalled { car } => format!("car {} stalls and waits for the next round", number(*car)),
             Event::SuperStart { car } => format!("car {} makes a super start: 4 spaces at once", number(*car)),
+            Event::DriverPoint { car, first } => format!(
+                "car {} expends a driver point: its roll of {first} is discarded and the gear die rolled again; the second result stands",
+                number(*car)
+            ),
             Event::BodyTest { car, other, aggravated } => format!(
                 "car {} takes a{} body test for touching car {}",
                 number(*car),

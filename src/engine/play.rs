@@ -189,17 +189,63 @@ pub fn roll(
             })));
         }
     }
+    let (value, opts) = gear_die(t, &s, car, gear, inertia, dice, &mut events, rules);
+    Ok(Step::Choose(Box::new(Rolled { state: s, car, from, start_key, gear, roll: value, options: opts, events })))
+}
+
+/// The gear die of a move and the options it offers, in the state after the gear change.
+#[allow(clippy::too_many_arguments)]
+fn gear_die(
+    t: &Track,
+    s: &RaceState,
+    car: CarId,
+    gear: u8,
+    inertia: bool,
+    dice: &mut dyn Dice,
+    events: &mut Vec<Event>,
+    rules: &Rulebook,
+) -> (u8, Vec<MoveOption>) {
     let value = dice.roll(Die::Gear(gear), Some(car), Purpose::Move);
     events.push(Event::Rolled { car: Some(car), die: Die::Gear(gear), purpose: Purpose::Move, value });
     if tyres::worn_soft_malus(t, s.car(car), value, &rules.set) {
         events.push(Event::WornSoftTyres { car }); // 003-3
     }
-    let mut opts = move_options_with(t, &s, car, value, rules);
+    let mut opts = move_options_with(t, s, car, value, rules);
     if inertia {
         // 16-0-3: the inertia goes as far as it can without an overshoot elimination.
         inertia::restrict(t, s.car(car), &mut opts);
     }
-    Ok(Step::Choose(Box::new(Rolled { state: s, car, from, start_key, gear, roll: value, options: opts, events })))
+    (value, opts)
+}
+
+/// True when `rolled` came from the gear die (not a super start's 4 spaces, 9-2-1): the one
+/// roll a driver point may re-roll (002 "Expending Driver Points", ruling 45).
+pub fn rerollable(rolled: &Rolled) -> bool {
+    rolled.events.iter().any(|e| matches!(e, Event::Rolled { die: Die::Gear(_), purpose: Purpose::Move, .. }))
+}
+
+/// 002 "Expending Driver Points": the player spends one of the driver's points to roll the gear
+/// die of `rolled` again; the first result is discarded with the options it offered, and the
+/// second stands (ruling 45). The gear change and its costs stay (they came with the gear, not
+/// the die), and so does a standing start's black die (only the gear die is re-rolled). The
+/// returned roll's events are the first roll's up to its gear die, then the re-roll's; the second
+/// value returned holds the re-roll's events alone. `None` when the roll was no gear die.
+pub fn reroll(t: &Track, rolled: &Rolled, dice: &mut dyn Dice, rules: &Rulebook) -> Option<(Rolled, Vec<Event>)> {
+    if !rerollable(rolled) {
+        return None;
+    }
+    let car = rolled.car;
+    let mut events: Vec<Event> = rolled
+        .events
+        .iter()
+        .take_while(|e| !matches!(e, Event::Rolled { die: Die::Gear(_), purpose: Purpose::Move, .. }))
+        .cloned()
+        .collect();
+    let mut fresh = vec![Event::DriverPoint { car, first: rolled.roll }];
+    let inertia = rolled.state.in_inertia(car);
+    let (value, opts) = gear_die(t, &rolled.state, car, rolled.gear, inertia, dice, &mut fresh, rules);
+    events.extend(fresh.iter().cloned());
+    Some((Rolled { state: rolled.state.clone(), roll: value, options: opts, events, ..rolled.clone() }, fresh))
 }
 
 /// The options of `car` for a gear-die result of `value` in state `s`, under the 2004

@@ -126,3 +126,41 @@ pub fn next_race(games: &Path, league: &League) -> Result<u32, LeagueError> {
     }
     Ok(league.races.len() as u32 + 1)
 }
+
+/// The driver points `address` holds for race `n` (1-based) of `league` (002 "Finishing
+/// Results", ruling 45): the Driver points of the team's design for that race (bought with
+/// construction points: available each race, never accumulated) plus the whole points earned
+/// in the races already over (½ for a top-three finish, ½ for finishing) and not yet expended.
+/// A race's re-rolls spend its bought points first (they are lost at its end anyway), then
+/// earned ones. Read from the games: each earlier race's final state and the points its player
+/// spent there.
+pub fn driver_points_for(games: &Path, league: &League, address: &str, n: usize) -> Result<u32, LeagueError> {
+    use super::series::Category;
+    let team = league.driver(address).and_then(|d| d.team.clone());
+    let bought = |k: usize| -> u32 {
+        team.as_deref()
+            .and_then(|t| league.design_for(t, k))
+            .and_then(|d| d.get(&Category::Driver).copied())
+            .unwrap_or(0)
+    };
+    let (mut halves, mut spent_earned) = (0u32, 0u32);
+    for (i, r) in league.races.iter().enumerate().take(n.saturating_sub(1)) {
+        let dir = games.join(&r.game);
+        if !dir.join("turns").is_dir() {
+            continue;
+        }
+        let g = load_dir(&dir, None).map_err(|source| LeagueError::Store { game: r.game.clone(), source })?;
+        let Some(ix) = g.now.players.iter().position(|p| p.address.eq_ignore_ascii_case(address)) else { continue };
+        let number = g.now.players[ix].car;
+        let spent = u32::from(g.now.spent.get(&number).copied().unwrap_or(0));
+        spent_earned += spent.saturating_sub(bought(i + 1));
+        if let (true, Some(race)) = (g.now.over, &g.now.race)
+            && let Status::Finished { place } = race.state.cars[ix].status
+        {
+            let placed =
+                Placed { driver: address.to_string(), place: place as u32, ending: super::scoring::Ending::Finished };
+            halves += super::series::driver_points_halves(&placed);
+        }
+    }
+    Ok(bought(n) + (halves / 2).saturating_sub(spent_earned))
+}

@@ -5,7 +5,8 @@
 //!
 //! The 002 car sheet has eight categories and the drivers; it is not the 2004 car sheet
 //! steward's games play (chapter 5's wear points), so these are checked and kept by the league
-//! and not passed to the games (ruling 43).
+//! and not passed to the games (ruling 43); only the driver points are, when a driver joins a
+//! race (`results::driver_points_for`, ruling 45).
 
 use std::collections::BTreeMap;
 
@@ -129,7 +130,8 @@ pub fn driver_points_halves(p: &Placed) -> u32 {
 }
 
 /// Driver points (in halves) `driver` has earned over `races`; they carry from race to race
-/// until spent (002), and steward offers no way to spend them (ruling 43).
+/// until spent (002); a game's player spends them on re-rolls (ruling 45,
+/// `results::driver_points_for`).
 pub fn earned(driver: &str, races: &[Vec<Placed>]) -> u32 {
     races.iter().flat_map(|r| r.iter().filter(|p| p.driver == driver)).map(driver_points_halves).sum()
 }

@@ -301,6 +301,13 @@ impl Daemon {
                         .map(|p| p.car)
                         .unwrap_or(0)
                 } else {
+                    // A league driver joining a race of the league brings the driver points it
+                    // holds for that race (002, ruling 45).
+                    let games = &self.store.dir;
+                    let driver_points = super::league::league_of_game(games, game)
+                        .filter(|(l, _)| l.driver(&job.sender).is_some())
+                        .and_then(|(l, n)| crate::league::results::driver_points_for(games, &l, &job.sender, n).ok())
+                        .map_or(0, |p| p.min(u32::from(u8::MAX)) as u8);
                     let req = Join {
                         address: job.sender.clone(),
                         token: token.clone(),
@@ -311,6 +318,7 @@ impl Daemon {
                         wet_tyres: tyres.and_then(|t| t.1),
                         entropy: phrase.clone(),
                         bot: false,
+                        driver_points,
                     };
                     let meta = self.meta(job, None);
                     let t = h.join(&req, meta).map_err(|e| e.to_string())?;
@@ -371,6 +379,19 @@ impl Daemon {
                 self.touch(job, &game, next).map_err(|e| e.to_string())?;
                 let meta = self.meta(job, None);
                 h.choose(car, answer, By::Player, meta).map_err(|e| e.to_string())?;
+                job.applied = true;
+                Ok(Some(game))
+            }
+            Order::Reroll => {
+                // 002 "Expending Driver Points" (ruling 45): like CHOOSE, it answers the roll
+                // awaiting the car's choice; the reply offers the second roll's options.
+                let Some((game, mut h, car)) = self.awaiting_choice(job, head)? else {
+                    return Ok(head.game.clone());
+                };
+                let next = h.game().next_turn();
+                self.touch(job, &game, next).map_err(|e| e.to_string())?;
+                let meta = self.meta(job, None);
+                h.reroll(car, By::Player, meta).map_err(|e| reroll_refusal(lang, &e))?;
                 job.applied = true;
                 Ok(Some(game))
             }
@@ -613,8 +634,11 @@ impl Daemon {
         } else {
             let rolled_at =
                 g.turns.iter().rev().find(|t| t.pending.is_some() && t.kind == Kind::Move).map_or(0, |t| t.turn);
-            // The decision awaited is the last turn's; it was offered at the turn that rolled.
-            g.turns.iter().rev().take_while(|t| t.pending.is_some()).last().map_or(rolled_at, |t: &TurnFile| t.turn)
+            // The decision awaited is the last turn's; it was offered at the turn that rolled,
+            // or at the driver point's re-roll that replaced that roll (ruling 45).
+            let run = || g.turns.iter().rev().take_while(|t| t.pending.is_some());
+            let rerolled = run().find(|t| t.orders.iter().any(|o| o.reroll)).map(|t| t.turn);
+            rerolled.unwrap_or_else(|| run().last().map_or(rolled_at, |t: &TurnFile| t.turn))
         };
         if n < offered {
             return Err(tr(
@@ -973,4 +997,21 @@ fn last_turn(dir: &std::path::Path) -> Option<TurnFile> {
     names.sort();
     let text = std::fs::read_to_string(dir.join("turns").join(names.last()?)).ok()?;
     toml::from_str(&text).ok()
+}
+
+/// A refused re-roll (002, ruling 45), in the player's language.
+fn reroll_refusal(lang: Lang, e: &StoreError) -> String {
+    let fr = match e {
+        StoreError::AlreadyRerolled { car, roll, labels } => format!(
+            "La voiture {car} a deja relance ce coup : le second resultat, {roll}, est definitif et ne peut pas etre relance (002 Expending Driver Points) ; choisissez parmi {labels}."
+        ),
+        StoreError::NoDriverPoints { car, labels } => format!(
+            "Le pilote de la voiture {car} n'a plus de points pilote a depenser (002 Expending Driver Points) ; choisissez parmi {labels}."
+        ),
+        StoreError::NotRerollable { car, labels } => format!(
+            "Le deplacement de la voiture {car} vient du de noir de son depart (super depart, 9-2-1), pas du de de vitesse : seul le de de vitesse se relance (decision 45) ; choisissez parmi {labels}."
+        ),
+        _ => return e.to_string(),
+    };
+    tr(lang, &e.to_string(), &fr)
 }

@@ -105,7 +105,15 @@ pub fn report(game: &Game, first: u32, recipient: Option<u8>) -> Report {
                 .pending_roll(car)
                 .map(|p| (0..p.options.len()).map(crate::engine::MoveOption::label).collect())
                 .unwrap_or_default();
-            format!("CHOOSE <{}>", labels.join("|"))
+            let mut o = format!("CHOOSE <{}>", labels.join("|"));
+            // 002 "Expending Driver Points" (ruling 45): a gear roll not yet re-rolled, and points.
+            let left = game.driver_points_left(car);
+            let pending =
+                game.now.race.as_ref().and_then(|r| r.pending.as_ref()).filter(|_| game.now.qualifying.is_none());
+            if left > 0 && pending.is_some_and(|p| !p.rerolled && crate::engine::play::rerollable(&p.rolled)) {
+                o.push_str(&format!(" or REROLL ({left} driver point(s))"));
+            }
+            o
         } else {
             "GEAR <1-6>".into()
         };

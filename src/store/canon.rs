@@ -137,7 +137,12 @@ fn state_bytes(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pendin
         let r = &p.rolled;
         w.s("pending car ").n(r.car.0).s(" move ").n(p.move_no).s(" next_roll ").n(p.next_index);
         w.s(" from ").s(&t.space(r.from).id).s(" start ").key(r.start_key);
-        w.s(" gear ").n(r.gear).s(" roll ").n(r.roll).s("\n");
+        w.s(" gear ").n(r.gear).s(" roll ").n(r.roll);
+        // Written only when set, so that the digests of games without re-rolls do not change.
+        if p.rerolled {
+            w.s(" rerolled");
+        }
+        w.s("\n");
         for (i, o) in r.options.iter().enumerate() {
             w.s("option ").n(i as u64).s(" end ").s(&t.space(o.end).id).s(" path ").spaces(t, &o.path);
             w.s(" spaces ").n(o.spaces).s(" brakes ").n(o.brakes).s(" blocked ").n(o.blocked);

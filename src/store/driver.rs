@@ -106,6 +106,8 @@ pub struct Join {
     pub entropy: Option<String>,
     /// The bot drives this car.
     pub bot: bool,
+    /// The driver's points for this race (002 "Expending Driver Points", ruling 45): 0 for none.
+    pub driver_points: u8,
 }
 
 /// A directory of games.
@@ -380,6 +382,7 @@ impl Handle {
             tyres: req.tyres.name().to_string(),
             wet_tyres: req.wet_tyres.map(|t| t.name().to_string()),
             entropy: req.entropy.clone().unwrap_or_default(),
+            driver_points: req.driver_points,
             wear: wear_record(&req.wear),
         };
         let mut input = self.input(Kind::Join, meta);
@@ -399,7 +402,25 @@ impl Handle {
     pub fn gear(&mut self, car: u8, gear: u8, by: By, meta: Meta) -> Result<&TurnFile, StoreError> {
         self.need_seed()?;
         let mut input = self.input(Kind::Move, meta);
-        input.orders.push(OrderRecord { car, by, gear: Some(gear), choose: None, space: None, pit: None });
+        input.orders.push(OrderRecord {
+            car,
+            by,
+            gear: Some(gear),
+            choose: None,
+            space: None,
+            reroll: false,
+            pit: None,
+        });
+        self.commit(input)
+    }
+
+    /// Car `car` expends one of its driver's points to re-roll the gear roll awaiting its choice
+    /// (002 "Expending Driver Points", ruling 45): the new options are offered (a single option
+    /// is played at once).
+    pub fn reroll(&mut self, car: u8, by: By, meta: Meta) -> Result<&TurnFile, StoreError> {
+        self.need_seed()?;
+        let mut input = self.input(Kind::Move, meta);
+        input.orders.push(OrderRecord { car, by, gear: None, choose: None, space: None, reroll: true, pit: None });
         self.commit(input)
     }
 
@@ -433,7 +454,7 @@ impl Handle {
         self.need_seed()?;
         let mut input = self.input(Kind::Move, meta);
         let choose = Some(answer.trim().to_string());
-        input.orders.push(OrderRecord { car, by, gear: None, choose, space: None, pit });
+        input.orders.push(OrderRecord { car, by, gear: None, choose, space: None, reroll: false, pit });
         self.commit(input)
     }
 
@@ -464,13 +485,29 @@ impl Handle {
             let i = bot.option(&g.track, &p.rolled);
             let label = crate::engine::MoveOption::label(i);
             let pit = bot_pit(bot, &g.track, &g.rules, &p.rolled, i);
-            input.orders.push(OrderRecord { car, by: By::Bot, gear: None, choose: Some(label), space: None, pit });
+            input.orders.push(OrderRecord {
+                car,
+                by: By::Bot,
+                gear: None,
+                choose: Some(label),
+                space: None,
+                reroll: false,
+                pit,
+            });
             return self.commit(input);
         }
         let id = race.state.to_play.ok_or(StoreError::Over)?;
         let car = g.number(id);
         let gear = bot.gear(&g.track, &race.state, id);
-        input.orders.push(OrderRecord { car, by: By::Bot, gear: Some(gear), choose: None, space: None, pit: None });
+        input.orders.push(OrderRecord {
+            car,
+            by: By::Bot,
+            gear: Some(gear),
+            choose: None,
+            space: None,
+            reroll: false,
+            pit: None,
+        });
         // Look at the roll the gear gives (the dice are derived, so this is the roll the turn
         // will make) to pick the option in the same turn.
         let key = g.now.key;
@@ -487,6 +524,7 @@ impl Handle {
                     gear: None,
                     choose: Some(crate::engine::MoveOption::label(i)),
                     space: None,
+                    reroll: false,
                     pit,
                 });
             }
@@ -503,7 +541,8 @@ impl Handle {
         let q = g.now.qualifying.as_ref().ok_or(StoreError::NotStarted)?;
         let e = q.entry(car).ok_or(StoreError::NoSuchCar(car))?;
         let mut input = self.input(Kind::Move, meta);
-        let order = |gear, choose| OrderRecord { car, by: By::Bot, gear, choose, space: None, pit: None };
+        let order =
+            |gear, choose| OrderRecord { car, by: By::Bot, gear, choose, space: None, reroll: false, pit: None };
         if let Some((r, _)) = &e.pending {
             let i = LapDriver::option(bot, &g.track, &e.lap, r);
             input.orders.push(order(None, Some(crate::engine::MoveOption::label(i))));

@@ -148,6 +148,43 @@ pub enum StoreError {
     /// A choice with no roll made.
     #[error("car {0} has no roll to choose from: send a gear first")]
     NoChoicePending(u8),
+    /// A re-roll with no gear roll awaiting the car's choice (002, ruling 45).
+    #[error(
+        "car {0} has no roll awaiting its choice: a driver point re-rolls the gear die after the gear is rolled and before the choice (002 Expending Driver Points)"
+    )]
+    NothingToReroll(u8),
+    /// A second re-roll of the same move (002).
+    #[error(
+        "car {car} has already re-rolled this move: the second result, {roll}, stands and cannot be re-rolled again (002 Expending Driver Points); choose one of {labels}"
+    )]
+    AlreadyRerolled {
+        /// The car.
+        car: u8,
+        /// The second result.
+        roll: u8,
+        /// The labels on offer.
+        labels: String,
+    },
+    /// A re-roll by a car whose driver has no points left (002).
+    #[error(
+        "car {car}'s driver has no driver points left to expend (002 Expending Driver Points); choose one of {labels}"
+    )]
+    NoDriverPoints {
+        /// The car.
+        car: u8,
+        /// The labels on offer.
+        labels: String,
+    },
+    /// A re-roll of a move that rolled no gear die (a super start, 9-2-1; ruling 45).
+    #[error(
+        "car {car}'s move comes from the black die of its start (a super start, 9-2-1), not the gear die: only the gear die may be re-rolled (ruling 45); choose one of {labels}"
+    )]
+    NotRerollable {
+        /// The car.
+        car: u8,
+        /// The labels on offer.
+        labels: String,
+    },
     /// An option label that is not on offer.
     #[error("option `{got}` is not on offer; choose one of {labels} or give a destination space id")]
     NoSuchOption {
@@ -167,7 +204,7 @@ pub enum StoreError {
         space: String,
     },
     /// An order that is neither a gear nor a choice.
-    #[error("an order gives either a gear or a choice")]
+    #[error("an order gives a gear, a choice, or a re-roll alone")]
     BadOrder,
     /// The engine refuses an order (its reason is the message, so it is not also a source).
     #[error("{0}")]

@@ -98,12 +98,20 @@ pub struct PlayerRecord {
     /// dice key at the start.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub entropy: String,
+    /// The driver's points for this race (002 "Expending Driver Points"): each re-rolls one gear
+    /// roll (ruling 45). Left out when 0, so games from before stay byte for byte as they were.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub driver_points: u8,
     /// Wear points configured (5).
     pub wear: WearRecord,
 }
 
 fn is_false(b: &bool) -> bool {
     !*b
+}
+
+fn is_zero(n: &u8) -> bool {
+    *n == 0
 }
 
 /// Wear points on each part.
@@ -330,7 +338,8 @@ pub enum By {
     Forced,
 }
 
-/// One order: a gear, or a choice among the options of the pending roll.
+/// One order: a gear, a choice among the options of the pending roll, or a re-roll of that roll
+/// for a driver point (002 "Expending Driver Points", ruling 45).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OrderRecord {
@@ -347,6 +356,10 @@ pub struct OrderRecord {
     /// The option's destination space.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub space: Option<String>,
+    /// True when the player expends a driver point to re-roll the pending gear roll (002,
+    /// ruling 45): the order gives neither a gear nor a choice.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub reroll: bool,
     /// The decision at the box, with a choice that ends there (19-2-6, 19-3, 19-4). Absent: a
     /// quick stop on the same tyres (19-2-7).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -141,6 +141,7 @@ fn play(
             wet_tyres: None,
             entropy: None,
             bot: true,
+            driver_points: 0,
         };
         let at = meta(h.game().next_turn());
         h.join(&join, at)?;

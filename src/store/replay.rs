@@ -42,6 +42,8 @@ pub struct Pending {
     pub move_no: u32,
     /// Index of the next roll of this move.
     pub next_index: u32,
+    /// True once a driver point has re-rolled it: the second result stands (002, ruling 45).
+    pub rerolled: bool,
 }
 
 /// The race once started.
@@ -79,6 +81,8 @@ pub struct Progress {
     pub qualifying: Option<Session>,
     /// The session once over: the laps the grid was made from.
     pub qualified: Option<Arc<Session>>,
+    /// Driver points expended so far, by car number (002 "Expending Driver Points", ruling 45).
+    pub spent: std::collections::BTreeMap<u8, u8>,
 }
 
 /// A game: its setup, its track, and where its turns have brought it.
@@ -430,6 +434,12 @@ impl Game {
         self.awaited().into_iter().collect()
     }
 
+    /// The driver points car `car` has left (002 "Expending Driver Points"): its player's, less
+    /// those expended in this game.
+    pub fn driver_points_left(&self, car: u8) -> u8 {
+        left(&self.now, car)
+    }
+
     /// The roll awaiting car `car`'s choice, in the race or on its timed lap.
     pub fn pending_roll(&self, car: u8) -> Option<&Rolled> {
         if let Some(q) = &self.now.qualifying {
@@ -728,6 +738,9 @@ impl Game {
         used: usize,
     ) -> Result<usize, StoreError> {
         let (car, _) = self.player(order.car).ok_or(StoreError::NoSuchCar(order.car))?;
+        if order.reroll && (order.gear.is_some() || order.choose.is_some()) {
+            return Err(StoreError::BadOrder);
+        }
         let recorded = input.rolls.get(used..).unwrap_or(&[]);
         match (order.gear, &order.choose) {
             (Some(gear), None) => {
@@ -754,6 +767,7 @@ impl Game {
                     gear: Some(gear),
                     choose: None,
                     space: None,
+                    reroll: false,
                     pit: None,
                 });
                 let n = self.dice_done(dice, out)?;
@@ -768,7 +782,7 @@ impl Game {
                         self.events(&r.state, &r.events, out);
                         // `race.state` becomes the rolled state only if the choice stays
                         // pending at the end of the turn (see `apply_with`).
-                        let pending = Pending { rolled: *r, move_no, next_index: n as u32 };
+                        let pending = Pending { rolled: *r, move_no, next_index: n as u32, rerolled: false };
                         // A single option is played at once, unless it reaches the car's box: the
                         // player still decides the stop there (19-2-6).
                         if pending.rolled.options.len() == 1
@@ -822,8 +836,62 @@ impl Game {
                 let pit = pit_order(order.pit.as_ref())?;
                 self.choose_with(race, next, out, input, pending, index, order.car, order.by, used, pit)
             }
+            (None, None) if order.reroll => self.reroll(race, next, out, input, order, used),
             _ => Err(StoreError::BadOrder),
         }
+    }
+
+    /// 002 "Expending Driver Points" (ruling 45): the car's player spends a driver point to roll
+    /// the gear die of the pending roll again, labelled with the same move at its next index; the
+    /// first result and its options are discarded and the second stands. A single option is
+    /// played at once, as after a gear. Returns the number of recorded rolls used.
+    fn reroll(
+        &self,
+        race: &mut Race,
+        next: &mut Progress,
+        out: &mut TurnFile,
+        input: &TurnFile,
+        order: &OrderRecord,
+        used: usize,
+    ) -> Result<usize, StoreError> {
+        let (car, _) = self.player(order.car).ok_or(StoreError::NoSuchCar(order.car))?;
+        let Some(pending) = race.pending.as_ref().filter(|p| p.rolled.car == car) else {
+            return Err(StoreError::NothingToReroll(order.car));
+        };
+        let offered = labels(&pending.rolled);
+        if pending.rerolled {
+            return Err(StoreError::AlreadyRerolled { car: order.car, roll: pending.rolled.roll, labels: offered });
+        }
+        if left(next, order.car) == 0 {
+            return Err(StoreError::NoDriverPoints { car: order.car, labels: offered });
+        }
+        let recorded = input.rolls.get(used..).unwrap_or(&[]);
+        let mut dice = TurnDice::new(next.key, recorded, pending.move_no, pending.next_index);
+        let Some((rolled, fresh)) = crate::engine::reroll(&self.track, &pending.rolled, &mut dice, &self.rules) else {
+            return Err(StoreError::NotRerollable { car: order.car, labels: offered });
+        };
+        let (move_no, first_index) = (pending.move_no, pending.next_index);
+        race.pending = None;
+        *next.spent.entry(order.car).or_default() += 1;
+        out.move_no = Some(move_no);
+        out.orders.push(OrderRecord {
+            car: order.car,
+            by: order.by,
+            gear: None,
+            choose: None,
+            space: None,
+            reroll: true,
+            pit: None,
+        });
+        let n = self.dice_done(dice, out)?;
+        self.events(&rolled.state, &fresh, out);
+        let pending = Pending { rolled, move_no, next_index: first_index + n as u32, rerolled: true };
+        if pending.rolled.options.len() == 1 && !crate::engine::play::reaches_box(&self.track, &pending.rolled, 0) {
+            let m = self.choose_with(race, next, out, input, pending, 0, order.car, By::Forced, used + n, None)?;
+            return Ok(n + m);
+        }
+        race.pending = Some(pending);
+        Ok(n)
     }
 
     /// Resolves option `index` of `pending`, with the decision at the box (19-2-6) when `pit`
@@ -853,6 +921,7 @@ impl Game {
             gear: None,
             choose: Some(MoveOption::label(index)),
             space: Some(self.track.space(pending.rolled.options[index].end).id.clone()),
+            reroll: false,
             pit: pit.map(|(_, r)| r),
         });
         let n = self.dice_done(dice, out)?;
@@ -924,6 +993,12 @@ impl Game {
         let mut last_move = 0u32;
         for order in input.orders.iter().filter(|o| o.by != By::Forced) {
             let car = order.car;
+            if order.reroll {
+                // Driver points re-roll race rolls only (ruling 45).
+                return Err(StoreError::BadSetting(
+                    "a driver point re-rolls a roll of the race, not of a timed lap (ruling 45)".into(),
+                ));
+            }
             match (order.gear, &order.choose) {
                 (Some(gear), None) => {
                     let move_no = q.moves + 1;
@@ -940,6 +1015,7 @@ impl Game {
                         gear: Some(gear),
                         choose: None,
                         space: None,
+                        reroll: false,
                         pit: None,
                     });
                     out.events.extend(events);
@@ -953,6 +1029,7 @@ impl Game {
                             gear: None,
                             choose: label,
                             space: None,
+                            reroll: false,
                             pit: None,
                         });
                         out.events.extend(events);
@@ -972,6 +1049,7 @@ impl Game {
                         gear: None,
                         choose: label,
                         space: None,
+                        reroll: false,
                         pit: None,
                     });
                     out.events.extend(events);
@@ -1066,6 +1144,12 @@ impl Game {
         out.seed = Some(hex32(&seed));
         Ok(())
     }
+}
+
+/// The driver points car `number` has left in `now`: its player's, less those expended.
+fn left(now: &Progress, number: u8) -> u8 {
+    let had = now.players.iter().find(|p| p.car == number).map_or(0, |p| p.driver_points);
+    had.saturating_sub(now.spent.get(&number).copied().unwrap_or(0))
 }
 
 /// The tyres a car starts on (3-0-1, ruling 30): its `wet_tyres` when the track is wet at the

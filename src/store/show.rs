@@ -189,6 +189,9 @@ pub(crate) fn turn_summary(t: &TurnFile, out: &mut String) {
             (None, Some(c)) => {
                 let _ = writeln!(out, "Car {} takes option {c} to {}{by}", o.car, o.space.as_deref().unwrap_or("?"));
             }
+            (None, None) if o.reroll => {
+                let _ = writeln!(out, "Car {} expends a driver point to re-roll (002){by}", o.car);
+            }
             _ => {}
         }
     }

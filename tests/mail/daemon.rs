@@ -560,4 +560,79 @@ fn a_late_arrival_by_mail() {
     assert_eq!(state.cars[1].space, *g.track.pit_lane.last().unwrap(), "at the pit-lane exit");
     assert!(g.setup.late_arrivals);
     steward::store::verify::verify(&w.store().game_dir("lt"), None).unwrap();
+
+/// 002 "Expending Driver Points" by mail (ruling 45): a league driver joins its race with the
+/// points the team bought; the reply to a roll offers REROLL; REROLL re-rolls the gear die and
+/// the reply shows the new options; a second RELANCER of the same move is refused.
+#[test]
+fn a_league_driver_rerolls_a_gear_roll_by_mail() {
+    use steward::league::series::Category;
+    let mut w = World::new("reroll-by-mail");
+    let games = w.root.join("games");
+    let mut l = steward::league::League::new("dp", MOD).unwrap();
+    l.add_race(steward::league::RaceRecord {
+        game: "dp-1".into(),
+        track: "sprint".into(),
+        laps: 2,
+        grid: Default::default(),
+        referee: None,
+        bids: Vec::new(),
+    })
+    .unwrap();
+    l.enter("p1@test.invalid", None, 1).unwrap();
+    l.enter("p2@test.invalid", None, 1).unwrap();
+    l.form_team("red", &["p1@test.invalid"], 1).unwrap();
+    // A two-lap series: 20 construction points, 2 of them on the driver (002).
+    let design = [
+        (Category::Tires, 4),
+        (Category::Brakes, 3),
+        (Category::Transmission, 3),
+        (Category::Engine, 3),
+        (Category::Bodywork, 2),
+        (Category::Suspension, 2),
+        (Category::Qualifying, 1),
+        (Category::Driver, 2),
+    ];
+    l.teams[0].design = design.into_iter().collect();
+    l.save(&games).unwrap();
+    assert!(steward::league::League::load(&games, "dp").is_ok());
+    let tokens = w.game_with_players("dp-1", 2);
+    let g = w.store().load("dp-1", None).unwrap();
+    assert_eq!(g.now.players.iter().map(|p| p.driver_points).collect::<Vec<_>>(), [2, 0]);
+    w.send(MOD, &format!("GAME dp-1\nTOKEN {MOD_TOKEN}\nSTART"));
+    let mut offered = false;
+    for _ in 0..100 {
+        let g = w.store().load("dp-1", None).unwrap();
+        let Some((car, choice)) = g.awaited() else { panic!("the race ended before car 1 had a choice") };
+        let who = format!("p{car}@test.invalid");
+        let reply = body_of(&w.read(&who));
+        if car == 1 && choice && steward::engine::play::rerollable(g.pending_roll(1).unwrap()) {
+            assert!(reply.contains("REROLL (2 driver point(s))"), "{reply}");
+            offered = true;
+            break;
+        }
+        let (id, _) = g.player(car).unwrap();
+        let order = if choice {
+            "CHOOSE A".to_string()
+        } else {
+            format!("GEAR {}", (g.now.race.as_ref().unwrap().state.car(id).gear + 1).clamp(1, 3))
+        };
+        w.send(&who, &format!("GAME dp-1\nCAR {car}\nTOKEN {}\n{order}", tokens[car as usize - 1]));
+    }
+    assert!(offered, "car 1 never held a choice");
+    let before = w.store().load("dp-1", None).unwrap().next_turn();
+    w.send("p1@test.invalid", &format!("GAME dp-1\nCAR 1\nTOKEN {}\nREROLL", tokens[0]));
+    let g = w.store().load("dp-1", None).unwrap();
+    let t = &g.turns[before as usize];
+    assert!(t.orders[0].reroll, "{t:?}");
+    assert_eq!(g.driver_points_left(1), 1);
+    let reply = body_of(&w.read("p1@test.invalid"));
+    assert!(reply.contains("expends a driver point"), "{reply}");
+    // The new options (this seed's re-roll offers a choice), and no second re-roll on offer.
+    assert_eq!(g.awaited(), Some((1, true)));
+    assert!(reply.contains("CHOOSE <") && !reply.contains("or REROLL"), "{reply}");
+    w.send("p1@test.invalid", &format!("PARTIE dp-1\nVOITURE 1\nJETON {}\nRELANCER", tokens[0]));
+    let reply = body_of(&w.read("p1@test.invalid"));
+    assert!(reply.contains("definitif") || reply.contains("re-rolled again"), "{reply}");
+    assert_eq!(w.store().load("dp-1", None).unwrap().next_turn(), before + 1, "nothing was applied");
 }

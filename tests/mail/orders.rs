@@ -73,6 +73,9 @@ fn moves_pits_and_policies() {
     assert_eq!(one("RAPPORT 1"), Order::Gear(1));
     assert_eq!(one("CHOOSE b"), Order::Choose("b".into()));
     assert_eq!(one("CHOIX s12-3"), Order::Choose("s12-3".into()));
+    assert_eq!(one("REROLL"), Order::Reroll);
+    assert_eq!(one("relancer"), Order::Reroll);
+    assert!(matches!(err("REROLL B"), OrderError::Unexpected { .. }));
     assert_eq!(one("PIT QUICK"), Order::Pit { stop: Stop::Quick, tyres: None, repairs: vec![] });
     assert_eq!(
         one("STAND LONG PNEUS durs RÉPARER freins 2 carrosserie 1"),

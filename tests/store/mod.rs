@@ -6,6 +6,7 @@
 mod audit;
 mod crash;
 mod flow;
+mod reroll;
 mod tamper;
 mod vectors;
 

@@ -51,6 +51,8 @@ pub enum Kw {
     Gear,
     /// `CHOOSE` / `CHOIX`.
     Choose,
+    /// `REROLL` / `RELANCER`: a driver point re-rolls the gear die (002, ruling 45).
+    Reroll,
     /// `PIT` / `STAND`.
     Pit,
     /// `POLICY` / `CONSIGNE`.
@@ -115,6 +117,9 @@ const WORDS: &[(&str, Kw)] = &[
     ("choice", Kw::Choose),
     ("choix", Kw::Choose),
     ("choisir", Kw::Choose),
+    ("reroll", Kw::Reroll),
+    ("relancer", Kw::Reroll),
+    ("relance", Kw::Reroll),
     ("pit", Kw::Pit),
     ("stand", Kw::Pit),
     ("policy", Kw::Policy),
@@ -153,7 +158,7 @@ const WORDS: &[(&str, Kw)] = &[
 
 impl Kw {
     /// Every keyword.
-    pub const ALL: [Kw; 26] = [
+    pub const ALL: [Kw; 27] = [
         Kw::Game,
         Kw::Car,
         Kw::Token,
@@ -163,6 +168,7 @@ impl Kw {
         Kw::Tyres,
         Kw::Gear,
         Kw::Choose,
+        Kw::Reroll,
         Kw::Pit,
         Kw::Policy,
         Kw::Board,
@@ -214,6 +220,7 @@ impl Kw {
             Kw::Tyres => ("TYRES", "PNEUS"),
             Kw::Gear => ("GEAR", "VITESSE"),
             Kw::Choose => ("CHOOSE", "CHOIX"),
+            Kw::Reroll => ("REROLL", "RELANCER"),
             Kw::Pit => ("PIT", "STAND"),
             Kw::Policy => ("POLICY", "CONSIGNE"),
             Kw::Board => ("BOARD", "PLATEAU"),
@@ -252,6 +259,7 @@ impl Kw {
             Kw::Tyres => ("TYRES soft WET rain", "PNEUS tendres MOUILLE pluie"),
             Kw::Gear => ("GEAR 4", "VITESSE 4"),
             Kw::Choose => ("CHOOSE B", "CHOIX B"),
+            Kw::Reroll => ("REROLL", "RELANCER"),
             Kw::Pit => ("PIT LONG TYRES hard REPAIR brakes 2", "STAND LONG PNEUS durs REPARER freins 2"),
             Kw::Policy => ("POLICY FARTHEST-FREE ELSE SAFEST", "CONSIGNE LOIN-GRATUIT SINON SUR"),
             Kw::Board => ("BOARD", "PLATEAU"),

@@ -61,6 +61,9 @@ pub enum Order {
     Gear(u8),
     /// The decision after a roll: an option's label or a destination space id.
     Choose(String),
+    /// A driver point spent on the gear roll awaiting the choice: the gear die again, the second
+    /// result stands (002 "Expending Driver Points", ruling 45).
+    Reroll,
     /// A pit stop (19).
     Pit {
         /// Quick or long.
@@ -450,6 +453,7 @@ fn order(k: Kw, args: &[&str], line: &str) -> Result<Order, OrderError> {
             no_more(k, &args[1..])?;
             Ok(Order::Choose(c))
         }
+        Kw::Reroll => bare(Order::Reroll),
         Kw::Pit => pit(args),
         Kw::Policy => policy(args),
         Kw::Board => bare(Order::Board),
