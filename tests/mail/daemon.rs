@@ -560,6 +560,7 @@ fn a_late_arrival_by_mail() {
     assert_eq!(state.cars[1].space, *g.track.pit_lane.last().unwrap(), "at the pit-lane exit");
     assert!(g.setup.late_arrivals);
     steward::store::verify::verify(&w.store().game_dir("lt"), None).unwrap();
+}
 
 /// 002 "Expending Driver Points" by mail (ruling 45): a league driver joins its race with the
 /// points the team bought; the reply to a roll offers REROLL; REROLL re-rolls the gear die and

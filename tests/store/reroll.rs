@@ -72,6 +72,8 @@ fn a_driver_point_rerolls_the_gear_roll_once_and_the_points_run_out() {
         join_by: None,
         weather: steward::engine::weather::Forecast::Sun,
         grid: GridMethod::Join,
+        lap_third_weather: false,
+        late_arrivals: false,
     };
     let mut h = store.create(&req, [9; 32], Meta::by("test")).unwrap();
     join(&mut h, 1, 2);
