@@ -18,7 +18,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use steward::engine::{Tyres, Wear};
 use steward::mail::config::ServeConfig;
 use steward::mail::daemon::Daemon;
 use steward::mail::outbox::Via;
@@ -40,33 +39,10 @@ fn games(root: &Path, games: usize) -> Vec<u32> {
     let store = Store { dir: root.join("games"), durability: Durability::NoSync };
     let mut turns = Vec::new();
     for g in 0..games {
-        let req = NewGame {
-            id: format!("g{g}"),
-            track: "sprint".into(),
-            profile: "competition-2004".into(),
-            laps: 3,
-            max_cars: None,
-            move_hours: 48,
-            join_by: None,
-            weather: steward::engine::weather::Forecast::Sun,
-            grid: steward::store::qualifying::GridMethod::Join,
-            lap_third_weather: false,
-            late_arrivals: false,
-        };
+        let req = NewGame::plain(&format!("g{g}"), "sprint", 3);
         let mut h = store.create(&req, [g as u8; 32], Meta::now()).unwrap();
         for car in 1..=CARS {
-            let j = Join {
-                address: format!("p{car}@players.test"),
-                token: format!("t{car}"),
-                car: Some(car),
-                name: None,
-                wear: Wear::standard(),
-                tyres: Tyres::Hard,
-                wet_tyres: None,
-                entropy: None,
-                bot: false,
-                driver_points: 0,
-            };
+            let j = Join::plain(&format!("p{car}@players.test"), &format!("t{car}"), car);
             h.join(&j, Meta::now()).unwrap();
         }
         h.start(Meta::now()).unwrap();

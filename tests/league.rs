@@ -458,43 +458,24 @@ fn stored_game(
     moves: Option<usize>,
     fragile: bool,
 ) -> std::path::PathBuf {
+    use steward::engine::Wear;
     use steward::engine::bot::Bot;
-    use steward::engine::{Tyres, Wear};
     use steward::store::{Join, Meta, NewGame, Store};
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("league-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     let store = Store::new(&dir);
-    let req = NewGame {
-        id: name.into(),
-        track: track.into(),
-        profile: "competition-2004".into(),
-        laps,
-        max_cars: None,
-        move_hours: 48,
-        join_by: None,
-        weather: steward::engine::weather::Forecast::Sun,
-        grid: steward::store::qualifying::GridMethod::Join,
-        lap_third_weather: false,
-        late_arrivals: false,
-    };
+    let req = NewGame::plain(name, track, laps);
     let mut h = store.create(&req, [7; 32], Meta::by("test")).unwrap();
     for c in 1..=cars {
         let j = Join {
-            address: format!("d{c}@x.invalid"),
-            token: format!("t{c}"),
-            car: Some(c),
-            name: None,
             // Fragile cars (one point a part, the rest on the brakes) go out on the way.
             wear: if fragile && c % 2 == 0 {
                 Wear { tyres: 1, brakes: 15, gas: 1, body: 1, engine: 1, handling: 1 }
             } else {
                 Wear::standard()
             },
-            tyres: Tyres::Hard,
-            wet_tyres: None,
-            entropy: None,
             bot: true,
-            driver_points: 0,
+            ..Join::plain(&format!("d{c}@x.invalid"), &format!("t{c}"), c)
         };
         h.join(&j, Meta::by("test")).unwrap();
     }

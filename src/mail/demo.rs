@@ -25,7 +25,7 @@ use crate::store::qualifying::GridMethod;
 pub const MODERATOR: &str = "moderator@demo.invalid";
 /// The daemon's address in the demo.
 pub const STEWARD: &str = "steward@demo.invalid";
-const MODERATOR_TOKEN: &str = "demo-moderator-token";
+pub(super) const MODERATOR_TOKEN: &str = "demo-moderator-token";
 
 /// What to race.
 #[derive(Clone, Debug)]
@@ -108,21 +108,29 @@ pub(super) fn say(dir: &Path, from: &str, n: &mut u64, subject: &str, body: &str
     Ok(())
 }
 
-/// Runs the demo race to its end.
-pub fn run(spec: &DemoSpec) -> Result<DemoResult, DaemonError> {
-    let mut cfg = ServeConfig::local(&spec.dir, STEWARD);
+/// A daemon on a local Maildir tree under `dir`, as the demo and the simulated season run it:
+/// the demo's moderator, no rate limit, no fsync. Returns the daemon, its inbox, its outgoing
+/// path, the sender (whose `mailbox_of` gives each player's Maildir) and the inbox's directory.
+pub(super) fn local_daemon(
+    dir: &Path,
+) -> Result<(Daemon, MaildirInbox, Via<MaildirSender>, MaildirSender, PathBuf), DaemonError> {
+    let mut cfg = ServeConfig::local(dir, STEWARD);
     cfg.moderators
         .push(ModeratorConfig { address: MODERATOR.into(), token_sha256: moderator_token_hash(MODERATOR_TOKEN) });
     cfg.rate_per_hour = u32::MAX;
-    let mail_root = spec.dir.join("mail");
     let inbox_dir = match &cfg.inbox {
         super::config::InboxConfig::Maildir { dir } => dir.clone(),
-        super::config::InboxConfig::Imap(_) => unreachable!("the demo is local"),
+        super::config::InboxConfig::Imap(_) => unreachable!("a local daemon reads a Maildir"),
     };
-    let mut daemon = Daemon::new(cfg, Durability::NoSync)?;
-    let mut inbox = MaildirInbox::open(&inbox_dir)?;
-    let sender = MaildirSender::per_recipient(&mail_root);
-    let mut via = Via(sender.clone());
+    let daemon = Daemon::new(cfg, Durability::NoSync)?;
+    let inbox = MaildirInbox::open(&inbox_dir)?;
+    let sender = MaildirSender::per_recipient(dir.join("mail"));
+    Ok((daemon, inbox, Via(sender.clone()), sender, inbox_dir))
+}
+
+/// Runs the demo race to its end.
+pub fn run(spec: &DemoSpec) -> Result<DemoResult, DaemonError> {
+    let (mut daemon, mut inbox, mut via, sender, inbox_dir) = local_daemon(&spec.dir)?;
     let mut n = 0u64;
     let game = spec.game.clone();
     say(

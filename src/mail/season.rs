@@ -13,15 +13,9 @@ use crate::league::config::{BidRecord, GridMethod, League, RaceRecord};
 use crate::league::results::{league_standings, referee};
 use crate::league::{grid, table};
 use crate::store::Store;
-use crate::store::fsio::Durability;
 
-use super::config::{ModeratorConfig, ServeConfig, moderator_token_hash};
-use super::daemon::{Daemon, DaemonError};
-use super::demo::{MODERATOR, Player, STEWARD, daemon_pass, say};
-use super::outbox::Via;
-use super::transport::{MaildirInbox, MaildirSender};
-
-const MODERATOR_TOKEN: &str = "demo-moderator-token";
+use super::daemon::DaemonError;
+use super::demo::{MODERATOR, MODERATOR_TOKEN, Player, daemon_pass, local_daemon, say};
 
 /// What season to run.
 #[derive(Clone, Debug)]
@@ -59,20 +53,8 @@ fn err(what: &str, e: impl std::fmt::Display) -> DaemonError {
 
 /// Runs the season to its end.
 pub fn run(spec: &SeasonSpec) -> Result<SeasonResult, DaemonError> {
-    let mut cfg = ServeConfig::local(&spec.dir, STEWARD);
-    cfg.moderators
-        .push(ModeratorConfig { address: MODERATOR.into(), token_sha256: moderator_token_hash(MODERATOR_TOKEN) });
-    cfg.rate_per_hour = u32::MAX;
-    let mail_root = spec.dir.join("mail");
-    let inbox_dir = match &cfg.inbox {
-        super::config::InboxConfig::Maildir { dir } => dir.clone(),
-        super::config::InboxConfig::Imap(_) => unreachable!("the season is local"),
-    };
     let games = spec.dir.join("games");
-    let mut daemon = Daemon::new(cfg, Durability::NoSync)?;
-    let mut inbox = MaildirInbox::open(&inbox_dir)?;
-    let sender = MaildirSender::per_recipient(&mail_root);
-    let mut via = Via(sender.clone());
+    let (mut daemon, mut inbox, mut via, sender, inbox_dir) = local_daemon(&spec.dir)?;
     let mut n = 0u64;
     let mut mails_in = 0;
 

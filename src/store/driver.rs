@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use crate::dice::commitment;
 use crate::engine::bot::Bot;
 use crate::engine::weather::Forecast;
-use crate::engine::{Step, Tyres, Wear, roll};
+use crate::engine::{Rulebook, Step, Tyres, Wear, roll};
 use crate::track;
 
 use super::error::StoreError;
@@ -85,6 +85,26 @@ pub struct NewGame {
     pub late_arrivals: bool,
 }
 
+impl NewGame {
+    /// A game as the library's callers mostly want it (simulations, benches, tests): the 2004
+    /// rules, sun, the join order as the grid, 48 hours to answer, no other option.
+    pub fn plain(id: &str, track: &str, laps: u16) -> NewGame {
+        NewGame {
+            id: id.into(),
+            track: track.into(),
+            profile: Rulebook::competition_2004().profile_name().into(),
+            laps,
+            max_cars: None,
+            move_hours: 48,
+            join_by: None,
+            weather: Forecast::Sun,
+            grid: GridMethod::Join,
+            lap_third_weather: false,
+            late_arrivals: false,
+        }
+    }
+}
+
 /// A player's join.
 #[derive(Clone, Debug)]
 pub struct Join {
@@ -108,6 +128,25 @@ pub struct Join {
     pub bot: bool,
     /// The driver's points for this race (002 "Expending Driver Points", ruling 45): 0 for none.
     pub driver_points: u8,
+}
+
+impl Join {
+    /// Car `car` for `address` with `token`: the standard sheet (5-0-2), hard tyres, no phrase,
+    /// no driver point, driven by its player.
+    pub fn plain(address: &str, token: &str, car: u8) -> Join {
+        Join {
+            address: address.into(),
+            token: token.into(),
+            car: Some(car),
+            name: None,
+            wear: Wear::standard(),
+            tyres: Tyres::Hard,
+            wet_tyres: None,
+            entropy: None,
+            bot: false,
+            driver_points: 0,
+        }
+    }
 }
 
 /// A directory of games.

@@ -14,8 +14,8 @@ use std::path::Path;
 use thiserror::Error;
 
 use crate::dice::sim_key;
+use crate::engine::Rulebook;
 use crate::engine::bot::Bot;
-use crate::engine::{Rulebook, Tyres, Wear};
 use crate::sim::{Broken, RaceResult, SimConfig, check, summary};
 use crate::track::Track;
 
@@ -114,35 +114,17 @@ fn play(
         store.open(&id)?
     } else {
         let req = NewGame {
-            id: id.clone(),
-            track: track.to_string(),
-            profile: rules.spec(),
-            laps: cfg.laps,
             max_cars: Some(cfg.cars as u8),
-            move_hours: 48,
-            join_by: None,
             weather: cfg.weather.forecast(),
-            grid: super::qualifying::GridMethod::Join,
-            lap_third_weather: false,
-            late_arrivals: false,
+            profile: rules.spec(),
+            ..NewGame::plain(&id, track, cfg.laps)
         };
         store.create(&req, sim_key(cfg.seed, &format!("{}/{race}", t.name)), meta(0))?
     };
     h.keep_states_after_moves();
     while h.game().now.players.len() < cfg.cars {
         let n = h.game().now.players.len() as u8 + 1;
-        let join = Join {
-            address: format!("bot{n}@sim.invalid"),
-            token: format!("sim-bot-{n}"),
-            car: Some(n),
-            name: None,
-            wear: Wear::standard(),
-            tyres: Tyres::Hard,
-            wet_tyres: None,
-            entropy: None,
-            bot: true,
-            driver_points: 0,
-        };
+        let join = Join { bot: true, ..Join::plain(&format!("bot{n}@sim.invalid"), &format!("sim-bot-{n}"), n) };
         let at = meta(h.game().next_turn());
         h.join(&join, at)?;
     }

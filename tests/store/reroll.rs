@@ -3,27 +3,14 @@
 //! re-rolls (labelled with the same move at its next index).
 
 use steward::engine::bot::Bot;
-use steward::engine::{Tyres, Wear};
 use steward::store::files::TurnFile;
-use steward::store::qualifying::GridMethod;
 use steward::store::verify::verify;
 use steward::store::{By, Handle, Join, Meta, NewGame, Store, StoreError};
 
 use super::{python, scratch};
 
 fn join(h: &mut Handle, car: u8, points: u8) {
-    let j = Join {
-        address: format!("p{car}@x.invalid"),
-        token: format!("t{car}"),
-        car: Some(car),
-        name: None,
-        wear: Wear::standard(),
-        tyres: Tyres::Hard,
-        wet_tyres: None,
-        entropy: None,
-        bot: false,
-        driver_points: points,
-    };
+    let j = Join { driver_points: points, ..Join::plain(&format!("p{car}@x.invalid"), &format!("t{car}"), car) };
     h.join(&j, Meta::by("test")).unwrap();
 }
 
@@ -62,19 +49,7 @@ fn last(h: &Handle) -> TurnFile {
 fn a_driver_point_rerolls_the_gear_roll_once_and_the_points_run_out() {
     let dir = scratch("reroll");
     let store = Store::new(&dir);
-    let req = NewGame {
-        id: "dp".into(),
-        track: "sprint".into(),
-        profile: "competition-2004".into(),
-        laps: 1,
-        max_cars: None,
-        move_hours: 48,
-        join_by: None,
-        weather: steward::engine::weather::Forecast::Sun,
-        grid: GridMethod::Join,
-        lap_third_weather: false,
-        late_arrivals: false,
-    };
+    let req = NewGame::plain("dp", "sprint", 1);
     let mut h = store.create(&req, [9; 32], Meta::by("test")).unwrap();
     join(&mut h, 1, 2);
     join(&mut h, 2, 0);
