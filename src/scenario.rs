@@ -48,6 +48,10 @@ pub struct Scenario {
     /// `final-sun`, `final-rain`; without it the weather is fixed.
     #[serde(default)]
     pub weather: Option<String>,
+    /// `"lap-thirds"`: a changeable sky is tested as the leader passes each third of the lap
+    /// (002 "Weather", ruling 46), not after a 20 in 5th or a 30 in 6th.
+    #[serde(default)]
+    pub weather_checks: Option<String>,
     /// Laps of the race (default 3).
     #[serde(default)]
     pub laps: Option<u16>,
@@ -362,10 +366,15 @@ pub fn run(sc: &Scenario, dir: &Path) -> Verdict {
         Ok(t) => t,
         Err(e) => return Verdict::Fail(vec![e]),
     };
-    let rules = match Rulebook::from_setup(sc.profile.as_deref().unwrap_or("competition-2004"), &sc.toggles) {
+    let mut rules = match Rulebook::from_setup(sc.profile.as_deref().unwrap_or("competition-2004"), &sc.toggles) {
         Ok(r) => r,
         Err(e) => return Verdict::Fail(vec![e.to_string()]),
     };
+    match sc.weather_checks.as_deref() {
+        None => {}
+        Some(crate::store::driver::LAP_THIRDS) => rules.set.lap_third_weather = true,
+        Some(w) => return Verdict::Fail(vec![format!("weather_checks `{w}` (lap-thirds)")]),
+    }
     if (sc.wet || sc.weather.is_some()) && !rules.set.weather {
         return Verdict::Fail(vec!["the case is wet but its profile plays without weather (003-4 off)".into()]);
     }
@@ -373,6 +382,16 @@ pub fn run(sc: &Scenario, dir: &Path) -> Verdict {
         Ok(s) => s,
         Err(e) => return Verdict::Fail(vec![e]),
     };
+    if rules.set.lap_third_weather
+        && let Some(lead) = crate::engine::order::leader(&state, &t)
+    {
+        // The checkpoints the leader has already passed owe nothing (ruling 46).
+        let passed =
+            crate::engine::weather::checkpoints_before(&t, crate::engine::order::race_distance(&state, &t, lead));
+        if let Some(w) = state.weather.as_mut() {
+            w.checks = passed;
+        }
+    }
     if let Some(c) = state.cars.iter().find(|c| !rules.tyres_allowed(c.tyres)) {
         return Verdict::Fail(vec![format!("car {}: this profile plays hard tyres only (003-3 off)", c.number)]);
     }
