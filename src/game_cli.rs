@@ -9,6 +9,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 
 use crate::engine::bot::Bot;
+use crate::engine::pits::PitChoice;
 use crate::engine::weather::Forecast;
 use crate::engine::{Tyres, Wear};
 use crate::store::driver::{self, Join, Meta, NewGame, Store, load_dir, new_token, os_random};
@@ -96,6 +97,10 @@ pub enum GameCommand {
         /// the grid (004 "Late Arrivals").
         #[arg(long)]
         late_arrivals: bool,
+        /// In which order the players choose their pit boxes: grid (the pole first, 4-0-1) or
+        /// reverse-grid (the back of the grid first, 002 after a d20 grid; ruling 48).
+        #[arg(long, default_value = "grid")]
+        pit_choice: String,
         #[command(flatten)]
         games: GamesArg,
     },
@@ -133,6 +138,10 @@ pub enum GameCommand {
         /// The driver's points for this race: each re-rolls one gear roll (002, ruling 45).
         #[arg(long, default_value_t = 0)]
         driver_points: u8,
+        /// The pit boxes wanted, best first, comma-separated, numbered from 1 along the pit lane
+        /// (4-0-1; default: the box of the car's grid slot).
+        #[arg(long, value_delimiter = ',')]
+        boxes: Vec<u8>,
         #[command(flatten)]
         source: SourceArgs,
         #[command(flatten)]
@@ -258,8 +267,11 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
             grid,
             weather_checks,
             late_arrivals,
+            pit_choice,
             games,
         } => {
+            let pit_choice = PitChoice::parse(&pit_choice)
+                .with_context(|| format!("unknown --pit-choice `{pit_choice}` (grid, reverse-grid)"))?;
             let lap_third_weather = match weather_checks.as_str() {
                 "rolls" => false,
                 crate::store::driver::LAP_THIRDS => true,
@@ -294,6 +306,7 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
                 grid,
                 lap_third_weather,
                 late_arrivals,
+                pit_choice,
             };
             let h = store.create(&req, os_random()?, Meta::by("moderator"))?;
             let g = h.game();
@@ -313,6 +326,7 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
             entropy,
             bot,
             driver_points,
+            boxes,
             source,
             games,
         } => {
@@ -334,8 +348,19 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
                 None => new_token()?,
             };
             let mut h = store.open(&id)?;
-            let req =
-                Join { address, token: token.clone(), car, name, wear, tyres, wet_tyres, entropy, bot, driver_points };
+            let req = Join {
+                address,
+                token: token.clone(),
+                car,
+                name,
+                wear,
+                tyres,
+                wet_tyres,
+                entropy,
+                bot,
+                driver_points,
+                boxes,
+            };
             let t = h.join(&req, source.meta("moderator"))?;
             let p = t.player.as_ref().expect("a join turn has its player");
             outln!("{} joins game {} with car {} (turn {})", p.address, id, p.car, t.turn);

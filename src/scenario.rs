@@ -115,6 +115,9 @@ pub struct CarSpec {
     /// The lap (crossings) of its last pit stop, if any (19-2-4).
     #[serde(default)]
     pub last_stop: Option<u16>,
+    /// The box its player chose (4-0-1, ruling 48), when not the box of its index.
+    #[serde(default)]
+    pub pit_box: Option<String>,
 }
 
 /// A pit decision: `{ kind = "long", tyres = "soft", repairs = { brakes = 1 } }`.
@@ -471,6 +474,13 @@ fn setup(sc: &Scenario, t: &Track) -> Result<RaceState, String> {
                     other => return Err(format!("car {}: pit `{other}` (out, to_box, stopped, to_exit)", c.number)),
                 };
                 p.last_stop = c.last_stop;
+                if let Some(b) = &c.pit_box {
+                    let at = t.find(b).ok_or_else(|| format!("car {}: no space `{b}` on {}", c.number, t.name))?;
+                    if !t.pit_boxes.contains(&at) {
+                        return Err(format!("car {}: `{b}` is not a pit box of {}", c.number, t.name));
+                    }
+                    p.own_box = Some(at);
+                }
                 p
             },
             inertia,

@@ -393,6 +393,24 @@ fn a_simulated_season_by_mail_verifies_race_by_race() {
         let g = steward::store::driver::load_dir(&games.join(&out.games[n - 1]), None).unwrap();
         assert_eq!(g.setup.grid.as_deref(), Some("qualifying"), "race {n}");
     }
+    // Races 3, 7 and 11 have a d20 grid: every driver wished boxes 1 then 2 by mail, and the
+    // boxes were chosen from the back of the grid (002, ruling 48): the last car has box 1, the
+    // one before it box 2; then the second car and the pole, whose wishes and slots' boxes are
+    // taken, have the first boxes left, 3 then 4.
+    for n in [3, 7, 11] {
+        let g = steward::store::driver::load_dir(&games.join(&out.games[n - 1]), None).unwrap();
+        assert_eq!(g.setup.pit_choice.as_deref(), Some("reverse-grid"), "race {n}");
+        assert!(g.now.players.iter().all(|p| p.boxes == [1, 2]), "race {n}");
+        let st = &g.now.race.as_ref().unwrap().state;
+        let got: Vec<usize> = st
+            .ids()
+            .map(|c| {
+                let b = steward::engine::pits::own_box(&g.track, st, c).unwrap();
+                g.track.pit_boxes.iter().position(|&x| x == b).unwrap() + 1
+            })
+            .collect();
+        assert_eq!(got, [4, 3, 2, 1], "race {n}");
+    }
     // From race 2, the referee is the previous winner and started the race with their token.
     for n in 2..=12 {
         let r = referee(&games, &league, n).unwrap();

@@ -5,6 +5,7 @@
 
 use steward::engine::FixedDice;
 use steward::engine::Tyres;
+use steward::engine::pits::{PitChoice, choose_boxes};
 use steward::engine::qualifying::grid::{self, Bid, Qualified, TieBreak};
 use steward::engine::qualifying::{Lap, LapDriver, LapEnd, LapRoll, play_lap, start_space};
 use steward::engine::rulebook::overshoot_factor;
@@ -245,6 +246,35 @@ fn q_002_one_d20_per_car_lowest_first_ties_rerolled_qualifying_point_two_dice() 
     assert_eq!(grid::by_d20(&[(1, false), (2, false), (3, true)], &mut dice), vec![2, 3, 1]);
     let mut dice = FixedDice::new(vec![8, 8, 12, 3]);
     assert_eq!(grid::by_d20(&[(1, false), (2, false)], &mut dice), vec![2, 1]);
+}
+
+/// The box numbers (1-based along the lane) `choose_boxes` gives the cars on the grid.
+fn boxes(t: &Track, wishes: &[&[usize]], order: PitChoice) -> Vec<usize> {
+    let wishes: Vec<Vec<usize>> = wishes.iter().map(|w| w.to_vec()).collect();
+    let got = choose_boxes(t, &wishes, order).unwrap();
+    got.iter().map(|b| t.pit_boxes.iter().position(|x| Some(*x) == *b).unwrap() + 1).collect()
+}
+
+#[test]
+fn q_002_pits_chosen_in_reverse_grid_order_after_a_d20_grid() {
+    // 002 "Qualifying", 1) Normal method: "Pit assignments are then chosen in REVERSE order of
+    // qualifying position (the car at the back of the grid chooses first, etc.)". Three cars all
+    // want box 1: the last on the grid has it; the second, who wanted 1 then 2, has 2; the pole,
+    // whose wish and whose own slot's box are both taken, has the first free box, 3 (ruling 48).
+    let t = practice();
+    assert_eq!(boxes(&t, &[&[1], &[1, 2], &[1]], PitChoice::ReverseGrid), vec![3, 2, 1]);
+    // 4-0-1: "The pole sitter is the first one to pick a pit": the same wishes, pole first.
+    assert_eq!(boxes(&t, &[&[1], &[1, 2], &[1]], PitChoice::GridOrder), vec![1, 2, 3]);
+    // No wishes: each car has the box of its grid slot, in either order (games from before).
+    for order in [PitChoice::GridOrder, PitChoice::ReverseGrid] {
+        assert_eq!(boxes(&t, &[&[], &[], &[]], order), vec![1, 2, 3]);
+    }
+    // A car without wishes keeps its slot's box unless a car choosing before it took it.
+    assert_eq!(boxes(&t, &[&[2], &[], &[]], PitChoice::GridOrder), vec![2, 1, 3]);
+    assert_eq!(boxes(&t, &[&[], &[], &[2]], PitChoice::ReverseGrid), vec![3, 1, 2]);
+    // A box the track does not have is refused, naming the boxes it has.
+    let e = choose_boxes(&t, &[vec![11]], PitChoice::GridOrder).unwrap_err();
+    assert!(e.to_string().contains("boxes 1 to 10"), "{e}");
 }
 
 #[test]

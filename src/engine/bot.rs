@@ -953,7 +953,7 @@ impl Bot {
         // 19: a worn car takes the pit lane when it is offered: its box if it can, else as far
         // along the lane as it gets.
         if c.pit.stage == PitStage::Out && wants_pit(c) {
-            let own = pits::own_box(t, rolled.car);
+            let own = pits::own_box(t, s, rolled.car);
             let lane = |o: &MoveOption| t.space(o.end).in_pit_lane() && o.fate == Fate::Continues;
             if let Some(i) = rolled.options.iter().position(|o| lane(o) && Some(o.end) == own) {
                 return i;

@@ -10,8 +10,9 @@
 //! The car's pit stage ([`PitStage`]) is part of its state: `Out` on the track, `ToBox` once it
 //! has entered the lane (it must stop at its box, 19-2-5), `Stopped` while it waits in its box
 //! (missed quick stop 19-3-4, long stop 19-4-2), `ToExit` from its box to the end of the lane.
-//! Each car's box is the pit box of its grid position (4-0-1: the pole chooses first; here the
-//! boxes are handed out in grid order, docs/rulings.md).
+//! Each car's box is the one its player chose before the race ([`choose_boxes`]: the pole
+//! first, 4-0-1, or the back of the grid first after a 002 d20 grid), by default the pit box of
+//! its grid position (docs/rulings.md, rulings 20 and 48).
 
 use thiserror::Error;
 
@@ -56,12 +57,15 @@ pub struct PitState {
     /// The sheet as configured at the start: tyres are regenerated to it (19-2-3) and repairs
     /// never go above it (19-4-1).
     pub sheet: Wear,
+    /// The box the car's player chose (4-0-1, 002 "Qualifying"; [`choose_boxes`]), when it is
+    /// not the box of its grid position; `None`: that box.
+    pub own_box: Option<SpaceIdx>,
 }
 
 impl PitState {
     /// A car on the track that has not stopped, with its starting sheet.
     pub fn new(sheet: Wear) -> Self {
-        PitState { stage: PitStage::Out, last_stop: None, stops: 0, sheet }
+        PitState { stage: PitStage::Out, last_stop: None, stops: 0, sheet, own_box: None }
     }
 }
 
@@ -167,9 +171,81 @@ pub enum PitError {
     },
 }
 
-/// The box of `car` (4-0-1): the pit box of its grid position.
-pub fn own_box(t: &Track, car: CarId) -> Option<SpaceIdx> {
-    t.pit_boxes.get(car.get()).copied()
+/// The box of `car` (4-0-1): the one its player chose, else the pit box of its grid position.
+pub fn own_box(t: &Track, s: &RaceState, car: CarId) -> Option<SpaceIdx> {
+    s.cars.get(car.get()).and_then(|c| c.pit.own_box).or_else(|| t.pit_boxes.get(car.get()).copied())
+}
+
+/// In which order the players choose their boxes before the race (4-0-1).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PitChoice {
+    /// The pole sitter first, then down the grid (4-0-1; 002 after a qualifying session).
+    #[default]
+    GridOrder,
+    /// The back of the grid first (002 "Qualifying", 1) Normal method: after a d20 grid, "pit
+    /// assignments are then chosen in REVERSE order of qualifying position").
+    ReverseGrid,
+}
+
+impl PitChoice {
+    /// Name used in files, mails and the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            PitChoice::GridOrder => "grid",
+            PitChoice::ReverseGrid => "reverse-grid",
+        }
+    }
+
+    /// The order named `s` (`grid`, `reverse-grid`; `reverse` too).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "grid" | "grid-order" => Some(PitChoice::GridOrder),
+            "reverse-grid" | "reverse" => Some(PitChoice::ReverseGrid),
+            _ => None,
+        }
+    }
+}
+
+/// A box wish that cannot be honoured because it names no box.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("box {wanted} is not a pit box of this track: boxes 1 to {boxes}, numbered from the pit-lane entry (4-0-1)")]
+pub struct NoSuchBox {
+    /// The box asked for (1-based).
+    pub wanted: usize,
+    /// How many boxes the track has.
+    pub boxes: usize,
+}
+
+/// The boxes of the cars on the grid (4-0-1): `wishes[i]` lists the boxes the car on grid slot
+/// `i` (pole first) wants, best first, numbered from 1 along the pit lane. The cars choose in
+/// `order`; each takes the first of its wishes still free, and a car whose wishes are all taken
+/// (or who named none) takes the box of its grid slot if it is free, else the first free box
+/// along the lane (ruling 48). Without wishes every car gets the box of its grid slot; `None`
+/// only for a car beyond the track's boxes.
+pub fn choose_boxes(t: &Track, wishes: &[Vec<usize>], order: PitChoice) -> Result<Vec<Option<SpaceIdx>>, NoSuchBox> {
+    let boxes = t.pit_boxes.len();
+    if let Some(&wanted) = wishes.iter().flatten().find(|&&b| b == 0 || b > boxes) {
+        return Err(NoSuchBox { wanted, boxes });
+    }
+    let mut taken = vec![false; boxes];
+    let mut out = vec![None; wishes.len()];
+    let turns: Vec<usize> = match order {
+        PitChoice::GridOrder => (0..wishes.len()).collect(),
+        PitChoice::ReverseGrid => (0..wishes.len()).rev().collect(),
+    };
+    for i in turns {
+        let pick = wishes[i]
+            .iter()
+            .map(|&b| b - 1)
+            .find(|&b| !taken[b])
+            .or_else(|| (i < boxes && !taken[i]).then_some(i))
+            .or_else(|| taken.iter().position(|&x| !x));
+        if let Some(b) = pick {
+            taken[b] = true;
+            out[i] = Some(t.pit_boxes[b]);
+        }
+    }
+    Ok(out)
 }
 
 /// The index of `s` along the pit lane.
@@ -187,7 +263,7 @@ pub fn open_for(t: &Track, s: &RaceState, car: CarId) -> bool {
         && c.crossings >= 1
         && c.crossings < s.laps
         && c.pit.last_stop.is_none_or(|l| c.crossings > l)
-        && own_box(t, car).is_some()
+        && own_box(t, s, car).is_some()
         && !t.pit_lane.is_empty()
 }
 
@@ -228,7 +304,8 @@ pub fn check_gear_with(t: &Track, s: &RaceState, car: CarId, gear: u8, set: &Rul
         PitStage::ToBox => {
             // 19-1-8: a gear whose highest roll reaches the box; failing that, the highest gear
             // the previous move allows.
-            let (Some(at), Some(b)) = (lane_index(t, c.space), own_box(t, car).and_then(|b| lane_index(t, b))) else {
+            let (Some(at), Some(b)) = (lane_index(t, c.space), own_box(t, s, car).and_then(|b| lane_index(t, b)))
+            else {
                 return Ok(());
             };
             let spaces = b.saturating_sub(at) as u8;
@@ -263,7 +340,7 @@ fn pit_occupancy(t: &Track, s: &RaceState, car: CarId, occupied: &[bool], pass_b
     }
     let c = s.car(car);
     if matches!(c.pit.stage, PitStage::Out | PitStage::ToBox)
-        && let Some(b) = own_box(t, car).and_then(|b| lane_index(t, b))
+        && let Some(b) = own_box(t, s, car).and_then(|b| lane_index(t, b))
     {
         for &x in &t.pit_lane[b + 1..] {
             occ[x.get()] = true;
@@ -284,7 +361,7 @@ pub fn entry_options(t: &Track, s: &RaceState, car: CarId, occupied: &[bool], ro
     let board = Board { track: t, occupied: &occ, dangerous: &s.dangerous, pit_open: true, walls: true };
     let mover = Mover { start: c.space, stops: c.stops, max: roll, min: 0 };
     let r = reaches(&board, &mover);
-    let own = own_box(t, car);
+    let own = own_box(t, s, car);
     let mut out = Vec::new();
     let mut seen: Vec<SpaceIdx> = Vec::new();
     for k in 1..=roll {

@@ -344,7 +344,7 @@ pub fn resolve(
 pub fn reaches_box(t: &Track, rolled: &Rolled, choice: usize) -> bool {
     let c = rolled.state.car(rolled.car);
     matches!(c.pit.stage, PitStage::Out | PitStage::ToBox)
-        && rolled.options.get(choice).is_some_and(|o| Some(o.end) == pits::own_box(t, rolled.car))
+        && rolled.options.get(choice).is_some_and(|o| Some(o.end) == pits::own_box(t, &rolled.state, rolled.car))
 }
 
 /// [`resolve`], with the player's decision at the box if the move reaches it (19-2-6, 19-3,

@@ -245,6 +245,14 @@ impl RaceState {
         self.cars.iter().any(|c| c.status.plays() && (c.status == Status::Grid || track.grid.contains(&c.space)))
     }
 
+    /// Gives each car the box chosen for it ([`choose_boxes`](super::pits::choose_boxes), in
+    /// car order). Only a box other than the one of the car's grid slot is recorded.
+    pub fn assign_boxes(&mut self, track: &Track, boxes: &[Option<SpaceIdx>]) {
+        for (i, (car, b)) in self.cars.iter_mut().zip(boxes).enumerate() {
+            car.pit.own_box = b.filter(|&b| track.pit_boxes.get(i) != Some(&b));
+        }
+    }
+
     /// A late arrival (004 "Late Arrivals", ruling 47): car `number` joins a race whose field has
     /// not cleared the starting grid, waiting in the pit lane (at its exit, or behind the late
     /// cars already waiting there) until every car has passed it. Returns its id.
@@ -271,6 +279,13 @@ impl RaceState {
             .ok_or_else(|| "no free space in the pit lane for a late arrival".to_string())?;
         let mut car = CarState::on_grid(number, space, setup, pit, self.next_arrival);
         self.next_arrival += 1;
+        // Its box: the one of its index if no car chose it, else the first box nobody has
+        // (4-0-1, ruling 48).
+        let id = CarId(self.cars.len() as u8);
+        let held: Vec<SpaceIdx> = self.ids().filter_map(|c| super::pits::own_box(track, self, c)).collect();
+        if track.pit_boxes.get(id.get()).is_some_and(|b| held.contains(b)) {
+            car.pit.own_box = track.pit_boxes.iter().copied().find(|b| !held.contains(b));
+        }
         car.status = Status::Waiting;
         // It will leave like a car out of its box (19-1-9): along the lane to its exit.
         car.pit.stage = super::pits::PitStage::ToExit;

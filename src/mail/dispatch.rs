@@ -36,6 +36,13 @@ struct Header {
     turn: Option<u32>,
 }
 
+/// What a JOIN message says about the car besides the JOIN line: `SETUP`, `TYRES`, `BOXES`.
+struct JoinSheet {
+    wear: Option<crate::engine::Wear>,
+    tyres: Option<(crate::engine::Tyres, Option<crate::engine::Tyres>)>,
+    boxes: Option<Vec<u8>>,
+}
+
 impl Header {
     fn of(orders: &[&Order]) -> Header {
         let mut h = Header::default();
@@ -136,12 +143,16 @@ impl Daemon {
             ));
             return Ok(());
         }
-        let setup = actions.iter().find_map(|o| if let Order::Setup(w) = o { Some(*w) } else { None });
-        let tyres =
-            actions.iter().find_map(|o| if let Order::Tyres { dry, wet } = o { Some((*dry, *wet)) } else { None });
+        let sheet = JoinSheet {
+            wear: actions.iter().find_map(|o| if let Order::Setup(w) = o { Some(*w) } else { None }),
+            tyres: actions
+                .iter()
+                .find_map(|o| if let Order::Tyres { dry, wet } = o { Some((*dry, *wet)) } else { None }),
+            boxes: actions.iter().find_map(|o| if let Order::Boxes(b) = o { Some(b.clone()) } else { None }),
+        };
         let mut touched = BTreeSet::new();
         for o in &actions {
-            match self.act(job, msg, &head, o, setup, tyres) {
+            match self.act(job, msg, &head, o, &sheet) {
                 Ok(Some(game)) => {
                     touched.insert(game);
                 }
@@ -229,8 +240,7 @@ impl Daemon {
         msg: &Incoming,
         head: &Header,
         o: &Order,
-        setup: Option<crate::engine::Wear>,
-        tyres: Option<(crate::engine::Tyres, Option<crate::engine::Tyres>)>,
+        sheet: &JoinSheet,
     ) -> Result<Option<String>, String> {
         let lang = job.lang;
         match o {
@@ -238,15 +248,15 @@ impl Daemon {
                 job.extras.help = true;
                 Ok(None)
             }
-            Order::Setup(_) | Order::Tyres { .. } => {
+            Order::Setup(_) | Order::Tyres { .. } | Order::Boxes(_) => {
                 if head.game.is_some() {
                     // Read with the JOIN of the same message.
                     return Ok(None);
                 }
                 Err(tr(
                     lang,
-                    "SETUP and TYRES go in the same message as your JOIN.",
-                    "CONFIG et PNEUS vont dans le meme message que votre REJOINDRE.",
+                    "SETUP, TYRES and BOXES go in the same message as your JOIN.",
+                    "CONFIG, PNEUS et BOXES vont dans le meme message que votre REJOINDRE.",
                 ))
             }
             Order::Board | Order::History(_) | Order::Standings => {
@@ -313,12 +323,13 @@ impl Daemon {
                         token: token.clone(),
                         car: *car,
                         name: msg.from_name.clone(),
-                        wear: setup.unwrap_or_else(crate::engine::Wear::standard),
-                        tyres: tyres.map_or(crate::engine::Tyres::Hard, |t| t.0),
-                        wet_tyres: tyres.and_then(|t| t.1),
+                        wear: sheet.wear.unwrap_or_else(crate::engine::Wear::standard),
+                        tyres: sheet.tyres.map_or(crate::engine::Tyres::Hard, |t| t.0),
+                        wet_tyres: sheet.tyres.and_then(|t| t.1),
                         entropy: phrase.clone(),
                         bot: false,
                         driver_points,
+                        boxes: sheet.boxes.clone().unwrap_or_default(),
                     };
                     let meta = self.meta(job, None);
                     let t = h.join(&req, meta).map_err(|e| e.to_string())?;
@@ -450,7 +461,7 @@ impl Daemon {
                 Ok(Some(game))
             }
             Order::Lang(_) | Order::Game(_) | Order::Car(_) | Order::Token(_) | Order::Turn(_) => Ok(None),
-            Order::Create { game, track, laps, cars, hours, profile, weather, grid, lap_thirds, late } => {
+            Order::Create { game, track, laps, cars, hours, profile, weather, grid, lap_thirds, late, pits } => {
                 if let Ok(h) = self.store.open(game) {
                     if Self::done_before(h.game(), &job.mid, Kind::Create, None) {
                         job.applied = true;
@@ -475,6 +486,7 @@ impl Daemon {
                     grid: grid.unwrap_or(GridMethod::Join),
                     lap_third_weather: *lap_thirds,
                     late_arrivals: *late,
+                    pit_choice: pits.unwrap_or_default(),
                 };
                 let seed = crate::store::driver::os_random().map_err(|e| e.to_string())?;
                 self.touch(job, game, 0).map_err(|e| e.to_string())?;

@@ -106,11 +106,13 @@ pub fn run(spec: &SeasonSpec) -> Result<SeasonResult, DaemonError> {
             &mut n,
             "new race",
             &format!(
-                "TOKEN {MODERATOR_TOKEN}\nCREATE {game} TRACK {track} LAPS {} CARS {} GRID {}",
+                "TOKEN {MODERATOR_TOKEN}\nCREATE {game} TRACK {track} LAPS {} CARS {} GRID {}{}",
                 spec.laps,
                 spec.drivers,
                 // The league's own grids are the join order; `qualifying` is the game's (ruling 31).
-                if league.races[r - 1].grid == GridMethod::Qualifying { "qualifying" } else { "join" }
+                if league.races[r - 1].grid == GridMethod::Qualifying { "qualifying" } else { "join" },
+                // After a d20 grid the boxes are chosen from the back of the grid (002, ruling 48).
+                if league.races[r - 1].grid == GridMethod::D20 { " PITS REVERSE-GRID" } else { "" }
             ),
         )?;
         daemon_pass(&mut daemon, &mut inbox, &mut via, &mut mails_in)?;
@@ -124,7 +126,7 @@ pub fn run(spec: &SeasonSpec) -> Result<SeasonResult, DaemonError> {
                 &mut n,
                 "join",
                 &format!(
-                    "JOIN {game} CAR {car} PHRASE {a} races {game}\nSETUP tyres=6 brakes=3 gas=3 body=3 engine=3 handling=2"
+                    "JOIN {game} CAR {car} PHRASE {a} races {game}\nSETUP tyres=6 brakes=3 gas=3 body=3 engine=3 handling=2\nBOXES 1 2"
                 ),
             )?;
             daemon_pass(&mut daemon, &mut inbox, &mut via, &mut mails_in)?;

@@ -128,6 +128,9 @@ fn state_bytes(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pendin
             w.s(" last_stop ").n(c.pit.last_stop.map_or(0, u64::from));
         }
         // Written only when set, so that the digests of games without it do not change.
+        if let Some(b) = c.pit.own_box {
+            w.s(" box ").s(&t.space(b).id);
+        }
         if let Some(i) = c.inertia {
             w.s(" inertia ").s(i.name());
         }

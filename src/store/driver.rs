@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use crate::dice::commitment;
 use crate::engine::bot::Bot;
+use crate::engine::pits::PitChoice;
 use crate::engine::weather::Forecast;
 use crate::engine::{Rulebook, Step, Tyres, Wear, roll};
 use crate::track;
@@ -83,6 +84,8 @@ pub struct NewGame {
     pub lap_third_weather: bool,
     /// Late arrivals may join from the pit-lane exit (004, ruling 47).
     pub late_arrivals: bool,
+    /// In which order the players choose their pit boxes (4-0-1; 002 after a d20 grid, ruling 48).
+    pub pit_choice: PitChoice,
 }
 
 impl NewGame {
@@ -101,6 +104,7 @@ impl NewGame {
             grid: GridMethod::Join,
             lap_third_weather: false,
             late_arrivals: false,
+            pit_choice: PitChoice::GridOrder,
         }
     }
 }
@@ -128,6 +132,8 @@ pub struct Join {
     pub bot: bool,
     /// The driver's points for this race (002 "Expending Driver Points", ruling 45): 0 for none.
     pub driver_points: u8,
+    /// The pit boxes wanted, best first, numbered from 1 along the lane (4-0-1, ruling 48).
+    pub boxes: Vec<u8>,
 }
 
 impl Join {
@@ -145,6 +151,7 @@ impl Join {
             entropy: None,
             bot: false,
             driver_points: 0,
+            boxes: Vec::new(),
         }
     }
 }
@@ -248,6 +255,7 @@ impl Store {
             grid: req.grid.qualifies().then(|| req.grid.name().to_string()),
             weather_checks: req.lap_third_weather.then(|| LAP_THIRDS.to_string()),
             late_arrivals: req.late_arrivals,
+            pit_choice: (req.pit_choice != PitChoice::GridOrder).then(|| req.pit_choice.name().to_string()),
             dice: crate::dice::SCHEME.into(),
             commitment: hex32(&commitment(&seed)),
         };
@@ -422,6 +430,7 @@ impl Handle {
             wet_tyres: req.wet_tyres.map(|t| t.name().to_string()),
             entropy: req.entropy.clone().unwrap_or_default(),
             driver_points: req.driver_points,
+            boxes: req.boxes.clone(),
             wear: wear_record(&req.wear),
         };
         let mut input = self.input(Kind::Join, meta);

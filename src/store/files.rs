@@ -65,6 +65,10 @@ pub struct SetupRecord {
     /// older games: join order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grid: Option<String>,
+    /// In which order the players choose their pit boxes: `reverse-grid` (002 after a d20 grid,
+    /// ruling 48); absent: the pole first (4-0-1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pit_choice: Option<String>,
     /// Dice derivation (`steward-dice-v1`, docs/dice.md).
     pub dice: String,
     /// SHA-256 of the secret seed, published before any roll.
@@ -102,6 +106,10 @@ pub struct PlayerRecord {
     /// roll (ruling 45). Left out when 0, so games from before stay byte for byte as they were.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub driver_points: u8,
+    /// The pit boxes the player wants, best first, numbered from 1 along the pit lane (4-0-1,
+    /// ruling 48). Left out when empty: the box of the car's grid slot.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub boxes: Vec<u8>,
     /// Wear points configured (5).
     pub wear: WearRecord,
 }

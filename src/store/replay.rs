@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 use crate::dice::{commitment, dice_key, face_index, roll_label};
 use crate::engine::explain;
 use crate::engine::order::advance;
-use crate::engine::pits::{PitOrder, StopKind};
+use crate::engine::pits::{NoSuchBox, PitChoice, PitOrder, StopKind, choose_boxes};
 use crate::engine::play::resolve_with;
 use crate::engine::weather::{self, Forecast};
 
@@ -338,6 +338,13 @@ impl Game {
                 Some(_) => {}
             }
         }
+        if let Some(c) = &setup.pit_choice
+            && PitChoice::parse(c).is_none_or(|o| o.name() != c)
+        {
+            return Err(StoreError::BadSetting(format!(
+                "unknown pit_choice `{c}` (reverse-grid for 002's d20 grid; absent: the pole first, 4-0-1)"
+            )));
+        }
         if setup.dice != crate::dice::SCHEME {
             return Err(StoreError::BadSetting(format!("unknown dice scheme `{}`", setup.dice)));
         }
@@ -381,6 +388,12 @@ impl Game {
     /// How the grid is made (absent in older games: join order).
     pub fn grid_method(&self) -> GridMethod {
         self.setup.grid.as_deref().and_then(GridMethod::parse).unwrap_or(GridMethod::Join)
+    }
+
+    /// In which order the players choose their boxes (absent: the pole first, 4-0-1; checked by
+    /// [`Game::create`]).
+    pub fn pit_choice(&self) -> PitChoice {
+        self.setup.pit_choice.as_deref().and_then(PitChoice::parse).unwrap_or_default()
     }
 
     /// The number of the next turn.
@@ -710,6 +723,13 @@ impl Game {
             && Tyres::parse(w).is_none_or(|t| t.name() != w)
         {
             return Err(StoreError::BadSetup { car: p.car, why: format!("wet-track tyres `{w}` (hard, soft, rain)") });
+        }
+        let boxes = self.track.pit_boxes.len();
+        if let Some(&b) = p.boxes.iter().find(|&&b| b == 0 || usize::from(b) > boxes) {
+            return Err(StoreError::BadSetup { car: p.car, why: NoSuchBox { wanted: b.into(), boxes }.to_string() });
+        }
+        if let Some((i, &b)) = p.boxes.iter().enumerate().find(|(i, b)| p.boxes[..*i].contains(b)) {
+            return Err(StoreError::BadSetup { car: p.car, why: format!("box {b} is wished twice (wish {})", i + 1) });
         }
         Setup { wear: wear_of(&p.wear), tyres }
             .validate_for(&self.rules)
@@ -1125,6 +1145,12 @@ impl Game {
             .collect();
         let rules = Rulebook { laps: self.setup.laps, ..self.rules.clone() };
         let mut state = RaceState::new_for(&self.track, &rules, &setups).map_err(StoreError::BadSetting)?;
+        // The boxes, chosen in grid order or its reverse (4-0-1, ruling 48).
+        let wishes: Vec<Vec<usize>> =
+            players.iter().map(|p| p.boxes.iter().map(|&b| usize::from(b)).collect()).collect();
+        let boxes =
+            choose_boxes(&self.track, &wishes, self.pit_choice()).map_err(|e| StoreError::BadSetting(e.to_string()))?;
+        state.assign_boxes(&self.track, &boxes);
         state.wet = wet;
         state.weather = sky;
         Ok(state)

@@ -242,6 +242,23 @@ pub(crate) fn sheets(game: &Game, st: &RaceState, out: &mut String) {
             status(c.status)
         );
     }
+    // The boxes, once players chose them (4-0-1, ruling 48); games without a choice keep their
+    // sheets as they were.
+    if st.cars.iter().any(|c| c.pit.own_box.is_some()) {
+        let boxes: Vec<String> = st
+            .ids()
+            .filter_map(|id| {
+                let b = crate::engine::pits::own_box(&game.track, st, id)?;
+                let sp = game.track.space(b);
+                let n = match sp.kind {
+                    crate::track::SpaceKind::PitBox(n) => n.to_string(),
+                    _ => "?".into(),
+                };
+                Some(format!("car {} box {n} ({})", st.car(id).number, sp.id))
+            })
+            .collect();
+        let _ = writeln!(out, "pit boxes: {}", boxes.join(", "));
+    }
 }
 
 /// Each car's place in the race: finishers by finishing order, then the cars still racing by

@@ -135,6 +135,7 @@ fn requests_and_moderator_commands() {
             grid: None,
             lap_thirds: false,
             late: false,
+            pits: None,
         }
     );
     assert_eq!(
@@ -150,6 +151,7 @@ fn requests_and_moderator_commands() {
             grid: None,
             lap_thirds: false,
             late: false,
+            pits: None,
         }
     );
     assert_eq!(
@@ -173,6 +175,18 @@ fn requests_and_moderator_commands() {
     assert!(matches!(err("CREATE m TRACK monaco LAPS 1 CHECKS often"), OrderError::Invalid { .. }));
     assert!(matches!(one("CREATE m TRACK monaco LAPS 1 LATE yes"), Order::Create { late: true, .. }));
     assert!(matches!(one("CRÉER m CIRCUIT monaco TOURS 1 RETARD oui"), Order::Create { late: true, .. }));
+    // 002: the boxes chosen from the back of the grid (ruling 48), and a player's wishes.
+    let reverse = Some(steward::engine::pits::PitChoice::ReverseGrid);
+    assert!(
+        matches!(one("CREATE m TRACK monaco LAPS 1 PITS reverse-grid"), Order::Create { pits, .. } if pits == reverse)
+    );
+    assert!(
+        matches!(one("CRÉER m CIRCUIT monaco TOURS 1 STANDS grille-inverse"), Order::Create { pits, .. } if pits == reverse)
+    );
+    assert!(matches!(err("CREATE m TRACK monaco LAPS 1 PITS random"), OrderError::Invalid { .. }));
+    assert_eq!(one("BOXES 3 1 2"), Order::Boxes(vec![3, 1, 2]));
+    assert!(matches!(err("BOXES"), OrderError::Missing { .. }));
+    assert!(matches!(err("BOXES 0"), OrderError::Range { .. }));
     assert!(matches!(err("CREATE m TRACK monaco LAPS 1 LATE maybe"), OrderError::Invalid { .. }));
 }
 

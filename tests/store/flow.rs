@@ -492,3 +492,52 @@ fn late_arrivals_start_from_the_pit_lane() {
     let out = python(&["tools/verify_game.py", &dir.display().to_string()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
 }
+
+#[test]
+fn pit_boxes_are_chosen_in_reverse_grid_order() {
+    // 002 "Qualifying", 1): after a d20 grid (the league's, the game's join order) the boxes are
+    // chosen from the back of the grid (ruling 48). Three cars all want box 1.
+    let g = scratch("pit-choice");
+    ok(&g, &["new", "p", "--track", "sprint", "--laps", "1", "--weather", "sun", "--pit-choice", "reverse-grid"]);
+    refused(&g, &["join", "p", "--address", "x@example.org", "--boxes", "11"], "boxes 1 to 10");
+    refused(&g, &["join", "p", "--address", "x@example.org", "--boxes", "2,2"], "box 2 is wished twice");
+    ok(&g, &["join", "p", "--address", "pole@example.org", "--bot", "--boxes", "1"]);
+    ok(&g, &["join", "p", "--address", "second@example.org", "--bot", "--boxes", "1,2"]);
+    ok(&g, &["join", "p", "--address", "last@example.org", "--bot", "--boxes", "1"]);
+    ok(&g, &["start", "p"]);
+    let dir = g.join("p");
+    let game = steward::store::driver::load_dir(&dir, None).unwrap();
+    let state = &game.now.race.as_ref().unwrap().state;
+    let got: Vec<usize> = state
+        .ids()
+        .map(|c| {
+            let b = steward::engine::pits::own_box(&game.track, state, c).unwrap();
+            game.track.pit_boxes.iter().position(|&x| x == b).unwrap() + 1
+        })
+        .collect();
+    assert_eq!(got, vec![3, 2, 1], "the back of the grid chooses first");
+    // The sheets say whose box is which.
+    let shown = ok(&g, &["show", "p"]);
+    assert!(shown.contains("pit boxes: car 1 box 3"), "{shown}");
+    assert!(shown.contains("car 3 box 1"), "{shown}");
+    // The same wishes, pole first (4-0-1): the pole has box 1.
+    ok(&g, &["new", "q", "--track", "sprint", "--laps", "1", "--weather", "sun"]);
+    for who in ["pole", "second", "last"] {
+        ok(&g, &["join", "q", "--address", &format!("{who}@example.org"), "--bot", "--boxes", "1,2"]);
+    }
+    ok(&g, &["start", "q"]);
+    let q = steward::store::driver::load_dir(&g.join("q"), None).unwrap();
+    let st = &q.now.race.as_ref().unwrap().state;
+    let pole = steward::engine::pits::own_box(&q.track, st, steward::engine::CarId(0)).unwrap();
+    assert_eq!(pole, q.track.pit_boxes[0]);
+    // The race plays to its end and both verifiers re-derive it.
+    let mut n = 0;
+    while !last_turn(&dir).over {
+        n += 1;
+        assert!(n < 400, "the race does not end");
+        ok(&g, &["play", "p", "--bot"]);
+    }
+    verify(&dir, None).unwrap();
+    let out = python(&["tools/verify_game.py", &dir.display().to_string()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+}

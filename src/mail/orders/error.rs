@@ -93,6 +93,10 @@ pub enum Arg {
     LeagueAction,
     /// A league race's grid method.
     LeagueGrid,
+    /// A pit box's number.
+    PitBox,
+    /// The order the boxes are chosen in.
+    PitChoice,
 }
 
 impl Arg {
@@ -123,6 +127,8 @@ impl Arg {
             }
             Arg::LeagueGrid => ("qualifying, d20, rotating or bids", "qualifying, d20, rotating ou bids"),
             Arg::Profile => ("a rule profile", "un profil de règles"),
+            Arg::PitBox => ("a pit box number", "un numéro de box"),
+            Arg::PitChoice => ("the order the boxes are chosen in", "l'ordre du choix des boxes"),
             Arg::Count => ("a count", "un nombre"),
             Arg::Phrase => ("some words", "quelques mots"),
         };
@@ -138,6 +144,8 @@ impl Arg {
             (Arg::Weather, Lang::Fr) => Some("PISTE, SOLEIL, PLUIE ou VARIABLE"),
             (Arg::Grid, Lang::En) => Some("JOIN, QUALIFYING or QUALIFYING-BLACK-DIE"),
             (Arg::Grid, Lang::Fr) => Some("INSCRIPTION, ESSAIS ou ESSAIS-NOIR"),
+            (Arg::PitChoice, Lang::En) => Some("GRID or REVERSE-GRID"),
+            (Arg::PitChoice, Lang::Fr) => Some("GRILLE ou GRILLE-INVERSE"),
             (Arg::Checks, Lang::En) => Some("LAP-THIRDS or ROLLS"),
             (Arg::Checks, Lang::Fr) => Some("TIERS ou JETS"),
             (Arg::YesNo, Lang::En) => Some("YES or NO"),

@@ -47,6 +47,8 @@ pub enum Kw {
     Setup,
     /// `TYRES` / `PNEUS`.
     Tyres,
+    /// `BOXES` / `BOXES`: the pit boxes wanted, best first (4-0-1, ruling 48).
+    Boxes,
     /// `GEAR` / `VITESSE`.
     Gear,
     /// `CHOOSE` / `CHOIX`.
@@ -110,6 +112,8 @@ const WORDS: &[(&str, Kw)] = &[
     ("tyres", Kw::Tyres),
     ("tires", Kw::Tyres),
     ("pneus", Kw::Tyres),
+    ("boxes", Kw::Boxes),
+    ("box", Kw::Boxes),
     ("gear", Kw::Gear),
     ("vitesse", Kw::Gear),
     ("rapport", Kw::Gear),
@@ -158,7 +162,7 @@ const WORDS: &[(&str, Kw)] = &[
 
 impl Kw {
     /// Every keyword.
-    pub const ALL: [Kw; 27] = [
+    pub const ALL: [Kw; 28] = [
         Kw::Game,
         Kw::Car,
         Kw::Token,
@@ -166,6 +170,7 @@ impl Kw {
         Kw::Join,
         Kw::Setup,
         Kw::Tyres,
+        Kw::Boxes,
         Kw::Gear,
         Kw::Choose,
         Kw::Reroll,
@@ -218,6 +223,7 @@ impl Kw {
             Kw::Join => ("JOIN", "REJOINDRE"),
             Kw::Setup => ("SETUP", "CONFIG"),
             Kw::Tyres => ("TYRES", "PNEUS"),
+            Kw::Boxes => ("BOXES", "BOXES"),
             Kw::Gear => ("GEAR", "VITESSE"),
             Kw::Choose => ("CHOOSE", "CHOIX"),
             Kw::Reroll => ("REROLL", "RELANCER"),
@@ -257,6 +263,7 @@ impl Kw {
                 "CONFIG pneus=6 freins=4 conso=3 carrosserie=3 moteur=3 tenue=1",
             ),
             Kw::Tyres => ("TYRES soft WET rain", "PNEUS tendres MOUILLE pluie"),
+            Kw::Boxes => ("BOXES 1 2 3", "BOXES 1 2 3"),
             Kw::Gear => ("GEAR 4", "VITESSE 4"),
             Kw::Choose => ("CHOOSE B", "CHOIX B"),
             Kw::Reroll => ("REROLL", "RELANCER"),

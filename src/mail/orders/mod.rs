@@ -11,6 +11,7 @@ pub use error::{Arg, OrderError};
 pub use keyword::{Kw, Lang, fold, squash};
 pub use receipt::{RECEIPT_WIDTH, masked, receipt};
 
+use crate::engine::pits::PitChoice;
 use crate::engine::weather::Forecast;
 use crate::engine::{Part, Setup, Tyres, Wear};
 use crate::mail::policy::{Policy, Rule};
@@ -57,6 +58,8 @@ pub enum Order {
         /// Tyres fitted when it is wet at the start (none: the same).
         wet: Option<Tyres>,
     },
+    /// The pit boxes wanted, best first, numbered from 1 along the pit lane (4-0-1, ruling 48).
+    Boxes(Vec<u8>),
     /// The gear for the next move (6-1).
     Gear(u8),
     /// The decision after a roll: an option's label or a destination space id.
@@ -107,6 +110,8 @@ pub enum Order {
         lap_thirds: bool,
         /// `LATE YES`: late arrivals join from the pit-lane exit (004, ruling 47).
         late: bool,
+        /// `PITS REVERSE-GRID`: the boxes chosen from the back of the grid (002, ruling 48).
+        pits: Option<PitChoice>,
     },
     /// A league edit (moderators) or the league's standings (anyone).
     League {
@@ -442,6 +447,14 @@ fn order(k: Kw, args: &[&str], line: &str) -> Result<Order, OrderError> {
             };
             Ok(Order::Tyres { dry, wet })
         }
+        Kw::Boxes => {
+            if args.is_empty() {
+                return Err(OrderError::Missing { order: k, what: Arg::PitBox });
+            }
+            // Any box number a track might have: the game checks it against its pit lane.
+            let boxes = args.iter().map(|w| number(k, Arg::PitBox, Some(w), 1, 99).map(|n| n as u8));
+            Ok(Order::Boxes(boxes.collect::<Result<_, _>>()?))
+        }
         Kw::Gear => {
             // 6-1: six gears.
             let n = number(k, Arg::Gear, args.first(), 1, 6)?;
@@ -741,7 +754,7 @@ fn create(args: &[&str]) -> Result<Order, OrderError> {
     let k = Kw::Create;
     let game = game_id(k, args.first())?;
     let (mut track, mut laps, mut cars, mut hours, mut profile) = (None, None, None, None, None);
-    let (mut weather, mut grid, mut lap_thirds, mut late) = (None, None, false, false);
+    let (mut weather, mut grid, mut lap_thirds, mut late, mut pits) = (None, None, false, false, None);
     let mut i = 1;
     while i < args.len() {
         let next = args.get(i + 1);
@@ -777,6 +790,14 @@ fn create(args: &[&str]) -> Result<Order, OrderError> {
                     _ => return Err(OrderError::Invalid { order: k, what: Arg::YesNo, got: w.to_string() }),
                 };
             }
+            "pits" | "stands" | "boxes" => {
+                let w = next.ok_or(OrderError::Missing { order: k, what: Arg::PitChoice })?;
+                pits = Some(match squash(w).replace('-', "").as_str() {
+                    "grid" | "grille" => PitChoice::GridOrder,
+                    "reversegrid" | "reverse" | "grilleinverse" | "inverse" => PitChoice::ReverseGrid,
+                    _ => return Err(OrderError::Invalid { order: k, what: Arg::PitChoice, got: w.to_string() }),
+                });
+            }
             "checks" | "controles" => {
                 let w = next.ok_or(OrderError::Missing { order: k, what: Arg::Checks })?;
                 lap_thirds = match squash(w).replace('-', "").as_str() {
@@ -799,7 +820,7 @@ fn create(args: &[&str]) -> Result<Order, OrderError> {
     }
     let track = track.ok_or(OrderError::Missing { order: k, what: Arg::Track })?;
     let laps = laps.ok_or(OrderError::Missing { order: k, what: Arg::Laps })?;
-    Ok(Order::Create { game, track, laps, cars, hours, profile, weather, grid, lap_thirds, late })
+    Ok(Order::Create { game, track, laps, cars, hours, profile, weather, grid, lap_thirds, late, pits })
 }
 
 /// A CREATE's GRID word, English or French (`essais`: qualifying).
