@@ -31,6 +31,7 @@ fn car(number: u8, space: SpaceIdx, gear: u8, arrival: u32) -> CarState {
         moves: 0,
         pit: steward::engine::pits::PitState::new(Wear::standard()),
         inertia: None,
+        backmarker: false,
     }
 }
 

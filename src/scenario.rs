@@ -55,6 +55,10 @@ pub struct Scenario {
     /// Laps of the race (default 3).
     #[serde(default)]
     pub laps: Option<u16>,
+    /// `due`: the race plays with backmarkers, placed when the leader finishes the first lap
+    /// (002 "Backmarkers", ruling 49).
+    #[serde(default)]
+    pub backmarkers: Option<String>,
     /// Dangerous spaces at the start.
     #[serde(default)]
     pub dangerous: Vec<String>,
@@ -118,6 +122,10 @@ pub struct CarSpec {
     /// The box its player chose (4-0-1, ruling 48), when not the box of its index.
     #[serde(default)]
     pub pit_box: Option<String>,
+    /// A backmarker, no player's car (002 "Backmarkers", ruling 49): it plays by its own rules
+    /// (3rd gear, no damage) and its options are chosen for it.
+    #[serde(default)]
+    pub backmarker: bool,
 }
 
 /// A pit decision: `{ kind = "long", tyres = "soft", repairs = { brakes = 1 } }`.
@@ -386,7 +394,7 @@ pub fn run(sc: &Scenario, dir: &Path) -> Verdict {
         Err(e) => return Verdict::Fail(vec![e]),
     };
     if rules.set.lap_third_weather
-        && let Some(lead) = crate::engine::order::leader(&state, &t)
+        && let Some(lead) = crate::engine::backmarkers::race_leader(&state, &t)
     {
         // The checkpoints the leader has already passed owe nothing (ruling 46).
         let passed =
@@ -484,9 +492,16 @@ fn setup(sc: &Scenario, t: &Track) -> Result<RaceState, String> {
                 p
             },
             inertia,
+            backmarker: c.backmarker,
         });
     }
     let mut state = RaceState::from_cars(cars, sc.laps.unwrap_or(3), sc.wet);
+    state.backmarkers = match sc.backmarkers.as_deref() {
+        None => crate::engine::backmarkers::Backmarkers::Off,
+        Some("due") => crate::engine::backmarkers::Backmarkers::Due,
+        Some("placed") => crate::engine::backmarkers::Backmarkers::Placed,
+        Some(other) => return Err(format!("backmarkers `{other}` (due, placed)")),
+    };
     if let Some(w) = &sc.weather {
         state.weather = Some(WeatherState::parse(w).ok_or_else(|| {
             format!("weather `{w}` (changeable, sun, rain, temporary-sun, temporary-rain, final-sun, final-rain)")
@@ -620,16 +635,27 @@ fn play_move(
                 check_articles(&r.events, &expect, at, fails);
                 return Some(state);
             };
-            let Some(end) = t.find(choose) else {
-                fails.push(format!("{at}: no space `{choose}`"));
-                return None;
+            // A backmarker's option is chosen by its rules (002, ruling 49).
+            let by_rules = (choose == "backmarker" && r.state.car(r.car).backmarker)
+                .then(|| crate::engine::backmarkers::choose(t, &r.state, r.car, &r.options));
+            let end = match by_rules {
+                Some(i) => r.options[i].end,
+                None => match t.find(choose) {
+                    Some(end) => end,
+                    None => {
+                        fails.push(format!("{at}: no space `{choose}`"));
+                        return None;
+                    }
+                },
             };
             let slips = |o: &MoveOption| o.slip.as_ref().map_or(0, |x| x.behind.len() as u8);
-            let pick = r.options.iter().position(|o| {
-                o.end == end
-                    && m.brakes.is_none_or(|b| o.brakes == b)
-                    && m.slipstreams.is_none_or(|n| slips(o) == n)
-                    && m.bonus.is_none_or(|b| o.bonus == b)
+            let pick = by_rules.or_else(|| {
+                r.options.iter().position(|o| {
+                    o.end == end
+                        && m.brakes.is_none_or(|b| o.brakes == b)
+                        && m.slipstreams.is_none_or(|n| slips(o) == n)
+                        && m.bonus.is_none_or(|b| o.bonus == b)
+                })
             });
             let Some(i) = pick else {
                 fails.push(format!(

@@ -68,6 +68,7 @@ fn build(t: &Track, seeds: &[CarSeed], dangerous: &[usize]) -> RaceState {
             moves: 0,
             pit: steward::engine::pits::PitState::new(Wear::standard()),
             inertia: None,
+            backmarker: false,
         });
     }
     let mut s = RaceState { to_play: Some(CarId(0)), ..RaceState::from_cars(cars, 3, dangerous.len() % 2 == 1) };

@@ -1,6 +1,7 @@
 //! The one integration-test binary (see docs/ARCHITECTURE.md): each module tests one area
 //! through the public library API or the `steward` command.
 
+mod backmarkers;
 mod board;
 mod bot;
 mod engine_props;

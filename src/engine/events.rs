@@ -228,6 +228,16 @@ pub enum Event {
         /// The car.
         car: CarId,
     },
+    /// A backmarker is put on the track (002 "Backmarkers", ruling 49).
+    BackmarkerPlaced {
+        /// The backmarker.
+        car: CarId,
+    },
+    /// A backmarker every player car has passed is taken off the track (002, ruling 49).
+    BackmarkerWithdrawn {
+        /// The backmarker.
+        car: CarId,
+    },
     /// The weather drawn before the qualifying (3-1-1) or the race (3-2-1).
     WeatherDrawn {
         /// The race's weather (else the qualifying's).
@@ -320,6 +330,7 @@ impl Event {
             Event::WeatherChange { .. } => "3-2-6",
             Event::WeatherDrawn { race: true, .. } => "3-2-1",
             Event::LateStart { .. } => "004",
+            Event::BackmarkerPlaced { .. } | Event::BackmarkerWithdrawn { .. } => "002",
             Event::WeatherDrawn { race: false, .. } => "3-1-1",
             Event::Slid { tyres: Tyres::Hard, .. } => "8-1-2",
             Event::Slid { tyres: Tyres::Soft, .. } => "8-2-2",
@@ -401,6 +412,12 @@ impl Event {
             ),
             Event::LateStart { car } => {
                 format!("late arrival car {} leaves the pit lane: every car has passed it", number(*car))
+            }
+            Event::BackmarkerPlaced { car } => {
+                format!("backmarker car {} is put on the track: the leader has finished the first lap", number(*car))
+            }
+            Event::BackmarkerWithdrawn { car } => {
+                format!("backmarker car {} is taken off the track: every car has passed it", number(*car))
             }
             Event::WallTest { car } => format!("car {} takes a body test against the wall", number(*car)),
             Event::SoftBonus { car } => format!("car {} uses its soft-tyre +1", number(*car)),

@@ -77,7 +77,8 @@ pub fn body_tests(
     let others = touching(t, s, mover, exempt);
     let mut knocked_out = Vec::new();
     for &other in &others {
-        if !s.car(other).status.plays() {
+        // A backmarker can cause but not receive body damage (002 "Backmarkers").
+        if !s.car(other).status.plays() || s.car(other).backmarker {
             continue;
         }
         let aggravated = aggravates(s.car(mover).status) || aggravates(s.car(other).status);
@@ -85,7 +86,7 @@ pub fn body_tests(
             knocked_out.push(other);
         }
     }
-    if !s.car(mover).status.plays() {
+    if !s.car(mover).status.plays() || s.car(mover).backmarker {
         return;
     }
     // 14-4: the causer rolls last; a body point lost outright for each car it eliminated.

@@ -23,6 +23,7 @@
 //! - [`events`]: what happened and why;
 //! - [`explain`]: why a destination is not on offer.
 
+pub mod backmarkers;
 pub mod bot;
 pub mod car;
 pub mod dice;

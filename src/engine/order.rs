@@ -11,6 +11,7 @@
 
 use crate::track::Track;
 
+use super::backmarkers;
 use super::events::Event;
 use super::state::{CarId, OrderKey, RaceState, Status};
 
@@ -56,8 +57,12 @@ pub fn leader(state: &RaceState, t: &Track) -> Option<CarId> {
 pub fn advance(t: &Track, state: &RaceState) -> (RaceState, Option<CarId>, Vec<Event>) {
     let mut s = state.clone();
     let mut events = Vec::new();
+    if s.is_over() {
+        // The race is over for the players: the backmarkers leave with them (002).
+        backmarkers::withdraw_all(&mut s, &mut events);
+    }
     loop {
-        let Some(lead) = leader(&s, t) else {
+        let Some(mut lead) = leader(&s, t) else {
             if release_late(t, &mut s, &mut events) {
                 continue;
             }
@@ -93,6 +98,16 @@ pub fn advance(t: &Track, state: &RaceState) -> (RaceState, Option<CarId>, Vec<E
             if s.round_leader.is_some() {
                 end_round(&mut s, &mut events);
                 release_late(t, &mut s, &mut events);
+                // 002 "Backmarkers": placed at the end of the round in which the leader finishes
+                // the first lap; taken off once every player car has passed them (ruling 49).
+                if backmarkers::due(t, &s) {
+                    backmarkers::place(t, &mut s, &mut events);
+                    // "When first placed, backmarkers are considered to be the front cars, i.e.
+                    // their movement rolls are made before the race leader moves."
+                    lead = leader(&s, t).unwrap_or(lead);
+                } else if s.backmarkers == backmarkers::Backmarkers::Placed {
+                    backmarkers::withdraw_passed(t, &mut s, &mut events);
+                }
                 s.round += 1;
             }
             s.round_leader = Some(lead);

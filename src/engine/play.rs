@@ -462,6 +462,10 @@ pub fn resolve_with(
             let laps = s.laps;
             let c = s.car_mut(car);
             c.crossings += 1;
+            if c.backmarker {
+                // Backmarkers never finish: "always considered to be many laps behind" (002).
+                continue;
+            }
             if c.crossings >= 2 {
                 c.tyre_lap += 1;
             }
@@ -680,6 +684,7 @@ fn end_of_move(t: &Track, s: &mut RaceState, events: &mut Vec<Event>, dice: &mut
 }
 
 fn finish_turn(s: &mut RaceState, car: CarId, start_key: OrderKey) {
+    super::backmarkers::after_move(s, car);
     s.sweep = Some(start_key);
     s.played.push(car);
     s.to_play = None;

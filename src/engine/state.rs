@@ -80,6 +80,9 @@ pub enum Status {
         /// True once the car is off the board.
         removed: bool,
     },
+    /// A backmarker taken off the track once every player car had passed it, or at the end of
+    /// the race (002 "Backmarkers", ruling 49).
+    Withdrawn,
     /// A late arrival waiting at the pit-lane exit until every other car has passed it (004
     /// "Late Arrivals", ruling 47): it does not play, and is no obstacle's victim.
     Waiting,
@@ -138,6 +141,8 @@ pub struct CarState {
     /// The inertia still to play after a broken engine (16-0-3, 16-0-6); `None` for every other
     /// car.
     pub inertia: Option<Inertia>,
+    /// A backmarker: a car no player drives (002 "Backmarkers", [`backmarkers`](super::backmarkers)).
+    pub backmarker: bool,
 }
 
 impl CarState {
@@ -158,6 +163,7 @@ impl CarState {
             moves: 0,
             pit: PitState::new(setup.wear),
             inertia: None,
+            backmarker: false,
         }
     }
 
@@ -196,6 +202,8 @@ pub struct RaceState {
     pub next_arrival: u32,
     /// Finishing order so far.
     pub finish_order: Vec<CarId>,
+    /// Whether the race plays with backmarkers (002 "Backmarkers", ruling 49).
+    pub backmarkers: super::backmarkers::Backmarkers,
 }
 
 /// A car's position in the order of play: further along the lap first, then higher gear, then
@@ -312,6 +320,7 @@ impl RaceState {
             to_play: None,
             sweep: None,
             finish_order: Vec::new(),
+            backmarkers: super::backmarkers::Backmarkers::Off,
         }
     }
 
@@ -353,8 +362,8 @@ impl RaceState {
         c.inertia.is_some() && matches!(c.status, Status::Eliminated { removed: false, .. })
     }
 
-    /// True once no car takes turns any more (21).
+    /// True once no car takes turns any more (21); backmarkers do not count (002).
     pub fn is_over(&self) -> bool {
-        !self.cars.iter().any(|c| c.status.plays())
+        !self.cars.iter().any(|c| c.status.plays() && !c.backmarker)
     }
 }

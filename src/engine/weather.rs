@@ -241,7 +241,7 @@ pub fn checkpoints_before(t: &Track, distance: u64) -> u32 {
 /// 002 weather checks: owes one test for each checkpoint the race leader has entered since the
 /// last look, while the sky is changeable (ruling 46). Called at the end of every move.
 pub fn lap_third_checks(t: &Track, s: &mut RaceState) {
-    let Some(lead) = super::order::leader(s, t) else { return };
+    let Some(lead) = super::backmarkers::race_leader(s, t) else { return };
     let passed = checkpoints_before(t, super::order::race_distance(s, t, lead));
     if let Some(w) = s.weather.as_mut()
         && passed > w.checks

@@ -106,6 +106,16 @@ fn state_bytes(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pendin
             w.s(" checks ").n(wx.checks);
         }
     }
+    // Written only in races with backmarkers (002, ruling 49).
+    match state.backmarkers {
+        crate::engine::backmarkers::Backmarkers::Off => {}
+        crate::engine::backmarkers::Backmarkers::Due => {
+            w.s("\nbackmarkers due");
+        }
+        crate::engine::backmarkers::Backmarkers::Placed => {
+            w.s("\nbackmarkers placed");
+        }
+    }
     w.s("\ndangerous ").spaces(t, &state.dangerous).s("\n");
     for (i, c) in state.cars.iter().enumerate() {
         let wr = &c.wear;
@@ -128,6 +138,9 @@ fn state_bytes(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pendin
             w.s(" last_stop ").n(c.pit.last_stop.map_or(0, u64::from));
         }
         // Written only when set, so that the digests of games without it do not change.
+        if c.backmarker {
+            w.s(" backmarker");
+        }
         if let Some(b) = c.pit.own_box {
             w.s(" box ").s(&t.space(b).id);
         }
@@ -193,6 +206,7 @@ pub fn status(s: Status) -> String {
         Status::Stalled => "stalled".into(),
         Status::Restarting => "restarting".into(),
         Status::Waiting => "waiting".into(),
+        Status::Withdrawn => "withdrawn".into(),
         Status::Eliminated { reason, removed } => {
             format!("eliminated-{}{}", reason.name(), if removed { "-removed" } else { "" })
         }
