@@ -58,7 +58,8 @@ fn enumeration(c: &mut Criterion) {
 fn whole_race(c: &mut Criterion) {
     let t = steward::track::load::resolve("monaco").unwrap();
     let rules = Rulebook::competition_2004();
-    let cfg = SimConfig { cars: 10, laps: 3, races: 1, seed: 1, trace: None, weather: SimWeather::Dry };
+    let cfg =
+        SimConfig { cars: 10, laps: 3, races: 1, seed: 1, trace: None, weather: SimWeather::Dry, backmarkers: false };
     let mut bot = Bot::new();
     // Warm the bot's per-track caches once, as a long-running daemon or simulation would.
     let _ = run_race(&t, &rules, &cfg, 0, &mut bot, &mut None);

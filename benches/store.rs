@@ -23,7 +23,15 @@ fn corpus(races: u32) -> Vec<PathBuf> {
     if !done.exists() {
         eprintln!("generating {races} kept races in {} (once)...", dir.display());
         let t = steward::track::load::resolve("monaco").unwrap();
-        let cfg = SimConfig { cars: 10, laps: 3, races, seed: 2026, trace: None, weather: SimWeather::Dry };
+        let cfg = SimConfig {
+            cars: 10,
+            laps: 3,
+            races,
+            seed: 2026,
+            trace: None,
+            weather: SimWeather::Dry,
+            backmarkers: false,
+        };
         steward::store::keep::run(&t, "monaco", &Rulebook::competition_2004(), &cfg, &dir, Durability::NoSync).unwrap();
         std::fs::write(&done, "").unwrap();
     }

@@ -66,6 +66,9 @@ enum Command {
         /// qualifying draw, then weather tests), track (both draws on the track's table, 3-1, 3-2).
         #[arg(long, default_value = "dry")]
         weather: String,
+        /// 002's backmarkers join every race when the leader finishes the first lap (ruling 49).
+        #[arg(long)]
+        backmarkers: bool,
     },
     /// Bot qualifying: a timed lap per car (1), the result table and the grid (1-3-2).
     Qualify {
@@ -182,7 +185,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Mail(m) => crate::mail_cli::run(m),
-        Command::Sim { track: name, cars, laps, races, seed, profile, toggles, trace, keep, no_sync, weather } => {
+        Command::Sim {
+            track: name,
+            cars,
+            laps,
+            races,
+            seed,
+            profile,
+            toggles,
+            trace,
+            keep,
+            no_sync,
+            weather,
+            backmarkers,
+        } => {
             let weather = crate::sim::SimWeather::parse(&weather)
                 .with_context(|| format!("unknown weather `{weather}` (dry, wet, changeable, track)"))?;
             let t = track::load::resolve(&name)?;
@@ -194,8 +210,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 t.name
             );
             anyhow::ensure!(laps >= 1, "--laps must be at least 1");
-            let cfg =
-                crate::sim::SimConfig { cars, laps, races, seed, trace: trace.map(|n| n.saturating_sub(1)), weather };
+            let cfg = crate::sim::SimConfig {
+                cars,
+                laps,
+                races,
+                seed,
+                trace: trace.map(|n| n.saturating_sub(1)),
+                weather,
+                backmarkers,
+            };
             if let Some(dir) = keep {
                 let sync =
                     if no_sync { crate::store::fsio::Durability::NoSync } else { crate::store::fsio::Durability::Sync };

@@ -101,6 +101,10 @@ pub enum GameCommand {
         /// reverse-grid (the back of the grid first, 002 after a d20 grid; ruling 48).
         #[arg(long, default_value = "grid")]
         pit_choice: String,
+        /// Backmarkers join the race when the leader finishes the first lap: half the field,
+        /// slow cars no player drives (002 "Backmarkers"; ruling 49).
+        #[arg(long)]
+        backmarkers: bool,
         #[command(flatten)]
         games: GamesArg,
     },
@@ -268,6 +272,7 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
             weather_checks,
             late_arrivals,
             pit_choice,
+            backmarkers,
             games,
         } => {
             let pit_choice = PitChoice::parse(&pit_choice)
@@ -307,6 +312,7 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
                 lap_third_weather,
                 late_arrivals,
                 pit_choice,
+                backmarkers,
             };
             let h = store.create(&req, os_random()?, Meta::by("moderator"))?;
             let g = h.game();

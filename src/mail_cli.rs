@@ -42,6 +42,10 @@ pub enum MailCommand {
         /// The grid: qualifying (each player drives a timed lap by mail first), or join.
         #[arg(long, default_value = "qualifying")]
         grid: String,
+        /// 002's backmarkers join the race when the leader finishes the first lap (ruling 49;
+        /// they need two laps or more).
+        #[arg(long)]
+        backmarkers: bool,
     },
     /// Print the hash of a moderator's token, for `[[moderator]]` in steward.toml.
     TokenHash {
@@ -84,7 +88,7 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
             })?;
             Ok(ExitCode::SUCCESS)
         }
-        MailCommand::Demo { dir, track, cars, laps, grid } => {
+        MailCommand::Demo { dir, track, cars, laps, grid, backmarkers } => {
             let grid = crate::store::qualifying::GridMethod::parse(&grid)
                 .with_context(|| format!("unknown grid `{grid}` (join, qualifying, qualifying-black-die)"))?;
             let (root, _tmp) = match dir {
@@ -99,7 +103,8 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
                 }
             };
             let game = format!("demo-{}", crate::store::Stamp::now().0);
-            let spec = DemoSpec { dir: root.clone(), game, track, cars, laps, policy_cars: cars / 2, grid };
+            let spec =
+                DemoSpec { dir: root.clone(), game, track, cars, laps, policy_cars: cars / 2, grid, backmarkers };
             let r = run_demo(&spec)?;
             outln!("{}", r.final_text);
             outln!("Mail: the daemon read {} message(s) and sent {}.", r.mails_in, r.mails_out);

@@ -424,7 +424,9 @@ fn setup(sc: &Scenario, t: &Track) -> Result<RaceState, String> {
     for (i, c) in sc.cars.iter().enumerate() {
         let space =
             t.find(&c.space).ok_or_else(|| format!("car {}: no space `{}` on {}", c.number, c.space, t.name))?;
-        let wear = apply_wear(Wear::standard(), c.wear.as_ref());
+        // A backmarker's points are the ones it never loses (ruling 49).
+        let base = if c.backmarker { crate::engine::backmarkers::WEAR } else { Wear::standard() };
+        let wear = apply_wear(base, c.wear.as_ref());
         let tyres = match &c.tyres {
             Some(s) => Tyres::parse(s).ok_or_else(|| format!("car {}: tyres `{s}` (hard, soft, rain)", c.number))?,
             None => Tyres::Hard,

@@ -30,6 +30,8 @@ pub struct SimConfig {
     pub trace: Option<u32>,
     /// The weather of the races (3).
     pub weather: SimWeather,
+    /// The races play with 002's backmarkers (ruling 49).
+    pub backmarkers: bool,
 }
 
 /// The weather of simulated races (`steward sim --weather`).
@@ -141,6 +143,9 @@ pub fn run_race(
     let mut state = RaceState::new_for(t, &rules_laps, &setups).map_err(|e| broken(0, e))?;
     state.wet = wet;
     state.weather = sky;
+    if cfg.backmarkers {
+        state.backmarkers = crate::engine::backmarkers::Backmarkers::Due;
+    }
     let mut moves = 0u32;
     let (mut pit_stops, mut slipstreams) = (0u32, 0u32);
     let mut count = |events: &[crate::engine::Event]| {
@@ -157,13 +162,18 @@ pub fn run_race(
         state = s;
         log(trace, t, &state, &events);
         let Some(car) = next else { break };
-        moves += 1;
+        // A backmarker's move is played in the move before it, whose rolls it continues, as the
+        // game store plays it (ruling 49).
+        let backmarker = state.car(car).backmarker;
+        if !backmarker {
+            moves += 1;
+            dice.set_turn(&moves.to_string());
+        }
         if moves > MAX_MOVES {
             return Err(broken(moves, "the race does not end".into()));
         }
-        dice.set_turn(&moves.to_string());
         let before = state.clone();
-        let gear = bot.gear(t, &state, car);
+        let gear = if backmarker { crate::engine::backmarkers::GEAR } else { bot.gear(t, &state, car) };
         let step = roll(t, &state, car, gear, &mut dice, rules)
             .map_err(|e| broken(moves, format!("bot order refused: {e}")))?;
         state = match step {
@@ -176,7 +186,11 @@ pub fn run_race(
                 if r.options.is_empty() {
                     return Err(broken(moves, "no option offered".into()));
                 }
-                let i = bot.option(t, &r);
+                let i = if backmarker {
+                    crate::engine::backmarkers::choose(t, &r.state, car, &r.options)
+                } else {
+                    bot.option(t, &r)
+                };
                 let o = &r.options[i];
                 let c = r.state.car(car);
                 if o.fate == Fate::Continues
@@ -194,7 +208,7 @@ pub fn run_race(
                         c.wear
                     );
                 }
-                let pit = if crate::engine::play::reaches_box(t, &r, i) {
+                let pit = if !backmarker && crate::engine::play::reaches_box(t, &r, i) {
                     bot.pit_order_for(&r.state, car, rules)
                 } else {
                     crate::engine::pits::PitOrder::default()
@@ -233,6 +247,7 @@ pub fn eliminations(state: &RaceState) -> Vec<(u8, Elimination)> {
     let mut out: Vec<(u8, Elimination)> = state
         .cars
         .iter()
+        .filter(|c| !c.backmarker)
         .filter_map(|c| match c.status {
             Status::Eliminated { reason, .. } => Some((c.number, reason)),
             _ => None,
@@ -261,6 +276,17 @@ pub fn check(t: &Track, before: &RaceState, after: &RaceState) -> Result<(), Str
             && c.crossings <= after.laps
         {
             return Err(format!("car {} finished after {} crossings of {} laps", c.number, c.crossings, after.laps));
+        }
+        if c.backmarker {
+            // 002: a backmarker takes no damage and stays in 3rd; it never finishes (ruling 49).
+            use crate::engine::backmarkers::{GEAR, WEAR};
+            if c.status.plays() && (c.wear != WEAR || c.gear != GEAR) {
+                return Err(format!("backmarker {} has {} in gear {} after its move", c.number, c.wear, c.gear));
+            }
+            if matches!(c.status, Status::Finished { .. }) {
+                return Err(format!("backmarker {} finished", c.number));
+            }
+            continue;
         }
         // 4-0-2, 19-4-1: repairs come from the 2 pit points only, and no part goes above the
         // sheet it started with. The same move may also cost points (over-revving into the pit
@@ -319,6 +345,9 @@ pub fn summary(t: &Track, cfg: &SimConfig, results: &[RaceResult]) -> String {
         writeln!(out, "{} races on {}, {} cars, {} laps, seed {}", results.len(), t.name, cfg.cars, cfg.laps, cfg.seed);
     if cfg.weather != SimWeather::Dry {
         let _ = writeln!(out, "weather: {:?}", cfg.weather);
+    }
+    if cfg.backmarkers {
+        let _ = writeln!(out, "backmarkers (002)");
     }
     let mut digest = Sha256::new();
     let mut by_reason: BTreeMap<&str, u32> = BTreeMap::new();

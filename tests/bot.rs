@@ -170,7 +170,7 @@ fn finishers(name: &str, cars: usize, races: u32) -> (usize, usize) {
 fn outcomes(name: &str, cars: usize, races: u32) -> (usize, usize, usize) {
     let t = track(name).unwrap();
     let rules = Rulebook::competition_2004();
-    let cfg = SimConfig { cars, laps: 3, races, seed: 11, trace: None, weather: SimWeather::Dry };
+    let cfg = SimConfig { cars, laps: 3, races, seed: 11, trace: None, weather: SimWeather::Dry, backmarkers: false };
     let mut bot = bot(&t);
     let (mut done, mut incidents, mut overshoots) = (0, 0, 0);
     for race in 0..races {

@@ -22,7 +22,15 @@ fn bot_races_keep_every_invariant_on_every_shipped_track() {
     let rules = Rulebook::competition_2004();
     for name in steward::track::load::shipped_names() {
         let t = steward::track::load::resolve(&name).unwrap();
-        let cfg = SimConfig { cars: 10, laps: 2, races: 10, seed: 3, trace: None, weather: SimWeather::Dry };
+        let cfg = SimConfig {
+            cars: 10,
+            laps: 2,
+            races: 10,
+            seed: 3,
+            trace: None,
+            weather: SimWeather::Dry,
+            backmarkers: false,
+        };
         let summary = run(&t, &rules, &cfg).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(summary.contains("10 races on"), "{summary}");
     }
@@ -34,7 +42,7 @@ fn wet_and_changeable_races_keep_every_invariant_on_every_shipped_track() {
     for name in steward::track::load::shipped_names() {
         let t = steward::track::load::resolve(&name).unwrap();
         for weather in [SimWeather::Wet, SimWeather::Changeable, SimWeather::Track] {
-            let cfg = SimConfig { cars: 10, laps: 2, races: 10, seed: 5, trace: None, weather };
+            let cfg = SimConfig { cars: 10, laps: 2, races: 10, seed: 5, trace: None, weather, backmarkers: false };
             let summary = run(&t, &rules, &cfg).unwrap_or_else(|e| panic!("{name} {weather:?}: {e}"));
             assert!(summary.contains("10 races on") && summary.contains("weather: "), "{summary}");
         }
@@ -53,7 +61,7 @@ fn the_2002_and_eurogames_profiles_keep_every_invariant_on_monaco() {
         (all.clone(), SimWeather::Changeable),
         (basic, SimWeather::Wet),
     ] {
-        let cfg = SimConfig { cars: 10, laps: 3, races: 100, seed: 4, trace: None, weather };
+        let cfg = SimConfig { cars: 10, laps: 3, races: 100, seed: 4, trace: None, weather, backmarkers: false };
         let summary = run(&t, &rules, &cfg).unwrap_or_else(|e| panic!("{}: {e}", rules.spec()));
         assert!(summary.contains("100 races on monaco"), "{summary}");
         if rules.set.slipstream {

@@ -117,6 +117,7 @@ pub fn place(t: &Track, s: &mut RaceState, events: &mut Vec<Event>) {
         let id = CarId((s.cars.len() - 1) as u8);
         events.push(Event::BackmarkerPlaced { car: id });
     }
+    fit_tyres(s);
 }
 
 /// Takes off the track the backmarkers every player car still playing has passed (002: "may be
@@ -219,7 +220,9 @@ pub fn choose(t: &Track, s: &RaceState, car: CarId, options: &[MoveOption]) -> u
     best.or_else(|| options.iter().position(|o| o.fate == Fate::Continues)).unwrap_or(0)
 }
 
-/// After a backmarker's move: it has received no damage and stays in 3rd gear (002).
+/// After a backmarker's move: it has received no damage and stays in 3rd gear (002). A move that
+/// put it out all the same (a slide into an overshoot, 8-1-2, 10-3) takes it off the track: it
+/// leaves no car on the board and counts in no result.
 pub fn after_move(s: &mut RaceState, car: CarId) {
     let c = s.car_mut(car);
     if !c.backmarker {
@@ -228,7 +231,18 @@ pub fn after_move(s: &mut RaceState, car: CarId) {
     c.wear = WEAR;
     c.gear = GEAR;
     c.inertia = None;
-    if matches!(c.status, Status::SpunOut | Status::Restarting | Status::Stalled) {
-        c.status = Status::Racing;
+    match c.status {
+        Status::SpunOut | Status::Restarting | Status::Stalled => c.status = Status::Racing,
+        Status::Eliminated { .. } => c.status = Status::Withdrawn,
+        _ => {}
+    }
+}
+
+/// The tyres of the backmarkers: rain tyres on a wet track, hard ones on a dry one (ruling 49;
+/// they never stop at the pits, so they run on the tyres the weather asks for).
+pub fn fit_tyres(s: &mut RaceState) {
+    let tyres = if s.wet { Tyres::Rain } else { Tyres::Hard };
+    for c in s.cars.iter_mut().filter(|c| c.backmarker) {
+        c.tyres = tyres;
     }
 }

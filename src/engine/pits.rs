@@ -259,6 +259,7 @@ fn lane_index(t: &Track, s: SpaceIdx) -> Option<usize> {
 pub fn open_for(t: &Track, s: &RaceState, car: CarId) -> bool {
     let c = s.car(car);
     c.status == Status::Racing
+        && !c.backmarker
         && c.pit.stage == PitStage::Out
         && c.crossings >= 1
         && c.crossings < s.laps

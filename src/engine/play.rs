@@ -645,7 +645,8 @@ fn eliminate(
             let lane = t.space(at).lane;
             let mut ahead: Vec<CarId> = t.next(at).iter().filter_map(|&n| s.car_on(n)).filter(|&c| c != car).collect();
             ahead.sort_by_key(|&c| (t.space(s.car(c).space).lane != lane, s.car(c).space));
-            if let Some(&front) = ahead.first() {
+            // A backmarker in front takes no body damage and leaves no debris (002, ruling 49).
+            if let Some(&front) = ahead.first().filter(|&&f| !s.car(f).backmarker) {
                 let fs = s.car(front).space;
                 let body = &mut s.car_mut(front).wear.body;
                 *body = body.saturating_sub(1);
@@ -680,6 +681,8 @@ fn end_of_move(t: &Track, s: &mut RaceState, events: &mut Vec<Event>, dice: &mut
     let (_, next, ev) = order::advance(t, s);
     if next.is_some() && ev.iter().any(|e| matches!(e, Event::RoundStarted { .. })) {
         weather::tests(&t.weather, s, events, dice);
+        // The backmarkers run on the tyres the weather asks for (ruling 49).
+        super::backmarkers::fit_tyres(s);
     }
 }
 

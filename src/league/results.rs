@@ -30,7 +30,8 @@ pub fn outcomes(dir: &Path) -> Result<Option<Vec<CarOutcome>>, StoreError> {
     for t in &g.turns[1..] {
         let (_, next) = r.apply(t)?;
         if let Some(race) = &next.race {
-            for (i, c) in race.state.cars.iter().enumerate() {
+            // The players' cars: backmarkers come after them (002, ruling 49).
+            for (i, c) in race.state.cars.iter().enumerate().take(out.len()) {
                 if matches!(c.status, Status::Eliminated { .. }) && out[i].is_none() {
                     out[i] = Some((race.state.round, race_distance(&race.state, &r.track, CarId(i as u8))));
                 }
@@ -44,6 +45,7 @@ pub fn outcomes(dir: &Path) -> Result<Option<Vec<CarOutcome>>, StoreError> {
             .cars
             .iter()
             .enumerate()
+            .take(g.now.players.len())
             .map(|(i, c)| CarOutcome {
                 driver: g.now.players[i].address.clone(),
                 finished: match c.status {

@@ -45,6 +45,8 @@ pub struct DemoSpec {
     pub policy_cars: u8,
     /// How the grid is made: by qualifying laps by mail (ruling 31), or join order.
     pub grid: GridMethod,
+    /// The race plays with 002's backmarkers (`CREATE ... BACKMARKERS YES`, ruling 49).
+    pub backmarkers: bool,
 }
 
 /// How the demo went.
@@ -139,11 +141,12 @@ pub fn run(spec: &DemoSpec) -> Result<DemoResult, DaemonError> {
         &mut n,
         "new game",
         &format!(
-            "TOKEN {MODERATOR_TOKEN}\nCREATE {game} TRACK {} LAPS {} CARS {} GRID {}",
+            "TOKEN {MODERATOR_TOKEN}\nCREATE {game} TRACK {} LAPS {} CARS {} GRID {}{}",
             spec.track,
             spec.laps,
             spec.cars,
-            spec.grid.name()
+            spec.grid.name(),
+            if spec.backmarkers { " BACKMARKERS YES" } else { "" }
         ),
     )?;
     let mut players = Vec::new();

@@ -461,7 +461,20 @@ impl Daemon {
                 Ok(Some(game))
             }
             Order::Lang(_) | Order::Game(_) | Order::Car(_) | Order::Token(_) | Order::Turn(_) => Ok(None),
-            Order::Create { game, track, laps, cars, hours, profile, weather, grid, lap_thirds, late, pits } => {
+            Order::Create {
+                game,
+                track,
+                laps,
+                cars,
+                hours,
+                profile,
+                weather,
+                grid,
+                lap_thirds,
+                late,
+                pits,
+                backmarkers,
+            } => {
                 if let Ok(h) = self.store.open(game) {
                     if Self::done_before(h.game(), &job.mid, Kind::Create, None) {
                         job.applied = true;
@@ -487,6 +500,7 @@ impl Daemon {
                     lap_third_weather: *lap_thirds,
                     late_arrivals: *late,
                     pit_choice: pits.unwrap_or_default(),
+                    backmarkers: *backmarkers,
                 };
                 let seed = crate::store::driver::os_random().map_err(|e| e.to_string())?;
                 self.touch(job, game, 0).map_err(|e| e.to_string())?;

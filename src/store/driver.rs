@@ -86,6 +86,8 @@ pub struct NewGame {
     pub late_arrivals: bool,
     /// In which order the players choose their pit boxes (4-0-1; 002 after a d20 grid, ruling 48).
     pub pit_choice: PitChoice,
+    /// The race plays with 002's backmarkers (ruling 49).
+    pub backmarkers: bool,
 }
 
 impl NewGame {
@@ -105,6 +107,7 @@ impl NewGame {
             lap_third_weather: false,
             late_arrivals: false,
             pit_choice: PitChoice::GridOrder,
+            backmarkers: false,
         }
     }
 }
@@ -256,6 +259,7 @@ impl Store {
             weather_checks: req.lap_third_weather.then(|| LAP_THIRDS.to_string()),
             late_arrivals: req.late_arrivals,
             pit_choice: (req.pit_choice != PitChoice::GridOrder).then(|| req.pit_choice.name().to_string()),
+            backmarkers: req.backmarkers,
             dice: crate::dice::SCHEME.into(),
             commitment: hex32(&commitment(&seed)),
         };

@@ -69,6 +69,9 @@ pub struct SetupRecord {
     /// ruling 48); absent: the pole first (4-0-1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pit_choice: Option<String>,
+    /// The race plays with 002's backmarkers (ruling 49); absent: without.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub backmarkers: bool,
     /// Dice derivation (`steward-dice-v1`, docs/dice.md).
     pub dice: String,
     /// SHA-256 of the secret seed, published before any roll.
@@ -344,6 +347,8 @@ pub enum By {
     Moderator,
     /// Nobody: a roll with a single option plays it.
     Forced,
+    /// Nobody: a backmarker's move, played by its rules (002, ruling 49).
+    Backmarker,
 }
 
 /// One order: a gear, a choice among the options of the pending roll, or a re-roll of that roll

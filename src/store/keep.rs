@@ -117,6 +117,7 @@ fn play(
             max_cars: Some(cfg.cars as u8),
             weather: cfg.weather.forecast(),
             profile: rules.spec(),
+            backmarkers: cfg.backmarkers,
             ..NewGame::plain(&id, track, cfg.laps)
         };
         store.create(&req, sim_key(cfg.seed, &format!("{}/{race}", t.name)), meta(0))?

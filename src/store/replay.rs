@@ -12,6 +12,7 @@ use std::sync::Arc;
 use sha2::{Digest, Sha256};
 
 use crate::dice::{commitment, dice_key, face_index, roll_label};
+use crate::engine::backmarkers;
 use crate::engine::explain;
 use crate::engine::order::advance;
 use crate::engine::pits::{NoSuchBox, PitChoice, PitOrder, StopKind, choose_boxes};
@@ -413,9 +414,12 @@ impl Game {
         self.now.players.iter().enumerate().find(|(_, p)| p.car == number).map(|(i, p)| (CarId(i as u8), p))
     }
 
-    /// The car's number.
+    /// The car's number: its player's, or a backmarker's (002, ruling 49), which no player has.
     pub fn number(&self, car: CarId) -> u8 {
-        self.now.players[car.get()].car
+        match self.now.players.get(car.get()) {
+            Some(p) => p.car,
+            None => self.now.race.as_ref().and_then(|r| r.state.cars.get(car.get())).map_or(0, |c| c.number),
+        }
     }
 
     /// True once the moderator has started the game (its qualifying, or its race).
@@ -534,7 +538,8 @@ impl Game {
                     self.events(&state, &drawn, &mut out);
                 }
                 let mut race = Race { state, pending: None, moves: 0, after_move: None };
-                self.complete(&mut race, &mut next, &mut out, input)?;
+                let index = out.rolls.len() as u32;
+                self.complete(&mut race, &mut next, &mut out, input, index)?;
                 next.race = Some(race);
             }
             Kind::Move if next.qualifying.is_some() => {
@@ -549,11 +554,13 @@ impl Game {
                 }
                 let mut race = next.race.take().ok_or(StoreError::NotStarted)?;
                 let mut used = 0usize;
-                for order in input.orders.iter().filter(|o| o.by != By::Forced) {
+                for order in input.orders.iter().filter(|o| !matches!(o.by, By::Forced | By::Backmarker)) {
                     if next.over {
                         return Err(StoreError::Over);
                     }
-                    used += self.order(&mut race, &mut next, &mut out, input, order, used)?;
+                    self.order(&mut race, &mut next, &mut out, input, order, used)?;
+                    // Every roll of the turn so far, the backmarkers' included.
+                    used = out.rolls.len();
                 }
                 if out.orders.is_empty() {
                     return Err(StoreError::BadOrder);
@@ -604,9 +611,9 @@ impl Game {
             out.state_sha256 = Some(state_digest(&self.track, &race.state, race.moves, race.pending.as_ref()));
             if !next.over {
                 if let Some(p) = &race.pending {
-                    out.to_play = Some(next.players[p.rolled.car.get()].car);
+                    out.to_play = Some(race.state.car(p.rolled.car).number);
                     out.pending = Some(PendingRecord {
-                        car: next.players[p.rolled.car.get()].car,
+                        car: race.state.car(p.rolled.car).number,
                         gear: p.rolled.gear,
                         roll: p.rolled.roll,
                         options: p
@@ -623,7 +630,7 @@ impl Game {
                             .collect(),
                     });
                 } else {
-                    out.to_play = race.state.to_play.map(|c| next.players[c.get()].car);
+                    out.to_play = race.state.to_play.map(|c| race.state.car(c).number);
                 }
                 if out.to_play.is_some() && !next.paused {
                     out.due = Some(at.plus_hours(next.move_hours).to_string());
@@ -795,7 +802,7 @@ impl Game {
                     Step::Done(o) => {
                         self.events(&o.state, &o.events, out);
                         race.state = o.state;
-                        self.complete(race, next, out, input)?;
+                        self.complete(race, next, out, input, n as u32)?;
                         Ok(n)
                     }
                     Step::Choose(r) => {
@@ -948,7 +955,7 @@ impl Game {
         self.events(&outcome.state, &outcome.events, out);
         race.state = outcome.state;
         race.pending = None;
-        self.complete(race, next, out, input)?;
+        self.complete(race, next, out, input, pending.next_index + n as u32)?;
         Ok(n)
     }
 
@@ -977,26 +984,77 @@ impl Game {
         }
     }
 
-    /// After a move (or the start): the next car is called, or the race ends and the seed is
-    /// revealed.
+    /// After a move (or the start): the backmarkers called play at once (002, ruling 49), then
+    /// the next car is called, or the race ends and the seed is revealed. `index` is the next
+    /// roll index of move `race.moves`: the backmarkers' rolls continue that move's, so that a
+    /// turn's rolls all name its move.
     fn complete(
         &self,
         race: &mut Race,
         next: &mut Progress,
         out: &mut TurnFile,
         input: &TurnFile,
+        mut index: u32,
     ) -> Result<(), StoreError> {
         if self.keep_after_move && race.moves > 0 {
             race.after_move = Some(race.state.clone());
         }
-        let (s, car, events) = advance(&self.track, &race.state);
-        self.events(&s, &events, out);
-        race.state = s;
-        if car.is_none() {
-            next.over = true;
-            self.reveal(next, out, input)?;
+        loop {
+            let (s, car, events) = advance(&self.track, &race.state);
+            self.events(&s, &events, out);
+            race.state = s;
+            match car {
+                None => {
+                    next.over = true;
+                    return self.reveal(next, out, input);
+                }
+                Some(c) if race.state.car(c).backmarker => {
+                    index = self.backmarker_move(race, next, out, input, c, index)?;
+                }
+                Some(_) => return Ok(()),
+            }
         }
-        Ok(())
+    }
+
+    /// A backmarker's move (002 "Backmarkers", ruling 49): 3rd gear, the option its rules pick,
+    /// recorded as an order `by = "backmarker"` (replays play it again rather than read it).
+    /// Returns the next roll index of the move.
+    fn backmarker_move(
+        &self,
+        race: &mut Race,
+        next: &Progress,
+        out: &mut TurnFile,
+        input: &TurnFile,
+        car: CarId,
+        index: u32,
+    ) -> Result<u32, StoreError> {
+        let recorded = input.rolls.get(out.rolls.len()..).unwrap_or(&[]);
+        let mut dice = TurnDice::new(next.key, recorded, race.moves, index);
+        let number = race.state.car(car).number;
+        let (state, events, choice) =
+            match roll(&self.track, &race.state, car, backmarkers::GEAR, &mut dice, &self.rules)? {
+                Step::Done(o) => (o.state, o.events, None),
+                Step::Choose(r) => {
+                    let i = backmarkers::choose(&self.track, &r.state, car, &r.options);
+                    let o = resolve_with(&self.track, &r, i, &PitOrder::default(), &mut dice, &self.rules)?;
+                    let mut events = r.events.clone();
+                    events.extend(o.events);
+                    (o.state, events, Some((MoveOption::label(i), self.track.space(r.options[i].end).id.clone())))
+                }
+            };
+        let n = self.dice_done(dice, out)?;
+        out.orders.push(OrderRecord {
+            car: number,
+            by: By::Backmarker,
+            gear: Some(backmarkers::GEAR),
+            choose: choice.as_ref().map(|c| c.0.clone()),
+            space: choice.map(|c| c.1),
+            reroll: false,
+            pit: None,
+        });
+        self.events(&state, &events, out);
+        race.state = state;
+        Ok(index + n as u32)
     }
 
     /// The orders of a qualifying turn (ruling 31): one car's gear and/or choice on its lap;
@@ -1011,7 +1069,7 @@ impl Game {
         let mut q = next.qualifying.take().expect("a qualifying turn");
         let mut used = 0usize;
         let mut last_move = 0u32;
-        for order in input.orders.iter().filter(|o| o.by != By::Forced) {
+        for order in input.orders.iter().filter(|o| !matches!(o.by, By::Forced | By::Backmarker)) {
             let car = order.car;
             if order.reroll {
                 // Driver points re-roll race rolls only (ruling 45).
@@ -1106,7 +1164,8 @@ impl Game {
         self.events(&state, &drawn, out);
         let mut race = Race { state, pending: None, moves: q.moves, after_move: None };
         next.qualified = Some(Arc::new(q));
-        self.complete(&mut race, next, out, input)?;
+        let index = out.rolls.iter().filter(|r| r.label.starts_with(&format!("{}/", race.moves))).count() as u32;
+        self.complete(&mut race, next, out, input, index)?;
         next.race = Some(race);
         Ok(())
     }
@@ -1145,6 +1204,9 @@ impl Game {
             .collect();
         let rules = Rulebook { laps: self.setup.laps, ..self.rules.clone() };
         let mut state = RaceState::new_for(&self.track, &rules, &setups).map_err(StoreError::BadSetting)?;
+        if self.setup.backmarkers {
+            state.backmarkers = backmarkers::Backmarkers::Due; // 002, ruling 49
+        }
         // The boxes, chosen in grid order or its reverse (4-0-1, ruling 48).
         let wishes: Vec<Vec<usize>> =
             players.iter().map(|p| p.boxes.iter().map(|&b| usize::from(b)).collect()).collect();

@@ -181,6 +181,7 @@ pub(crate) fn turn_summary(t: &TurnFile, out: &mut String) {
             By::Bot => " (bot)",
             By::Moderator => " (moderator)",
             By::Forced => " (the only option)",
+            By::Backmarker => " (a backmarker, by its rules)",
         };
         match (&o.gear, &o.choose) {
             (Some(g), _) => {
@@ -219,9 +220,20 @@ pub(crate) fn sheets(game: &Game, st: &RaceState, out: &mut String) {
     let pos = positions(game, st);
     let _ = writeln!(out, "pos car  driver         space     gear  tyr brk gas bod eng hdl  tyres  lap  status");
     for (i, c) in st.cars.iter().enumerate() {
-        let p = &game.now.players[i];
-        let who: String = p.name.as_deref().unwrap_or(&p.address).chars().take(14).collect();
-        let lap = if c.crossings == 0 { "-".to_string() } else { format!("{}/{}", c.crossings.min(st.laps), st.laps) };
+        // Backmarkers come after the players (002, ruling 49): nobody drives them.
+        let who: String = match game.now.players.get(i) {
+            Some(p) => p.name.as_deref().unwrap_or(&p.address).chars().take(14).collect(),
+            None if c.backmarker => "backmarker".into(),
+            None => "-".into(),
+        };
+        if c.backmarker && !c.status.on_board() {
+            continue; // taken off the track
+        }
+        let lap = if c.crossings == 0 || c.backmarker {
+            "-".to_string()
+        } else {
+            format!("{}/{}", c.crossings.min(st.laps), st.laps)
+        };
         let w = &c.wear;
         let _ = writeln!(
             out,
@@ -270,6 +282,7 @@ fn positions(game: &Game, st: &RaceState) -> Vec<Option<usize>> {
         .iter()
         .enumerate()
         .filter_map(|(i, c)| match c.status {
+            _ if c.backmarker => None, // "many laps behind" (002): no place
             Status::Finished { place } => Some((0, std::cmp::Reverse(place as u64), i)),
             Status::Eliminated { .. } => None,
             _ => {

@@ -110,6 +110,7 @@ fn demo_race_by_mail_ends_and_verifies() {
         laps: 1,
         policy_cars: 1,
         grid: steward::store::qualifying::GridMethod::Join,
+        backmarkers: false,
     };
     let r = run(&spec).unwrap();
     let store = Store::new(dir.join("games"));
@@ -381,11 +382,43 @@ fn demo_race_with_qualifying_by_mail_verifies() {
         laps: 1,
         policy_cars: 1,
         grid: steward::store::qualifying::GridMethod::Qualifying,
+        backmarkers: false,
     };
     let r = run(&spec).unwrap();
     let g = Store::new(dir.join("games")).load("dq", None).unwrap();
     assert!(g.now.over && g.now.qualified.as_ref().is_some_and(|q| q.entries.len() == 3));
     steward::store::verify::verify(&r.game_dir, None).unwrap();
+}
+
+#[test]
+fn demo_race_with_backmarkers_by_mail_verifies() {
+    // 002 "Backmarkers" (ruling 49) by mail: `CREATE ... BACKMARKERS YES`; the daemon plays them
+    // in the turns of the players' moves, the reports show them, and the race verifies.
+    let dir = scratch("demo-backmarkers");
+    let spec = DemoSpec {
+        dir: dir.clone(),
+        game: "db".into(),
+        track: "sprint".into(),
+        cars: 4,
+        laps: 2,
+        policy_cars: 2,
+        grid: steward::store::qualifying::GridMethod::Join,
+        backmarkers: true,
+    };
+    let r = run(&spec).unwrap();
+    let g = Store::new(dir.join("games")).load("db", None).unwrap();
+    assert!(g.now.over && g.setup.backmarkers);
+    let moved =
+        g.turns.iter().flat_map(|t| &t.orders).filter(|o| o.by == steward::store::files::By::Backmarker).count();
+    assert!(moved > 0, "the backmarkers moved");
+    steward::store::verify::verify(&r.game_dir, None).unwrap();
+    // A player's report names them on the sheets while they are on the track.
+    let mbox = dir.join("mail").join("driver1@demo.invalid");
+    let seen = ["new", "cur"].iter().filter_map(|s| std::fs::read_dir(mbox.join(s)).ok()).flatten().any(|f| {
+        let raw = std::fs::read(f.unwrap().path()).unwrap();
+        String::from_utf8_lossy(&raw).contains(" backmarker ")
+    });
+    assert!(seen, "no report showed a backmarker");
 }
 
 /// Plays car 1 of game `game` (sprint, 3 laps) by mail: steering into the pit lane whenever an

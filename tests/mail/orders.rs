@@ -136,6 +136,7 @@ fn requests_and_moderator_commands() {
             lap_thirds: false,
             late: false,
             pits: None,
+            backmarkers: false,
         }
     );
     assert_eq!(
@@ -152,6 +153,7 @@ fn requests_and_moderator_commands() {
             lap_thirds: false,
             late: false,
             pits: None,
+            backmarkers: false,
         }
     );
     assert_eq!(
@@ -184,6 +186,10 @@ fn requests_and_moderator_commands() {
         matches!(one("CRÉER m CIRCUIT monaco TOURS 1 STANDS grille-inverse"), Order::Create { pits, .. } if pits == reverse)
     );
     assert!(matches!(err("CREATE m TRACK monaco LAPS 1 PITS random"), OrderError::Invalid { .. }));
+    // 002's backmarkers (ruling 49).
+    assert!(matches!(one("CREATE m TRACK monaco LAPS 2 BACKMARKERS yes"), Order::Create { backmarkers: true, .. }));
+    assert!(matches!(one("CRÉER m CIRCUIT monaco TOURS 2 RETARDATAIRES oui"), Order::Create { backmarkers: true, .. }));
+    assert!(matches!(err("CREATE m TRACK monaco LAPS 2 BACKMARKERS maybe"), OrderError::Invalid { .. }));
     assert_eq!(one("BOXES 3 1 2"), Order::Boxes(vec![3, 1, 2]));
     assert!(matches!(err("BOXES"), OrderError::Missing { .. }));
     assert!(matches!(err("BOXES 0"), OrderError::Range { .. }));

@@ -541,3 +541,50 @@ fn pit_boxes_are_chosen_in_reverse_grid_order() {
     let out = python(&["tools/verify_game.py", &dir.display().to_string()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
 }
+
+#[test]
+fn backmarkers_join_a_stored_race_and_every_roll_is_re_derived() {
+    // 002 "Backmarkers" (ruling 49): a game created with them plays their moves itself, in the
+    // turn of the move before, with rolls that continue that move's; both verifiers agree.
+    use steward::store::files::By;
+    let g = scratch("backmarkers");
+    ok(&g, &["new", "bm", "--track", "monaco", "--laps", "2", "--weather", "sun", "--backmarkers"]);
+    for who in ["a", "b", "c", "d"] {
+        ok(&g, &["join", "bm", "--address", &format!("{who}@example.org"), "--bot"]);
+    }
+    ok(&g, &["start", "bm"]);
+    let dir = g.join("bm");
+    let mut n = 0;
+    let (mut placed_at, mut moves_by_backmarkers) = (None, 0);
+    while !last_turn(&dir).over {
+        n += 1;
+        assert!(n < 1_000, "the race does not end");
+        ok(&g, &["play", "bm", "--bot"]);
+        let t = last_turn(&dir);
+        if placed_at.is_none() && t.events.iter().any(|e| e.article == "002" && e.text.contains("put on the track")) {
+            placed_at = Some(t.turn);
+        }
+        for o in t.orders.iter().filter(|o| o.by == By::Backmarker) {
+            moves_by_backmarkers += 1;
+            assert!([98, 99].contains(&o.car) && o.gear == Some(3), "numbered from 99 down, in 3rd: {o:?}");
+        }
+        if let Some(m) = t.move_no {
+            // Every roll of the turn names its move, the backmarkers' too.
+            assert!(t.rolls.iter().all(|r| r.label.starts_with(&format!("{m}/"))), "turn {}", t.turn);
+        }
+    }
+    let placed = placed_at.expect("the backmarkers are placed when the leader finishes lap one");
+    assert!(moves_by_backmarkers > 0, "the backmarkers move");
+    // Half the field of four: two backmarkers, on the board after the placing turn.
+    let shown = ok(&g, &["show", "bm", "--turn", &placed.to_string()]);
+    let rows = shown.lines().filter(|l| l.split_whitespace().nth(2) == Some("backmarker")).count();
+    assert_eq!(rows, 2, "{shown}");
+    let game = steward::store::driver::load_dir(&dir, None).unwrap();
+    let st = &game.now.race.as_ref().unwrap().state;
+    assert_eq!(st.cars.iter().filter(|c| c.backmarker).count(), 2);
+    assert!(st.cars.iter().filter(|c| c.backmarker).all(|c| c.status == steward::engine::state::Status::Withdrawn));
+    assert!(st.finish_order.iter().all(|&c| c.get() < 4), "only players finish");
+    verify(&dir, None).unwrap();
+    let out = python(&["tools/verify_game.py", &dir.display().to_string()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+}

@@ -112,6 +112,9 @@ pub enum Order {
         late: bool,
         /// `PITS REVERSE-GRID`: the boxes chosen from the back of the grid (002, ruling 48).
         pits: Option<PitChoice>,
+        /// `BACKMARKERS YES`: 002's backmarkers join the race after the leader's first lap
+        /// (ruling 49).
+        backmarkers: bool,
     },
     /// A league edit (moderators) or the league's standings (anyone).
     League {
@@ -755,6 +758,7 @@ fn create(args: &[&str]) -> Result<Order, OrderError> {
     let game = game_id(k, args.first())?;
     let (mut track, mut laps, mut cars, mut hours, mut profile) = (None, None, None, None, None);
     let (mut weather, mut grid, mut lap_thirds, mut late, mut pits) = (None, None, false, false, None);
+    let mut backmarkers = false;
     let mut i = 1;
     while i < args.len() {
         let next = args.get(i + 1);
@@ -782,14 +786,8 @@ fn create(args: &[&str]) -> Result<Order, OrderError> {
                     got: w.to_string(),
                 })?);
             }
-            "late" | "retard" | "retards" => {
-                let w = next.ok_or(OrderError::Missing { order: k, what: Arg::YesNo })?;
-                late = match squash(w).as_str() {
-                    "yes" | "oui" | "on" => true,
-                    "no" | "non" | "off" => false,
-                    _ => return Err(OrderError::Invalid { order: k, what: Arg::YesNo, got: w.to_string() }),
-                };
-            }
+            "late" | "retard" | "retards" => late = yes_no(k, next)?,
+            "backmarkers" | "retardataires" => backmarkers = yes_no(k, next)?,
             "pits" | "stands" | "boxes" => {
                 let w = next.ok_or(OrderError::Missing { order: k, what: Arg::PitChoice })?;
                 pits = Some(match squash(w).replace('-', "").as_str() {
@@ -820,7 +818,17 @@ fn create(args: &[&str]) -> Result<Order, OrderError> {
     }
     let track = track.ok_or(OrderError::Missing { order: k, what: Arg::Track })?;
     let laps = laps.ok_or(OrderError::Missing { order: k, what: Arg::Laps })?;
-    Ok(Order::Create { game, track, laps, cars, hours, profile, weather, grid, lap_thirds, late, pits })
+    Ok(Order::Create { game, track, laps, cars, hours, profile, weather, grid, lap_thirds, late, pits, backmarkers })
+}
+
+/// A CREATE setting's `YES` or `NO`, English or French.
+fn yes_no(k: Kw, word: Option<&&str>) -> Result<bool, OrderError> {
+    let w = word.ok_or(OrderError::Missing { order: k, what: Arg::YesNo })?;
+    match squash(w).as_str() {
+        "yes" | "oui" | "on" => Ok(true),
+        "no" | "non" | "off" => Ok(false),
+        _ => Err(OrderError::Invalid { order: k, what: Arg::YesNo, got: w.to_string() }),
+    }
 }
 
 /// A CREATE's GRID word, English or French (`essais`: qualifying).
