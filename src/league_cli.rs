@@ -30,6 +30,9 @@ pub enum LeagueCommand {
         /// Best N results count for the drivers (004: 9 of 12).
         #[arg(long)]
         counted: Option<u32>,
+        /// 002 Track Marshals: each race a team in turn sits out, its first driver referees.
+        #[arg(long)]
+        marshals: bool,
         /// The games directory (default `$STEWARD_GAMES`, else `./games`).
         #[arg(long, value_name = "DIR")]
         games: Option<PathBuf>,
@@ -160,7 +163,7 @@ pub enum LeagueCommand {
 /// Runs a league command.
 pub fn run(cmd: LeagueCommand) -> Result<ExitCode> {
     match cmd {
-        LeagueCommand::Create { league, moderator, season, counted, games } => {
+        LeagueCommand::Create { league, moderator, season, counted, marshals, games } => {
             let dir = games_dir(games);
             if crate::league::config::league_path(&dir, &league).exists() {
                 bail!("there is already a league `{league}`");
@@ -168,6 +171,7 @@ pub fn run(cmd: LeagueCommand) -> Result<ExitCode> {
             let mut l = League::new(&league, &moderator)?;
             l.season = season;
             l.scoring.counted = counted;
+            l.marshals = marshals;
             l.save(&dir)?;
             outln!("created league {league} in {}", dir.join(&league).display());
         }

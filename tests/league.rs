@@ -269,6 +269,52 @@ fn a_rotating_grid_over_12_races_for_6_teams_of_two() {
 }
 
 #[test]
+fn track_marshals_rotate_and_their_team_sits_the_race_out() {
+    // 002 "Series Length": "The duty of Track Marshall (the race umpire) will rotate among all
+    // the players in turn. The Marshall's team will not run in the race" (ruling 42). Three
+    // teams of two, six races: each team marshals twice, in the order the teams were formed.
+    use steward::league::grid::entered;
+    let names: Vec<String> = (1..=6).map(|i| format!("d{i}")).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut l = league(&refs);
+    l.marshals = true;
+    for t in 0..3 {
+        l.form_team(&format!("t{t}"), &[refs[2 * t], refs[2 * t + 1]], 1).unwrap();
+    }
+    for n in 1..=6 {
+        l.add_race(RaceRecord {
+            game: format!("r{n}"),
+            track: "monaco".into(),
+            laps: 1,
+            grid: GridMethod::Rotating,
+            referee: None,
+            bids: Vec::new(),
+        })
+        .unwrap();
+    }
+    let games = std::env::temp_dir().join(format!("steward-marshals-{}", std::process::id()));
+    for n in 1..=6 {
+        let team = l.marshal_team(n).unwrap().to_string();
+        assert_eq!(team, format!("t{}", (n - 1) % 3), "race {n}");
+        // The marshal's team is not entered, and its first driver referees.
+        let racing = entered(&l, n);
+        assert_eq!(racing.len(), 4, "race {n}");
+        let k = (n - 1) % 3;
+        assert!(!racing.contains(&names[2 * k]) && !racing.contains(&names[2 * k + 1]), "race {n}");
+        assert_eq!(steward::league::results::referee(&games, &l, n).unwrap(), names[2 * k]);
+        // The rotating grid rotates the two teams that race.
+        assert_eq!(grid(&l, n, &mut FixedDice::new(vec![])).unwrap().len(), 4, "race {n}");
+    }
+    // A referee the moderator names (a conflict settled by die roll) makes their team marshal.
+    l.races[0].referee = Some("d6".into());
+    assert_eq!(l.marshal_team(1), Some("t2"));
+    assert!(!entered(&l, 1).contains(&"d5".to_string()));
+    // Without marshals every driver races and the FORS referee stands.
+    l.marshals = false;
+    assert_eq!((l.marshal_team(2), entered(&l, 2).len()), (None, 6));
+}
+
+#[test]
 fn a_rotating_grid_needs_teams() {
     let mut l = league(&["a", "b"]);
     l.add_race(RaceRecord {

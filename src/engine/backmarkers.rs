@@ -211,13 +211,35 @@ pub fn choose(t: &Track, s: &RaceState, car: CarId, options: &[MoveOption]) -> u
     let any_clean = fit.iter().any(|(_, o)| clean(o));
     let fit: Vec<(usize, &MoveOption)> = fit.into_iter().filter(|(_, o)| !any_clean || clean(o)).collect();
     let farthest = fit.iter().map(|(_, o)| gone(o)).max().unwrap_or(0);
-    // The middle lane when it gets within a row of the farthest; else around on the outside.
+    // The middle lane when it gets within a row of the farthest; else around, on the outside of
+    // the next corner when both sides get as far.
     let in_centre = |o: &MoveOption| centre(o) && gone(o) + crate::track::ROW >= farthest;
+    let outside = outside_lane(t, start);
+    let on_outside = |o: &MoveOption| Some(t.space(o.end).lane) == outside;
     let best = fit
         .iter()
-        .max_by_key(|(i, o)| (in_centre(o), gone(o), std::cmp::Reverse(cost(o)), std::cmp::Reverse(*i)))
+        .max_by_key(|(i, o)| (in_centre(o), gone(o), on_outside(o), std::cmp::Reverse(cost(o)), std::cmp::Reverse(*i)))
         .map(|(i, _)| *i);
     best.or_else(|| options.iter().position(|o| o.fate == Fate::Continues)).unwrap_or(0)
+}
+
+/// The outside lane of the next corner ahead of `from` (the lane with the most spaces in it), on
+/// a straight; `None` in a corner or the pit lane.
+pub fn outside_lane(t: &Track, from: SpaceIdx) -> Option<u8> {
+    let sp = t.space(from);
+    if sp.corner.is_some() {
+        return None;
+    }
+    let sections = t.segments.len() as u16;
+    let next = (sp.segment? + 1) % sections.max(1);
+    let corner = t.indices().map(|x| t.space(x)).find(|x| x.segment == Some(next)).and_then(|x| x.corner)?;
+    let mut count = vec![0usize; usize::from(t.lanes)];
+    for x in t.indices().map(|x| t.space(x)).filter(|x| x.corner == Some(corner) && !x.in_pit_lane()) {
+        if let Some(c) = count.get_mut(usize::from(x.lane)) {
+            *c += 1;
+        }
+    }
+    (0..t.lanes).max_by_key(|&l| count[usize::from(l)])
 }
 
 /// After a backmarker's move: it has received no damage and stays in 3rd gear (002). A move that

@@ -304,6 +304,10 @@ pub struct League {
     /// The league's moderator: referee of the first race, and of any race whose referee cannot
     /// be found.
     pub moderator: String,
+    /// 002 "Series Length": each race has a Track Marshal, a team in turn, whose drivers sit
+    /// it out; its first driver is the race's referee (ruling 42). Absent: the FORS referee.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub marshals: bool,
     /// Scoring.
     #[serde(default)]
     pub scoring: ScoringRecord,
@@ -334,6 +338,7 @@ impl League {
             name: name.into(),
             season: String::new(),
             moderator: moderator.into(),
+            marshals: false,
             scoring: ScoringRecord::default(),
             teams: Vec::new(),
             drivers: Vec::new(),
@@ -566,6 +571,28 @@ impl League {
     /// The race of 1-based number `n`.
     pub fn race(&self, n: usize) -> Result<&RaceRecord, LeagueError> {
         n.checked_sub(1).and_then(|i| self.races.get(i)).ok_or(LeagueError::NoRace { n, races: self.races.len() })
+    }
+
+    /// The Track Marshal's team of race `n` (1-based) in a league with marshals (002 "Series
+    /// Length": "The duty of Track Marshall ... will rotate among all the players in turn. The
+    /// Marshall's team will not run in the race"). The team of the referee the moderator names
+    /// for the race (who settled a conflict, by die roll, 002); otherwise the teams that have a
+    /// driver entered for the race take turns in the order they were formed (ruling 42).
+    pub fn marshal_team(&self, n: usize) -> Option<&str> {
+        if !self.marshals {
+            return None;
+        }
+        let race = self.races.get(n.checked_sub(1)?)?;
+        if let Some(r) = &race.referee {
+            return self.driver(r).and_then(|d| d.team.as_deref());
+        }
+        let racing: Vec<&str> = self
+            .teams
+            .iter()
+            .map(|t| t.name.as_str())
+            .filter(|t| self.drivers.iter().any(|d| d.team.as_deref() == Some(*t) && d.entered_for(n as u32)))
+            .collect();
+        (!racing.is_empty()).then(|| racing[(n - 1) % racing.len()])
     }
 
     /// The 1-based number of the race played as game `game`.

@@ -8,9 +8,16 @@ use crate::engine::qualifying::grid::{Bid, by_d20, check_bid, from_bids, rotatin
 
 use super::config::{GridMethod, League, LeagueError};
 
-/// The drivers entered for race `n` (1-based), in entry order.
+/// The drivers entered for race `n` (1-based), in entry order; in a league with marshals, not
+/// those of the Track Marshal's team, which sits the race out (002 "Series Length", ruling 42).
 pub fn entered(league: &League, n: usize) -> Vec<String> {
-    league.drivers.iter().filter(|d| d.entered_for(n as u32)).map(|d| d.address.clone()).collect()
+    let marshal = league.marshal_team(n);
+    league
+        .drivers
+        .iter()
+        .filter(|d| d.entered_for(n as u32) && (marshal.is_none() || d.team.as_deref() != marshal))
+        .map(|d| d.address.clone())
+        .collect()
 }
 
 /// The grid of race `n` (1-based), pole first. `qualifying` keeps entry order (the game's own

@@ -86,12 +86,18 @@ pub fn league_standings(games: &Path, league: &League) -> Result<Standings, Leag
     Ok(standings(&league.entrants(), &races, &league.scoring()))
 }
 
-/// The referee of race `n` (1-based): the one the moderator named, else the top scorer of race
-/// `n - 1` still entered (004 "The Race Day"), else the league's moderator.
+/// The referee of race `n` (1-based): the one the moderator named; in a league with marshals,
+/// the first driver of the Track Marshal's team (002 "Series Length"); else the top scorer of
+/// race `n - 1` still entered (004 "The Race Day"); else the league's moderator.
 pub fn referee(games: &Path, league: &League, n: usize) -> Result<String, LeagueError> {
     let race = league.race(n)?;
     if let Some(r) = &race.referee {
         return Ok(r.clone());
+    }
+    if let Some(team) = league.marshal_team(n) {
+        // 002 "Series Length": the Track Marshal, the first driver of the team sitting it out.
+        let first = league.drivers.iter().find(|d| d.team.as_deref() == Some(team) && d.entered_for(n as u32));
+        return Ok(first.map_or_else(|| league.moderator.clone(), |d| d.address.clone()));
     }
     if n >= 2 {
         let prev = &league.races[n - 2];

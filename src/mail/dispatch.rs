@@ -92,7 +92,7 @@ impl Daemon {
 
     /// A token derived from the daemon's secret, the game, the message and the purpose: the
     /// same message gives the same token, so a reply rewritten after a crash still works.
-    fn derive_token(&self, game: &str, mid: &str, purpose: &str) -> String {
+    pub(super) fn derive_token(&self, game: &str, mid: &str, purpose: &str) -> String {
         let mut h = Sha256::new();
         h.update(b"steward-player-token-v1");
         for part in [&self.secret[..], game.as_bytes(), mid.as_bytes(), purpose.as_bytes()] {
@@ -288,6 +288,19 @@ impl Daemon {
             Order::League { league, action } => self.league_order(job, league, action),
             Order::Join { game, car, password, phrase } => {
                 let mut h = self.open(game)?;
+                if let Some((l, n)) = super::league::league_of_game(&self.store.dir, game)
+                    && let Some(team) = l.marshal_team(n)
+                    && l.driver(&job.sender).is_some_and(|d| d.team.as_deref() == Some(team))
+                {
+                    // 002 "Series Length": "The Marshall's team will not run in the race".
+                    return Err(tr(
+                        lang,
+                        &format!("Team {team} is the Track Marshal of this race and sits it out (002): no JOIN."),
+                        &format!(
+                            "L'equipe {team} est commissaire de cette course et ne la court pas (002) : pas d'inscription."
+                        ),
+                    ));
+                }
                 let settings = self.standing.game(game).unwrap_or_default();
                 if let Some(want) = &settings.join_password_sha256 {
                     let got = password.as_deref().map(|p| hex::encode(Sha256::digest(p.trim().as_bytes())));
@@ -478,6 +491,7 @@ impl Daemon {
                 if let Ok(h) = self.store.open(game) {
                     if Self::done_before(h.game(), &job.mid, Kind::Create, None) {
                         job.applied = true;
+                        self.marshal_news(job, game);
                         return Ok(Some(game.clone()));
                     }
                     return Err(format!("A game `{game}` exists already."));
@@ -510,6 +524,7 @@ impl Daemon {
                     super::standing::GameSettings { created_by: Some(job.sender.clone()), ..Default::default() };
                 self.standing.set_game(game, &settings).map_err(|e| e.to_string())?;
                 job.applied = true;
+                self.marshal_news(job, game);
                 Ok(Some(game.clone()))
             }
             Order::Start | Order::Reveal | Order::Pause | Order::Resume | Order::Deadline(_) => {

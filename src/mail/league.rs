@@ -75,11 +75,16 @@ impl Daemon {
         if let Some(next) = league.races.get(n)
             && let Ok(r) = referee(games, &league, n + 1)
         {
-            text.push_str(&format!(
-                "\nReferee of race {} ({}): {r} (004: the previous race's top scorer).\n",
-                n + 1,
-                next.game
-            ));
+            text.push_str(&match league.marshal_team(n + 1) {
+                Some(team) => format!(
+                    "\nTrack Marshal of race {} ({}): {r}; team {team} sits it out (002 \"Series Length\").\n",
+                    n + 1,
+                    next.game
+                ),
+                None => {
+                    format!("\nReferee of race {} ({}): {r} (004: the previous race's top scorer).\n", n + 1, next.game)
+                }
+            });
         }
         Ok(vec![Draft {
             to,
@@ -90,8 +95,41 @@ impl Daemon {
         }])
     }
 
+    /// The token of the Track Marshal `address` on race game `game` (002 "Series Length", ruling
+    /// 42): derived, never stored, so that it is the same every time it is asked for.
+    fn marshal_token(&self, game: &str, address: &str) -> String {
+        self.derive_token(game, &address.to_ascii_lowercase(), "marshal")
+    }
+
+    /// When `game` is a race of a league with Track Marshals: the marshal's token, mailed to them
+    /// alone with the game's creation (their team sits the race out, so they have no car, and no
+    /// player token, in it).
+    pub(super) fn marshal_news(&self, job: &mut Job, game: &str) {
+        let games = &self.store.dir;
+        let Some((league, n)) = league_of_game(games, game) else { return };
+        let Some(team) = league.marshal_team(n) else { return };
+        let Ok(r) = referee(games, &league, n) else { return };
+        if r.eq_ignore_ascii_case(&league.moderator) {
+            return;
+        }
+        let token = self.marshal_token(game, &r);
+        job.drafts.push(Draft {
+            to: vec![r.to_ascii_lowercase()],
+            subject: format!("[{game}] you are the Track Marshal of race {n} of {}", league.name),
+            text: format!(
+                "You are the Track Marshal (the race umpire) of race {n} of {} (game {game}): team {team} sits it \
+                 out (002 \"Series Length\").\n\nYou hold the moderator's orders on this game (START, PAUSE, \
+                 RESUME, DEADLINE, REPLACE, FORCE, REVEAL). Send them with:\n    GAME {game}\n    TOKEN {token}\n",
+                league.name
+            ),
+            in_reply_to: None,
+            message_id: String::new(),
+        });
+    }
+
     /// Whether `address` with `token` (their player token in the game) is the referee of
-    /// league race `game`: the moderator's rights on that game (004 "The Race Day").
+    /// league race `game`: the moderator's rights on that game (004 "The Race Day"). A Track
+    /// Marshal, who has no car in the game, signs with the token mailed at its creation (002).
     pub(super) fn is_referee(&self, address: &str, token: Option<&str>, game: Option<&str>) -> bool {
         let (Some(token), Some(game)) = (token, game) else { return false };
         let games = &self.store.dir;
@@ -101,11 +139,11 @@ impl Daemon {
             return false;
         }
         let Ok(h) = self.store.open(game) else { return false };
-        h.game()
-            .now
-            .players
-            .iter()
-            .any(|p| p.address.eq_ignore_ascii_case(address) && p.token_sha256 == token_hash(game, token))
+        let players = &h.game().now.players;
+        match players.iter().find(|p| p.address.eq_ignore_ascii_case(address)) {
+            Some(p) => p.token_sha256 == token_hash(game, token),
+            None => league.marshal_team(n).is_some() && token == self.marshal_token(game, address),
+        }
     }
 
     /// A `LEAGUE` line: the standings for anyone; an edit of `league.toml` for a moderator

@@ -575,6 +575,54 @@ fn a_league_race_referee_has_the_moderator_orders_on_that_game_only() {
     assert!(w.store().load("cup-2", None).unwrap().started());
 }
 
+/// 002 "Series Length" by mail (ruling 42): in a league with Track Marshals the marshal of the
+/// race gets a token with the game's creation, has no car in the game, and starts it with that
+/// token; the token is theirs alone.
+#[test]
+fn a_track_marshal_gets_a_token_and_starts_the_race() {
+    let mut w = World::new("league-marshal");
+    let games = w.root.join("games");
+    let mut l = steward::league::League::new("series", MOD).unwrap();
+    l.marshals = true;
+    for k in 1..=4 {
+        l.enter(&format!("p{k}@test.invalid"), None, 1).unwrap();
+    }
+    l.form_team("red", &["p1@test.invalid", "p2@test.invalid"], 1).unwrap();
+    l.form_team("blue", &["p3@test.invalid", "p4@test.invalid"], 1).unwrap();
+    l.add_race(steward::league::RaceRecord {
+        game: "series-1".into(),
+        track: "sprint".into(),
+        laps: 1,
+        grid: Default::default(),
+        referee: None,
+        bids: Vec::new(),
+    })
+    .unwrap();
+    l.save(&games).unwrap();
+    // Race 1: team red marshals; its first driver, p1, is mailed the token.
+    w.send(MOD, &format!("TOKEN {MOD_TOKEN}\nCREATE series-1 TRACK sprint LAPS 1 CARS 4 HOURS 24"));
+    let mail = body_of(&w.read("p1@test.invalid"));
+    assert!(mail.contains("Track Marshal") && mail.contains("team red sits it out"), "{mail}");
+    let token = mail.lines().find_map(|l| l.trim().strip_prefix("TOKEN ").map(str::to_string)).unwrap();
+    for who in ["p3@test.invalid", "p4@test.invalid"] {
+        w.send(who, "JOIN series-1");
+        w.read(who);
+    }
+    // The marshal's team does not race.
+    w.send("p2@test.invalid", "JOIN series-1");
+    assert!(body_of(&w.read("p2@test.invalid")).contains("sits it out"));
+    assert_eq!(w.store().load("series-1", None).unwrap().now.players.len(), 2);
+    // Another driver with the marshal's token: refused.
+    w.send("p2@test.invalid", &format!("GAME series-1\nTOKEN {token}\nSTART"));
+    assert!(body_of(&w.read("p2@test.invalid")).contains("Only a moderator"));
+    assert!(!w.store().load("series-1", None).unwrap().started());
+    // The marshal with a wrong token: refused; with theirs: started.
+    w.send("p1@test.invalid", "GAME series-1\nTOKEN 000000000000000000000000\nSTART");
+    assert!(!w.store().load("series-1", None).unwrap().started());
+    w.send("p1@test.invalid", &format!("GAME series-1\nTOKEN {token}\nSTART"));
+    assert!(w.store().load("series-1", None).unwrap().started());
+}
+
 /// 004 "Late Arrivals" by mail (ruling 47): in a game created with LATE YES, a JOIN after START
 /// is welcomed while the field is on the grid, and the car waits in the pit lane.
 #[test]
