@@ -230,15 +230,14 @@ fn a_team_may_not_bid_more_than_200_in_a_season() {
     assert!(e.to_string().contains("200 points for the season (10 left"), "{e}");
 }
 
-#[test]
-fn a_rotating_grid_over_12_races_for_6_teams_of_two() {
-    let names: Vec<String> = (1..=12).map(|i| format!("d{i}")).collect();
-    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let mut l = league(&refs);
-    for t in 0..6 {
-        l.form_team(&format!("t{t}"), &[refs[2 * t], refs[2 * t + 1]], 1).unwrap();
+/// A league of `drivers` in teams of two (`t0`, `t1`... in order), with `races` one-lap races
+/// `r1`, `r2`... on a rotating grid.
+fn teams_of_two(drivers: &[&str], races: usize) -> League {
+    let mut l = league(drivers);
+    for t in 0..drivers.len() / 2 {
+        l.form_team(&format!("t{t}"), &[drivers[2 * t], drivers[2 * t + 1]], 1).unwrap();
     }
-    for n in 1..=12 {
+    for n in 1..=races {
         l.add_race(RaceRecord {
             game: format!("r{n}"),
             track: "monaco".into(),
@@ -249,6 +248,14 @@ fn a_rotating_grid_over_12_races_for_6_teams_of_two() {
         })
         .unwrap();
     }
+    l
+}
+
+#[test]
+fn a_rotating_grid_over_12_races_for_6_teams_of_two() {
+    let names: Vec<String> = (1..=12).map(|i| format!("d{i}")).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let l = teams_of_two(&refs, 12);
     let mut used = vec![std::collections::BTreeMap::<(usize, usize), u32>::new(); 6];
     for n in 1..=12 {
         let g = grid(&l, n, &mut FixedDice::new(vec![])).unwrap();
@@ -276,22 +283,8 @@ fn track_marshals_rotate_and_their_team_sits_the_race_out() {
     use steward::league::grid::entered;
     let names: Vec<String> = (1..=6).map(|i| format!("d{i}")).collect();
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let mut l = league(&refs);
+    let mut l = teams_of_two(&refs, 6);
     l.marshals = true;
-    for t in 0..3 {
-        l.form_team(&format!("t{t}"), &[refs[2 * t], refs[2 * t + 1]], 1).unwrap();
-    }
-    for n in 1..=6 {
-        l.add_race(RaceRecord {
-            game: format!("r{n}"),
-            track: "monaco".into(),
-            laps: 1,
-            grid: GridMethod::Rotating,
-            referee: None,
-            bids: Vec::new(),
-        })
-        .unwrap();
-    }
     let games = std::env::temp_dir().join(format!("steward-marshals-{}", std::process::id()));
     for n in 1..=6 {
         let team = l.marshal_team(n).unwrap().to_string();
