@@ -72,7 +72,7 @@ impl SimWeather {
 }
 
 /// Draws the weather of a race before the cars are set up (3-0-1): the sky to keep and whether
-/// the track is wet at the start (the same draw as a stored game's start, src/store/replay.rs).
+/// the track is wet at the start (the same draw as a stored game's start, src/store/replay/mod.rs).
 fn draw_weather(t: &Track, w: SimWeather, dice: &mut LabelledDice) -> (Option<WeatherState>, bool) {
     weather::draw(&t.weather, w.forecast(), dice, &mut Vec::new())
 }
