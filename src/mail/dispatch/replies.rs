@@ -1,0 +1,130 @@
+//! The mails a job sends: the sender's reply (receipt, help, the reports asked for), every other
+//! player's report of each game the job touched, the league news, and the job's own drafts.
+//! Split from the orders of a message (`super`).
+
+use super::*;
+
+impl Daemon {
+    /// The replies of a job: the sender's (receipt, help, the reports they asked for or that
+    /// concern them), every other player's report of each game touched, and the job's own
+    /// drafts (welcome, copies, reminders).
+    pub(in crate::mail) fn finish_job(
+        &mut self,
+        job: &mut Job,
+        msg: Option<&Incoming>,
+    ) -> Result<Vec<Draft>, DaemonError> {
+        let mut out = Vec::new();
+        let mut sender_text = String::new();
+        if msg.is_some() {
+            let ctx = serde_json::json!({
+                "receipt": job.extras.receipt,
+                "applied": job.applied,
+                "notes": job.notes,
+                "subject": msg.map(|m| m.subject.as_str()).unwrap_or(""),
+            });
+            sender_text.push_str(&self.templates.render(job.lang, "receipt", ctx)?);
+            if job.extras.help {
+                sender_text.push('\n');
+                sender_text.push_str(&self.templates.render(job.lang, "help", serde_json::json!({}))?);
+            }
+        }
+        let mut sender_got: BTreeSet<String> = BTreeSet::new();
+        let games: Vec<(String, u32)> = job.first.iter().map(|(g, f)| (g.clone(), *f)).collect();
+        for (game, first) in games {
+            let h = match self.store.open(&game) {
+                Ok(h) => h,
+                Err(StoreError::NoSuchGame { .. }) => continue,
+                Err(source) => return Err(DaemonError::Store { game, source }),
+            };
+            let g = h.game();
+            out.extend(self.league_news(g, first)?);
+            let extra: Vec<&str> = job.announce.iter().filter(|(a, _)| *a == game).map(|(_, t)| t.as_str()).collect();
+            if g.next_turn() <= first && extra.is_empty() {
+                continue;
+            }
+            let mut recipients: Vec<(String, Option<u8>)> =
+                g.now.players.iter().filter(|p| !p.bot).map(|p| (p.address.clone(), Some(p.car))).collect();
+            if let Some(creator) = self.standing.game(&game).ok().and_then(|s| s.created_by)
+                && !recipients.iter().any(|(a, _)| a.eq_ignore_ascii_case(&creator))
+            {
+                recipients.push((creator, None));
+            }
+            for (address, car) in recipients {
+                let lang = self.lang_of(&address);
+                let text = self.report_text(g, first, car, lang, &extra)?;
+                if msg.is_some() && address.eq_ignore_ascii_case(&job.sender) {
+                    sender_text.push('\n');
+                    sender_text.push_str(&text);
+                    sender_got.insert(game.clone());
+                    continue;
+                }
+                out.push(Draft {
+                    to: vec![address],
+                    subject: subject(g),
+                    text,
+                    in_reply_to: None,
+                    message_id: String::new(),
+                });
+            }
+        }
+        for t in std::mem::take(&mut job.extras.league) {
+            sender_text.push('\n');
+            sender_text.push_str(&t);
+        }
+        for (game, first) in std::mem::take(&mut job.extras.reports) {
+            if sender_got.contains(&game) {
+                continue;
+            }
+            let h = self.store.open(&game).map_err(|source| DaemonError::Store { game: game.clone(), source })?;
+            let car = h.game().now.players.iter().find(|p| p.address.eq_ignore_ascii_case(&job.sender)).map(|p| p.car);
+            sender_text.push('\n');
+            sender_text.push_str(&self.report_text(h.game(), first, car, job.lang, &[])?);
+        }
+        if let Some(m) = msg {
+            let subject = if m.subject.is_empty() {
+                "steward".to_string()
+            } else if m.subject.to_lowercase().starts_with("re:") {
+                m.subject.clone()
+            } else {
+                format!("Re: {}", m.subject)
+            };
+            out.insert(
+                0,
+                Draft {
+                    to: vec![m.reply_address().to_string()],
+                    subject,
+                    text: sender_text,
+                    in_reply_to: m.message_id.clone(),
+                    message_id: String::new(),
+                },
+            );
+        }
+        out.append(&mut job.drafts);
+        Ok(out)
+    }
+
+    pub(super) fn report_text(
+        &self,
+        g: &Game,
+        first: u32,
+        car: Option<u8>,
+        lang: Lang,
+        extra: &[&str],
+    ) -> Result<String, DaemonError> {
+        let mut r = report(g, first, car);
+        for e in extra {
+            r.summary = format!("{e}\n{}", r.summary);
+        }
+        Ok(self.templates.render(lang, "report", &r)?)
+    }
+}
+
+fn subject(g: &Game) -> String {
+    let last = g.turns.last().expect("a game has turn 0");
+    match g.awaited() {
+        _ if g.now.over => format!("[{}] turn {}: the race is over", g.setup.id, last.turn),
+        Some((car, true)) => format!("[{}] turn {}: car {car} to choose", g.setup.id, last.turn),
+        Some((car, false)) => format!("[{}] turn {}: car {car} to play", g.setup.id, last.turn),
+        None => format!("[{}] turn {}", g.setup.id, last.turn),
+    }
+}

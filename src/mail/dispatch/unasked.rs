@@ -1,0 +1,232 @@
+//! What the daemon plays without asking anyone: bot cars, gears sent ahead and standing
+//! policies as soon as their car is awaited (the cascade), and the default moves and reminders
+//! of missed deadlines. Split from the orders of a message (`super`).
+
+use super::*;
+
+impl Daemon {
+    /// Plays on while the car awaited can be played without asking anyone: bot cars, gears sent
+    /// ahead, standing policies.
+    pub(in crate::mail) fn cascade(&mut self, job: &mut Job, game: &str) -> Result<(), DaemonError> {
+        let mut h = match self.store.open(game) {
+            Ok(h) => h,
+            Err(source) => return Err(DaemonError::Store { game: game.into(), source }),
+        };
+        for _ in 0..MAX_CASCADE {
+            let g = h.game();
+            if g.now.over || g.now.paused {
+                break;
+            }
+            // The first awaited car that can play without asking anyone (in a qualifying
+            // session every car on its lap is awaited at once, ruling 31).
+            let mut acted = false;
+            for (car, choice) in g.awaited_cars() {
+                if self.play_unasked(job, &mut h, game, car, choice)? {
+                    acted = true;
+                    break;
+                }
+            }
+            if !acted {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Plays car `car`'s awaited answer if nobody needs asking: a bot car, a standing POLICY for
+    /// a choice, a GEAR sent ahead. Returns whether a turn was written.
+    pub(super) fn play_unasked(
+        &mut self,
+        job: &mut Job,
+        h: &mut Handle,
+        game: &str,
+        car: u8,
+        choice: bool,
+    ) -> Result<bool, DaemonError> {
+        let store_err = |source| DaemonError::Store { game: game.into(), source };
+        let g = h.game();
+        let Some((_, p)) = g.player(car) else { return Ok(false) };
+        let next = g.next_turn();
+        if p.bot {
+            self.touch(job, game, next)?;
+            let meta = self.meta_by("bot");
+            if g.now.qualifying.is_some() {
+                h.bot_lap(car, &mut self.bot, meta).map_err(store_err)?;
+            } else {
+                h.bot_move(&mut self.bot, meta).map_err(store_err)?;
+            }
+            return Ok(true);
+        }
+        let orders = self.standing.car(game, car).map_err(io("reading standing orders"))?;
+        if choice {
+            let Some(text) = &orders.policy else { return Ok(false) };
+            let parsed = orders::parse(&format!("POLICY {text}"));
+            let Some(Order::Policy(policy)) = parsed.orders().first().copied().cloned() else { return Ok(false) };
+            let Some(rolled) = g.pending_roll(car) else { return Ok(false) };
+            let boxes: Vec<bool> = (0..rolled.options.len())
+                .map(|i| g.now.qualifying.is_none() && crate::engine::play::reaches_box(&g.track, rolled, i))
+                .collect();
+            // The bot's stop when the bot picks, or when the PIT rule does (19-2-6).
+            let (index, bot_stop) = match decide_at(&policy, &rolled.options, &boxes) {
+                Some(Decision::Take { index, .. }) => (index, false),
+                Some(Decision::AskBot) => (self.bot.option(&g.track, rolled), true),
+                Some(Decision::Stop { index, .. }) => (index, true),
+                None => return Ok(false),
+            };
+            let label = MoveOption::label(index);
+            let pit = if bot_stop {
+                crate::store::driver::bot_pit(&self.bot, &g.track, &g.rules, rolled, index)
+            } else {
+                None
+            };
+            self.touch(job, game, next)?;
+            let meta = self.meta_by("policy");
+            match pit {
+                Some(p) => h.choose_with_pit(car, &label, p, By::Player, meta),
+                None => h.choose(car, &label, By::Player, meta),
+            }
+            .map_err(store_err)?;
+            return Ok(true);
+        }
+        let Some(q) = orders.gear.clone() else { return Ok(false) };
+        let mut cleared = orders.clone();
+        cleared.gear = None;
+        if !Self::done_before(g, &q.message_id, Kind::Move, Some(car)) {
+            self.touch(job, game, next)?;
+            let meta = Meta {
+                at: self.now(),
+                source: Some(Source {
+                    from: Some(q.from.clone()),
+                    message_id: Some(q.message_id.clone()),
+                    imap_uid: None,
+                    by: None,
+                }),
+            };
+            if let Err(e) = h.gear(car, q.gear, By::Player, meta) {
+                // The gear sent ahead is no longer possible: the player is asked.
+                job.announce.push((game.into(), format!("Car {car}'s GEAR {} sent ahead was refused: {e}", q.gear)));
+                self.standing.set_car(game, car, &cleared).map_err(io("writing standing orders"))?;
+                return Ok(false);
+            }
+        }
+        self.standing.set_car(game, car, &cleared).map_err(io("writing standing orders"))?;
+        Ok(true)
+    }
+
+    pub(super) fn meta_by(&mut self, by: &str) -> Meta {
+        Meta { at: self.now(), source: Some(Source { by: Some(by.into()), ..Source::default() }) }
+    }
+
+    /// Reminders and default moves for every game whose deadline is near or past.
+    pub fn deadlines(&mut self) -> Result<usize, DaemonError> {
+        let now = self.now();
+        let ids = self.store.list().map_err(|source| DaemonError::Store { game: "-".into(), source })?;
+        let mut jobs = 0;
+        for id in ids {
+            let Some(last) = last_turn(&self.store.game_dir(&id)) else { continue };
+            let Some(due) = last.due.as_deref().and_then(Stamp::parse) else { continue };
+            if last.over {
+                continue;
+            }
+            let cars: Vec<u8> = match last.to_play {
+                Some(car) => vec![car],
+                // A qualifying session: every car still on its lap (ruling 31).
+                None => match self.store.load(&id, None) {
+                    Ok(g) if g.now.qualifying.is_some() => g.awaited_cars().into_iter().map(|a| a.0).collect(),
+                    _ => continue,
+                },
+            };
+            let Some(&car) = cars.first() else { continue };
+            let named = cars.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ");
+            if now >= due {
+                let key = format!("deadline:{id}:{}", last.turn);
+                if self.ledger.get(&key).map_err(io("reading the ledger"))?.is_some() {
+                    continue;
+                }
+                let mut job = self.start_job(&key, None, "")?;
+                let mut h = self.store.open(&id).map_err(|source| DaemonError::Store { game: id.clone(), source })?;
+                if h.game().next_turn() == last.turn + 1 {
+                    self.touch(&mut job, &id, last.turn + 1)?;
+                    if h.game().now.qualifying.is_some() {
+                        // The bot drives the rest of every late lap (ruling 31).
+                        for &c in &cars {
+                            for _ in 0..crate::engine::qualifying::lap::MAX_LAP_MOVES {
+                                let on = h
+                                    .game()
+                                    .now
+                                    .qualifying
+                                    .as_ref()
+                                    .and_then(|q| q.entry(c))
+                                    .is_some_and(|e| !e.lap.is_over());
+                                if !on {
+                                    break;
+                                }
+                                let meta = self.meta_by("deadline");
+                                h.bot_lap(c, &mut self.bot, meta)
+                                    .map_err(|source| DaemonError::Store { game: id.clone(), source })?;
+                            }
+                        }
+                        job.announce.push((
+                            id.clone(),
+                            format!("Car(s) {named} did not finish the timed lap by {due}: the bot drove the rest of it (ruling 31)."),
+                        ));
+                    } else {
+                        let meta = self.meta_by("deadline");
+                        h.bot_move(&mut self.bot, meta)
+                            .map_err(|source| DaemonError::Store { game: id.clone(), source })?;
+                        job.announce.push((
+                            id.clone(),
+                            format!("Car {car} did not answer by {due}: the bot played a default move for it."),
+                        ));
+                    }
+                } else {
+                    self.touch(&mut job, &id, last.turn + 1)?;
+                }
+                drop(h);
+                self.cascade(&mut job, &id)?;
+                self.commit_job(&key, format!("default move for car(s) {named}"), &mut job)?;
+                jobs += 1;
+            } else if self.cfg.reminder_hours > 0 && now.0 >= due.0 - self.cfg.reminder_hours as i64 * 3600 {
+                let key = format!("reminder:{id}:{}", last.turn);
+                if self.ledger.get(&key).map_err(io("reading the ledger"))?.is_some() {
+                    continue;
+                }
+                let mut job = self.start_job(&key, None, "")?;
+                let h = self.store.open(&id).map_err(|source| DaemonError::Store { game: id.clone(), source })?;
+                for &car in &cars {
+                    if let Some((_, p)) = h.game().player(car)
+                        && !p.bot
+                    {
+                        let lang = self.lang_of(&p.address);
+                        let ctx =
+                            serde_json::json!({ "game": id, "car": car, "due": due.to_string(), "turn": last.turn });
+                        let text = self.templates.render(lang, "reminder", ctx)?;
+                        job.drafts.push(Draft {
+                            to: vec![p.address.clone()],
+                            subject: format!("[{id}] reminder: car {car} to play by {due}"),
+                            text,
+                            in_reply_to: None,
+                            message_id: String::new(),
+                        });
+                    }
+                }
+                self.commit_job(&key, format!("reminder for car(s) {named}"), &mut job)?;
+                jobs += 1;
+            }
+        }
+        Ok(jobs)
+    }
+}
+
+/// The last turn file of a game directory, read without replaying the game.
+fn last_turn(dir: &std::path::Path) -> Option<TurnFile> {
+    let mut names: Vec<String> = std::fs::read_dir(dir.join("turns"))
+        .ok()?
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|n| n.ends_with(".toml") && !n.starts_with('.'))
+        .collect();
+    names.sort();
+    let text = std::fs::read_to_string(dir.join("turns").join(names.last()?)).ok()?;
+    toml::from_str(&text).ok()
+}
