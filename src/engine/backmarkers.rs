@@ -48,7 +48,7 @@ fn field(s: &RaceState) -> impl Iterator<Item = CarId> + '_ {
 /// The race leader among the player cars (backmarkers are "always considered to be many laps
 /// behind").
 pub fn race_leader(s: &RaceState, t: &Track) -> Option<CarId> {
-    field(s).max_by_key(|&c| (race_distance(s, t, c), super::order::key(s, t, c)))
+    super::order::leader_among(s, t, |c| !c.backmarker)
 }
 
 /// True when the backmarkers are due now: the leader has finished the first lap (002).

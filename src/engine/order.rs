@@ -48,7 +48,15 @@ pub fn race_distance(state: &RaceState, t: &Track, car: CarId) -> u64 {
 
 /// The race leader among the cars still playing (ties by order key).
 pub fn leader(state: &RaceState, t: &Track) -> Option<CarId> {
-    state.ids().filter(|&c| state.car(c).status.plays()).max_by_key(|&c| (race_distance(state, t, c), key(state, t, c)))
+    leader_among(state, t, |_| true)
+}
+
+/// The leader among the cars still playing that `keep` keeps (ties by order key).
+pub fn leader_among(state: &RaceState, t: &Track, keep: impl Fn(&super::state::CarState) -> bool) -> Option<CarId> {
+    state
+        .ids()
+        .filter(|&c| state.car(c).status.plays() && keep(state.car(c)))
+        .max_by_key(|&c| (race_distance(state, t, c), key(state, t, c)))
 }
 
 /// Finds the next car to play and returns the state with the round bookkeeping updated

@@ -454,15 +454,7 @@ impl Handle {
     pub fn gear(&mut self, car: u8, gear: u8, by: By, meta: Meta) -> Result<&TurnFile, StoreError> {
         self.need_seed()?;
         let mut input = self.input(Kind::Move, meta);
-        input.orders.push(OrderRecord {
-            car,
-            by,
-            gear: Some(gear),
-            choose: None,
-            space: None,
-            reroll: false,
-            pit: None,
-        });
+        input.orders.push(OrderRecord::gear(car, by, gear));
         self.commit(input)
     }
 
@@ -472,7 +464,7 @@ impl Handle {
     pub fn reroll(&mut self, car: u8, by: By, meta: Meta) -> Result<&TurnFile, StoreError> {
         self.need_seed()?;
         let mut input = self.input(Kind::Move, meta);
-        input.orders.push(OrderRecord { car, by, gear: None, choose: None, space: None, reroll: true, pit: None });
+        input.orders.push(OrderRecord::reroll(car, by));
         self.commit(input)
     }
 
@@ -537,29 +529,13 @@ impl Handle {
             let i = bot.option(&g.track, &p.rolled);
             let label = crate::engine::MoveOption::label(i);
             let pit = bot_pit(bot, &g.track, &g.rules, &p.rolled, i);
-            input.orders.push(OrderRecord {
-                car,
-                by: By::Bot,
-                gear: None,
-                choose: Some(label),
-                space: None,
-                reroll: false,
-                pit,
-            });
+            input.orders.push(OrderRecord { pit, ..OrderRecord::choice(car, By::Bot, label) });
             return self.commit(input);
         }
         let id = race.state.to_play.ok_or(StoreError::Over)?;
         let car = g.number(id);
         let gear = bot.gear(&g.track, &race.state, id);
-        input.orders.push(OrderRecord {
-            car,
-            by: By::Bot,
-            gear: Some(gear),
-            choose: None,
-            space: None,
-            reroll: false,
-            pit: None,
-        });
+        input.orders.push(OrderRecord::gear(car, By::Bot, gear));
         // Look at the roll the gear gives (the dice are derived, so this is the roll the turn
         // will make) to pick the option in the same turn.
         let key = g.now.key;
@@ -571,13 +547,8 @@ impl Handle {
                 let i = bot.option(&g.track, &r);
                 let pit = bot_pit(bot, &g.track, &g.rules, &r, i);
                 input.orders.push(OrderRecord {
-                    car,
-                    by: By::Bot,
-                    gear: None,
-                    choose: Some(crate::engine::MoveOption::label(i)),
-                    space: None,
-                    reroll: false,
                     pit,
+                    ..OrderRecord::choice(car, By::Bot, crate::engine::MoveOption::label(i))
                 });
             }
         }

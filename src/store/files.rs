@@ -379,6 +379,23 @@ pub struct OrderRecord {
     pub pit: Option<PitRecord>,
 }
 
+impl OrderRecord {
+    /// Car `car`'s gear, given by `by`.
+    pub fn gear(car: u8, by: By, gear: u8) -> Self {
+        OrderRecord { car, by, gear: Some(gear), choose: None, space: None, reroll: false, pit: None }
+    }
+
+    /// Car `car`'s choice of the option labelled `label`, given by `by`.
+    pub fn choice(car: u8, by: By, label: String) -> Self {
+        OrderRecord { car, by, gear: None, choose: Some(label), space: None, reroll: false, pit: None }
+    }
+
+    /// A driver point spent by car `car` on a re-roll (ruling 45), given by `by`.
+    pub fn reroll(car: u8, by: By) -> Self {
+        OrderRecord { car, by, gear: None, choose: None, space: None, reroll: true, pit: None }
+    }
+}
+
 /// A pit decision as written in a turn: `pit = { kind = "long", tyres = "soft", repairs = {
 /// brakes = 1 } }`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

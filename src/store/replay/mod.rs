@@ -476,15 +476,14 @@ impl Game {
                     return Err(StoreError::Paused);
                 }
                 let mut race = next.race.take().ok_or(StoreError::NotStarted)?;
-                let mut used = 0usize;
                 for order in input.orders.iter().filter(|o| !matches!(o.by, By::Forced | By::Backmarker)) {
                     if next.over {
                         return Err(StoreError::Over);
                     }
-                    self.order(&mut race, &mut next, &mut out, input, order, used)?;
-                    // Every roll of the turn so far, the backmarkers' included.
-                    used = out.rolls.len();
+                    self.order(&mut race, &mut next, &mut out, input, order)?;
                 }
+                // Every roll the turn made, the backmarkers' included.
+                let used = out.rolls.len();
                 if out.orders.is_empty() {
                     return Err(StoreError::BadOrder);
                 }

@@ -87,8 +87,14 @@ pub(super) fn pit_order(r: Option<&PitRecord>) -> Result<Option<(PitOrder, PitRe
     Ok(Some((PitOrder { kind, tyres, repairs }, r.clone())))
 }
 
+/// The rolls `input` records that the turn has not replayed yet: those after the rolls already in
+/// `out` (a turn's rolls are read back in the order they are made).
+pub(super) fn unread<'a>(input: &'a TurnFile, out: &TurnFile) -> &'a [RollRecord] {
+    input.rolls.get(out.rolls.len()..).unwrap_or(&[])
+}
+
 impl Game {
-    /// Applies one order; returns the number of recorded rolls it used.
+    /// Applies one order.
     pub(super) fn order(
         &self,
         race: &mut Race,
@@ -96,13 +102,12 @@ impl Game {
         out: &mut TurnFile,
         input: &TurnFile,
         order: &OrderRecord,
-        used: usize,
-    ) -> Result<usize, StoreError> {
+    ) -> Result<(), StoreError> {
         let (car, _) = self.player(order.car).ok_or(StoreError::NoSuchCar(order.car))?;
         if order.reroll && (order.gear.is_some() || order.choose.is_some()) {
             return Err(StoreError::BadOrder);
         }
-        let recorded = input.rolls.get(used..).unwrap_or(&[]);
+        let recorded = unread(input, out);
         match (order.gear, &order.choose) {
             (Some(gear), None) => {
                 if let Some(p) = &race.pending {
@@ -122,22 +127,13 @@ impl Game {
                 let step = roll(&self.track, &race.state, car, gear, &mut dice, &self.rules)?;
                 race.moves = move_no;
                 out.move_no = Some(move_no);
-                out.orders.push(OrderRecord {
-                    car: order.car,
-                    by: order.by,
-                    gear: Some(gear),
-                    choose: None,
-                    space: None,
-                    reroll: false,
-                    pit: None,
-                });
+                out.orders.push(OrderRecord::gear(order.car, order.by, gear));
                 let n = self.dice_done(dice, out)?;
                 match step {
                     Step::Done(o) => {
                         self.events(&o.state, &o.events, out);
                         race.state = o.state;
-                        self.complete(race, next, out, input, n as u32)?;
-                        Ok(n)
+                        self.complete(race, next, out, input, n as u32)
                     }
                     Step::Choose(r) => {
                         self.events(&r.state, &r.events, out);
@@ -149,22 +145,10 @@ impl Game {
                         if pending.rolled.options.len() == 1
                             && !crate::engine::play::reaches_box(&self.track, &pending.rolled, 0)
                         {
-                            let m = self.choose_with(
-                                race,
-                                next,
-                                out,
-                                input,
-                                pending,
-                                0,
-                                order.car,
-                                By::Forced,
-                                used + n,
-                                None,
-                            )?;
-                            return Ok(n + m);
+                            return self.choose_with(race, next, out, input, pending, 0, order.car, By::Forced, None);
                         }
                         race.pending = Some(pending);
-                        Ok(n)
+                        Ok(())
                     }
                 }
             }
@@ -195,9 +179,9 @@ impl Game {
                     }
                 }
                 let pit = pit_order(order.pit.as_ref())?;
-                self.choose_with(race, next, out, input, pending, index, order.car, order.by, used, pit)
+                self.choose_with(race, next, out, input, pending, index, order.car, order.by, pit)
             }
-            (None, None) if order.reroll => self.reroll(race, next, out, input, order, used),
+            (None, None) if order.reroll => self.reroll(race, next, out, input, order),
             _ => Err(StoreError::BadOrder),
         }
     }
@@ -205,7 +189,7 @@ impl Game {
     /// 002 "Expending Driver Points" (ruling 45): the car's player spends a driver point to roll
     /// the gear die of the pending roll again, labelled with the same move at its next index; the
     /// first result and its options are discarded and the second stands. A single option is
-    /// played at once, as after a gear. Returns the number of recorded rolls used.
+    /// played at once, as after a gear.
     pub(super) fn reroll(
         &self,
         race: &mut Race,
@@ -213,8 +197,7 @@ impl Game {
         out: &mut TurnFile,
         input: &TurnFile,
         order: &OrderRecord,
-        used: usize,
-    ) -> Result<usize, StoreError> {
+    ) -> Result<(), StoreError> {
         let (car, _) = self.player(order.car).ok_or(StoreError::NoSuchCar(order.car))?;
         let Some(pending) = race.pending.as_ref().filter(|p| p.rolled.car == car) else {
             return Err(StoreError::NothingToReroll(order.car));
@@ -226,8 +209,7 @@ impl Game {
         if left(next, order.car) == 0 {
             return Err(StoreError::NoDriverPoints { car: order.car, labels: offered });
         }
-        let recorded = input.rolls.get(used..).unwrap_or(&[]);
-        let mut dice = TurnDice::new(next.key, recorded, pending.move_no, pending.next_index);
+        let mut dice = TurnDice::new(next.key, unread(input, out), pending.move_no, pending.next_index);
         let Some((rolled, fresh)) = crate::engine::reroll(&self.track, &pending.rolled, &mut dice, &self.rules) else {
             return Err(StoreError::NotRerollable { car: order.car, labels: offered });
         };
@@ -235,28 +217,19 @@ impl Game {
         race.pending = None;
         *next.spent.entry(order.car).or_default() += 1;
         out.move_no = Some(move_no);
-        out.orders.push(OrderRecord {
-            car: order.car,
-            by: order.by,
-            gear: None,
-            choose: None,
-            space: None,
-            reroll: true,
-            pit: None,
-        });
+        out.orders.push(OrderRecord::reroll(order.car, order.by));
         let n = self.dice_done(dice, out)?;
         self.events(&rolled.state, &fresh, out);
         let pending = Pending { rolled, move_no, next_index: first_index + n as u32, rerolled: true };
         if pending.rolled.options.len() == 1 && !crate::engine::play::reaches_box(&self.track, &pending.rolled, 0) {
-            let m = self.choose_with(race, next, out, input, pending, 0, order.car, By::Forced, used + n, None)?;
-            return Ok(n + m);
+            return self.choose_with(race, next, out, input, pending, 0, order.car, By::Forced, None);
         }
         race.pending = Some(pending);
-        Ok(n)
+        Ok(())
     }
 
     /// Resolves option `index` of `pending`, with the decision at the box (19-2-6) when `pit`
-    /// is given (recorded with the choice); returns the number of recorded rolls used.
+    /// is given (recorded with the choice).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn choose_with(
         &self,
@@ -268,29 +241,22 @@ impl Game {
         index: usize,
         number: u8,
         by: By,
-        used: usize,
         pit: Option<(PitOrder, PitRecord)>,
-    ) -> Result<usize, StoreError> {
-        let recorded = input.rolls.get(used..).unwrap_or(&[]);
-        let mut dice = TurnDice::new(next.key, recorded, pending.move_no, pending.next_index);
+    ) -> Result<(), StoreError> {
+        let mut dice = TurnDice::new(next.key, unread(input, out), pending.move_no, pending.next_index);
         let order = pit.as_ref().map(|(o, _)| o.clone()).unwrap_or_default();
         let outcome = resolve_with(&self.track, &pending.rolled, index, &order, &mut dice, &self.rules)?;
         out.move_no = Some(pending.move_no);
         out.orders.push(OrderRecord {
-            car: number,
-            by,
-            gear: None,
-            choose: Some(MoveOption::label(index)),
             space: Some(self.track.space(pending.rolled.options[index].end).id.clone()),
-            reroll: false,
             pit: pit.map(|(_, r)| r),
+            ..OrderRecord::choice(number, by, MoveOption::label(index))
         });
         let n = self.dice_done(dice, out)?;
         self.events(&outcome.state, &outcome.events, out);
         race.state = outcome.state;
         race.pending = None;
-        self.complete(race, next, out, input, pending.next_index + n as u32)?;
-        Ok(n)
+        self.complete(race, next, out, input, pending.next_index + n as u32)
     }
 
     pub(super) fn dice_done(&self, dice: TurnDice<'_>, out: &mut TurnFile) -> Result<usize, StoreError> {
@@ -362,8 +328,7 @@ impl Game {
         car: CarId,
         index: u32,
     ) -> Result<u32, StoreError> {
-        let recorded = input.rolls.get(out.rolls.len()..).unwrap_or(&[]);
-        let mut dice = TurnDice::new(next.key, recorded, race.moves, index);
+        let mut dice = TurnDice::new(next.key, unread(input, out), race.moves, index);
         let number = race.state.car(car).number;
         let (state, events, choice) =
             match roll(&self.track, &race.state, car, backmarkers::GEAR, &mut dice, &self.rules)? {
@@ -378,13 +343,9 @@ impl Game {
             };
         let n = self.dice_done(dice, out)?;
         out.orders.push(OrderRecord {
-            car: number,
-            by: By::Backmarker,
-            gear: Some(backmarkers::GEAR),
             choose: choice.as_ref().map(|c| c.0.clone()),
             space: choice.map(|c| c.1),
-            reroll: false,
-            pit: None,
+            ..OrderRecord::gear(number, By::Backmarker, backmarkers::GEAR)
         });
         self.events(&state, &events, out);
         race.state = state;

@@ -2,6 +2,7 @@
 //! state built on the grid (boxes, backmarkers, tyres for the weather), a late arrival's car, and
 //! the reveal of the seed. Split from the replay (`super`).
 
+use super::moves::unread;
 use super::*;
 
 impl Game {
@@ -20,7 +21,6 @@ impl Game {
             return Err(StoreError::Paused);
         }
         let mut q = next.qualifying.take().expect("a qualifying turn");
-        let mut used = 0usize;
         let mut last_move = 0u32;
         for order in input.orders.iter().filter(|o| !matches!(o.by, By::Forced | By::Backmarker)) {
             let car = order.car;
@@ -33,36 +33,18 @@ impl Game {
             match (order.gear, &order.choose) {
                 (Some(gear), None) => {
                     let move_no = q.moves + 1;
-                    let recorded = input.rolls.get(used..).unwrap_or(&[]);
-                    let mut dice = TurnDice::new(next.key, recorded, move_no, 0);
+                    let mut dice = TurnDice::new(next.key, unread(input, out), move_no, 0);
                     let events = q.gear(&self.track, car, gear, move_no, &mut dice)?;
-                    used += self.dice_done(dice, out)?;
+                    self.dice_done(dice, out)?;
                     q.moves = move_no;
                     last_move = move_no;
                     out.move_no = Some(move_no);
-                    out.orders.push(OrderRecord {
-                        car,
-                        by: order.by,
-                        gear: Some(gear),
-                        choose: None,
-                        space: None,
-                        reroll: false,
-                        pit: None,
-                    });
+                    out.orders.push(OrderRecord::gear(car, order.by, gear));
                     out.events.extend(events);
                     if q.entry(car).and_then(|e| e.pending.as_ref()).is_some_and(|(r, _)| r.options.len() == 1) {
                         // A single option is played at once.
                         let events = q.choose(&self.track, car, 0)?;
-                        let label = Some(MoveOption::label(0));
-                        out.orders.push(OrderRecord {
-                            car,
-                            by: By::Forced,
-                            gear: None,
-                            choose: label,
-                            space: None,
-                            reroll: false,
-                            pit: None,
-                        });
+                        out.orders.push(OrderRecord::choice(car, By::Forced, MoveOption::label(0)));
                         out.events.extend(events);
                     }
                 }
@@ -73,16 +55,7 @@ impl Game {
                     last_move = *move_no;
                     out.move_no = Some(*move_no);
                     let events = q.choose(&self.track, car, index)?;
-                    let label = Some(MoveOption::label(index));
-                    out.orders.push(OrderRecord {
-                        car,
-                        by: order.by,
-                        gear: None,
-                        choose: label,
-                        space: None,
-                        reroll: false,
-                        pit: None,
-                    });
+                    out.orders.push(OrderRecord::choice(car, order.by, MoveOption::label(index)));
                     out.events.extend(events);
                 }
                 _ => return Err(StoreError::BadOrder),
@@ -97,8 +70,7 @@ impl Game {
         }
         // The grid, then the race weather drawn by the pole (3-2-1), on the move that ended the
         // session (its roll was index 0).
-        let recorded = input.rolls.get(used..).unwrap_or(&[]);
-        let mut dice = TurnDice::new(next.key, recorded, last_move, 1);
+        let mut dice = TurnDice::new(next.key, unread(input, out), last_move, 1);
         let order = q.grid(self.grid_method(), &mut dice);
         let mut drawn = Vec::new();
         let (sky, wet) = weather::draw_race(&self.track.weather, self.forecast(), q.weather, &mut dice, &mut drawn);
