@@ -6,8 +6,8 @@
 //! for the domain [`DOMAIN`] from loopback, refuses unknown users (550) and relaying (554), and
 //! hands mail to Dovecot over LMTP; Dovecot stores it in per-user Maildirs and serves them over
 //! IMAP with plaintext LOGIN, STARTTLS, and IMAPS on a port of its own; Postfix also offers
-//! STARTTLS and has an SMTPS port. Both use one self-signed certificate for `127.0.0.1` made
-//! here with `openssl` ([`Servers::ca_file`] trusts it). Users and passwords ([`USERS`], `pw-<user>`) come from a
+//! STARTTLS and has an SMTPS port. Both use one certificate for `127.0.0.1`, signed by a throwaway
+//! CA made here with `openssl` ([`Servers::ca_file`] trusts it). Users and passwords ([`USERS`], `pw-<user>`) come from a
 //! passwd-file written here.
 //!
 //! Statics are never dropped, so a small watchdog shell started beside the servers stops them
@@ -85,9 +85,9 @@ impl Servers {
         c
     }
 
-    /// The self-signed certificate both servers present.
+    /// The throwaway CA that signed the certificate both servers present.
     pub fn ca_file(&self) -> PathBuf {
-        self.dir.join("cert.pem")
+        self.dir.join("ca.pem")
     }
 
     /// [`Servers::imap`] secured with `security` (on the IMAPS port for `Security::Tls`),
@@ -183,17 +183,65 @@ fn start() -> Result<Servers, String> {
     chown(&dir.join("pf/data"), postfix_uid, 0)?;
 
     let (imap, imaps, lmtp, smtp, smtps) = (free_port()?, free_port()?, free_port()?, free_port()?, free_port()?);
-    let cert = Command::new("openssl")
-        .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "7", "-subj", "/CN=127.0.0.1"])
-        .args(["-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout"])
-        .arg(dir.join("key.pem"))
-        .arg("-out")
-        .arg(dir.join("cert.pem"))
-        .output()
-        .map_err(|e| format!("cannot run openssl to make the test certificate: {e}"))?;
-    if !cert.status.success() {
-        return Err(format!("openssl req failed: {}", String::from_utf8_lossy(&cert.stderr)));
-    }
+    // A throwaway CA and the servers' certificate signed by it: rustls (webpki) refuses a CA
+    // certificate presented as the server's own.
+    let openssl = |args: &[&str]| -> Result<(), String> {
+        let out = Command::new("openssl")
+            .current_dir(&dir)
+            .args(args)
+            .output()
+            .map_err(|e| format!("cannot run openssl to make the test certificates: {e}"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!("openssl {} failed: {}", args[0], String::from_utf8_lossy(&out.stderr)))
+        }
+    };
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "7",
+        "-subj",
+        "/CN=steward test CA",
+        "-keyout",
+        "ca-key.pem",
+        "-out",
+        "ca.pem",
+    ])?;
+    openssl(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-subj",
+        "/CN=127.0.0.1",
+        "-keyout",
+        "key.pem",
+        "-out",
+        "req.pem",
+    ])?;
+    write(&dir.join("ext.cnf"), "basicConstraints=critical,CA:FALSE\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n")?;
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "req.pem",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca-key.pem",
+        "-CAcreateserial",
+        "-days",
+        "7",
+        "-extfile",
+        "ext.cnf",
+        "-out",
+        "cert.pem",
+    ])?;
     let d = dir.display();
     let mut users = String::new();
     let mut vmailbox = String::new();

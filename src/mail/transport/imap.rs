@@ -18,8 +18,8 @@
 //! **Waiting** uses IDLE (RFC 2177) when the server announces it, else sleeps.
 //!
 //! The connection is plain TCP by default (`LOGIN` in the clear: for the Dovecot beside the
-//! daemon), or secured ([`Security`]: STARTTLS or TLS, with native-tls, trusting the system's
-//! certificates plus an optional `ca_file`).
+//! daemon), or secured ([`Security`]: STARTTLS or TLS, with rustls, trusting the Mozilla root
+//! certificates (webpki-roots) plus an optional `ca_file`).
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -27,7 +27,10 @@ use std::net::{Shutdown, TcpStream, ToSocketAddrs};
 use std::path::PathBuf;
 use std::time::Duration;
 
+use imap::extensions::idle::SetReadTimeout;
 use imap::types::{Flag, UnsolicitedResponse};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName};
 
 use super::{Fetched, Inbox, Secret, Security, TransportError, read_ca};
 
@@ -213,23 +216,67 @@ fn open(cfg: &ImapConfig) -> Result<Conn, TransportError> {
     Ok(Conn { session, socket, uid_validity: mailbox.uid_validity.unwrap_or(0), idle })
 }
 
-/// Wraps `stream` in TLS, checking the server's certificate against the system's roots and
-/// `ca_file`.
-fn tls_wrap(cfg: &ImapConfig, stream: TcpStream) -> Result<native_tls::TlsStream<TcpStream>, TransportError> {
-    let tls_err = |detail: String| TransportError::Tls { server: cfg.server(), detail };
-    let mut b = native_tls::TlsConnector::builder();
-    if let Some(ca) = &cfg.ca_file {
-        let cert = native_tls::Certificate::from_pem(&read_ca(ca)?)
-            .map_err(|e| TransportError::Config(format!("{} is not a PEM certificate: {e}", ca.display())))?;
-        b.add_root_certificate(cert);
+/// A TLS connection to the IMAP server (rustls: no system TLS library is needed to build).
+struct TlsConn(rustls::StreamOwned<rustls::ClientConnection, TcpStream>);
+
+impl Read for TlsConn {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.0.read(buf)
     }
-    let connector = b.build().map_err(|e| tls_err(e.to_string()))?;
-    connector.connect(&cfg.host, stream).map_err(|e| match e {
-        native_tls::HandshakeError::Failure(e) => tls_err(e.to_string()),
-        native_tls::HandshakeError::WouldBlock(_) => {
-            TransportError::Connection { server: cfg.server(), detail: "the TLS handshake timed out".into() }
+}
+
+impl Write for TlsConn {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+impl SetReadTimeout for TlsConn {
+    fn set_read_timeout(&mut self, timeout: Option<Duration>) -> imap::error::Result<()> {
+        self.0.sock.set_read_timeout(timeout).map_err(imap::error::Error::Io)
+    }
+}
+
+/// Wraps `stream` in TLS and completes the handshake, checking the server's certificate against
+/// the Mozilla roots (webpki-roots) and `ca_file`.
+fn tls_wrap(cfg: &ImapConfig, mut stream: TcpStream) -> Result<TlsConn, TransportError> {
+    let tls_err = |detail: String| TransportError::Tls { server: cfg.server(), detail };
+    let mut roots = rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
+    if let Some(ca) = &cfg.ca_file {
+        let not_pem = |e: String| TransportError::Config(format!("{} is not a PEM certificate: {e}", ca.display()));
+        let certs = CertificateDer::pem_slice_iter(&read_ca(ca)?)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| not_pem(e.to_string()))?;
+        if certs.is_empty() {
+            return Err(not_pem("no certificate in it".into()));
         }
-    })
+        for cert in certs {
+            roots.add(cert).map_err(|e| not_pem(e.to_string()))?;
+        }
+    }
+    let config =
+        rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .map_err(|e| tls_err(e.to_string()))?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+    let name = ServerName::try_from(cfg.host.clone())
+        .map_err(|e| TransportError::Config(format!("{:?} is not a host name for TLS: {e}", cfg.host)))?;
+    let mut conn =
+        rustls::ClientConnection::new(std::sync::Arc::new(config), name).map_err(|e| tls_err(e.to_string()))?;
+    while conn.is_handshaking() {
+        conn.complete_io(&mut stream).map_err(|e| match e.kind() {
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
+                TransportError::Connection { server: cfg.server(), detail: "the TLS handshake timed out".into() }
+            }
+            _ => tls_err(e.to_string()),
+        })?;
+    }
+    Ok(TlsConn(rustls::StreamOwned::new(conn, stream)))
 }
 
 /// Reads one line (up to CR LF) byte by byte, so nothing after it is consumed before TLS.

@@ -12,8 +12,8 @@
 //! accepted.
 //!
 //! The connection is plain TCP by default (for the Postfix beside the daemon), or secured
-//! ([`Security`]: STARTTLS required, or TLS; native-tls, trusting the system's certificates
-//! plus an optional `ca_file`), optionally with `AUTH` (`user` and `password`).
+//! ([`Security`]: STARTTLS required, or TLS; rustls, trusting the Mozilla root certificates
+//! (webpki-roots) plus an optional `ca_file`), optionally with `AUTH` (`user` and `password`).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -130,11 +130,13 @@ impl SmtpSender {
 }
 
 /// True when the TLS layer refused (lettre reports a failed handshake as a connection error
-/// whose source is the TLS library's error).
+/// whose source is the TLS library's error, often inside an `io::Error`, whose `source()`
+/// skips the error it wraps).
 fn is_tls_failure(e: &lettre::transport::smtp::Error) -> bool {
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {
-        if s.is::<native_tls::Error>() || s.is::<native_tls::HandshakeError<std::net::TcpStream>>() {
+        let wrapped = s.downcast_ref::<std::io::Error>().and_then(|io| io.get_ref());
+        if s.is::<rustls::Error>() || wrapped.is_some_and(|w| w.is::<rustls::Error>()) {
             return true;
         }
         source = s.source();
