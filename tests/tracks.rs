@@ -256,3 +256,37 @@ fn sorted(mut v: Vec<&str>) -> Vec<&str> {
     v.sort();
     v
 }
+
+/// `Track::arrows_to_pit_lane`, which lets the engine skip the search for a way into the pit
+/// lane (19-1-1), is the fewest arrows to the lane: checked against a forward search from every
+/// space of every shipped track.
+#[test]
+fn arrows_to_the_pit_lane_are_the_fewest() {
+    for name in shipped_names() {
+        let t = resolve(&name).unwrap();
+        let mut checked = 0;
+        for s in t.indices() {
+            // Forward breadth-first search from `s` until a pit-lane space.
+            let mut dist = vec![u32::MAX; t.spaces.len()];
+            let mut queue = std::collections::VecDeque::from([s]);
+            dist[s.get()] = 0;
+            let mut found = u32::MAX;
+            while let Some(u) = queue.pop_front() {
+                if t.space(u).in_pit_lane() {
+                    found = dist[u.get()];
+                    break;
+                }
+                for &v in t.next(u) {
+                    if dist[v.get()] == u32::MAX {
+                        dist[v.get()] = dist[u.get()] + 1;
+                        queue.push_back(v);
+                    }
+                }
+            }
+            let want = found.min(u8::MAX as u32) as u8;
+            assert_eq!(t.arrows_to_pit_lane(s), want, "{name}: space {}", t.space(s).id);
+            checked += usize::from(want > 0 && want < u8::MAX);
+        }
+        assert!(checked > 10, "{name}: most spaces are some arrows from the lane");
+    }
+}

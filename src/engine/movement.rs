@@ -135,13 +135,19 @@ impl Reach {
 }
 
 fn path_in(tree: &[(u16, u32)], node: u32) -> Vec<SpaceIdx> {
-    let mut path = Vec::new();
+    // Two walks up the tree (the first counts) so the path is allocated once, filled from its end.
+    let mut len = 0;
     let mut j = node as usize;
     while tree[j].1 != u32::MAX {
-        path.push(SpaceIdx(tree[j].0));
+        len += 1;
         j = tree[j].1 as usize;
     }
-    path.reverse();
+    let mut path = vec![SpaceIdx(0); len];
+    let mut j = node as usize;
+    for slot in path.iter_mut().rev() {
+        *slot = SpaceIdx(tree[j].0);
+        j = tree[j].1 as usize;
+    }
     path
 }
 
@@ -364,10 +370,8 @@ fn search(b: &Board<'_>, root: Node, max: u8, min: u8) -> Reaches {
             break;
         }
         let next_start = nodes.len();
-        for &(c, parent, ()) in &next.items {
-            nodes.push(c);
-            tree.push((c.pos, parent));
-        }
+        nodes.extend(next.items.iter().map(|item| item.0));
+        tree.extend(next.items.iter().map(|item| (item.0.pos, item.1)));
         longest = k + 1;
         layer = next_start..nodes.len();
     }
@@ -470,7 +474,7 @@ fn reaches_root(b: &Board<'_>, m: &Mover) -> Node {
 }
 
 /// The state after moving from `pos` (state `n`) to `nxt`, or `None` if the driving code forbids it.
-#[inline]
+#[inline(always)]
 fn step(b: &Board<'_>, fields: &mut Fields, n: &Node, pos: SpaceIdx, nxt: SpaceIdx, max: u8) -> Option<Node> {
     let t = b.track;
     let there = t.compact(nxt);

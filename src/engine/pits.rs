@@ -354,10 +354,11 @@ fn pit_occupancy(t: &Track, s: &RaceState, car: CarId, occupied: &[bool], pass_b
 /// way into the lane that ends at its box (whatever is left of the roll), after the whole roll,
 /// or just behind a car in the lane. Pricing as [`options`] (brakes on the track part, 19-1-3).
 pub fn entry_options(t: &Track, s: &RaceState, car: CarId, occupied: &[bool], roll: u8, wet: bool) -> Vec<MoveOption> {
-    if !open_for(t, s, car) {
+    let c = s.car(car);
+    // No way in shorter than the fewest arrows to the lane: skip the search (19-1-1).
+    if t.arrows_to_pit_lane(c.space) > roll || !open_for(t, s, car) {
         return Vec::new();
     }
-    let c = s.car(car);
     let occ = pit_occupancy(t, s, car, occupied, true);
     let board = Board { track: t, occupied: &occ, dangerous: &s.dangerous, pit_open: true, walls: true };
     let mover = Mover { start: c.space, stops: c.stops, max: roll, min: 0 };

@@ -256,9 +256,19 @@ pub struct Track {
     prev: Adjacency,
     beside: Adjacency,
     by_id: HashMap<String, SpaceIdx>,
+    /// Fewest arrows from each space to the nearest pit-lane space (`u8::MAX` when 255 or more,
+    /// or never): a move shorter than this cannot enter the lane (19-1-1).
+    to_pit_lane: Vec<u8>,
 }
 
 impl Track {
+    /// Fewest arrows from `s` to any pit-lane space, whatever stands in the way (`u8::MAX` for
+    /// 255 or more, or when the lane cannot be reached). No legal move of fewer spaces enters
+    /// the pit lane, which lets the engine skip the search for a way in (19-1-1).
+    pub fn arrows_to_pit_lane(&self, s: SpaceIdx) -> u8 {
+        self.to_pit_lane[s.get()]
+    }
+
     /// The space at `s`.
     pub fn space(&self, s: SpaceIdx) -> &Space {
         &self.spaces[s.get()]
@@ -588,6 +598,7 @@ impl TrackBuilder {
             })
             .collect();
         let by_id = spaces.iter().enumerate().map(|(i, s)| (s.id.clone(), SpaceIdx(i as u16))).collect();
+        let to_pit_lane = arrows_to(&spaces, &prev, |s| s.in_pit_lane());
         let pit_boxes = {
             let mut boxes: Vec<(u8, SpaceIdx)> = spaces
                 .iter()
@@ -619,8 +630,29 @@ impl TrackBuilder {
             prev: Adjacency::from_lists(prev),
             beside: Adjacency::from_lists(beside),
             by_id,
+            to_pit_lane,
         }
     }
+}
+
+/// Fewest arrows from every space to a space that is `goal` (breadth-first over the reverse
+/// links), saturating at `u8::MAX`.
+fn arrows_to(spaces: &[Space], prev: &[Vec<SpaceIdx>], goal: impl Fn(&Space) -> bool) -> Vec<u8> {
+    let mut dist = vec![u8::MAX; spaces.len()];
+    let mut queue: std::collections::VecDeque<usize> = (0..spaces.len()).filter(|&i| goal(&spaces[i])).collect();
+    for &i in &queue {
+        dist[i] = 0;
+    }
+    while let Some(u) = queue.pop_front() {
+        let d = dist[u].saturating_add(1);
+        for &p in &prev[u] {
+            if dist[p.get()] > d {
+                dist[p.get()] = d;
+                queue.push_back(p.get());
+            }
+        }
+    }
+    dist
 }
 
 /// Shortest distance between two progress values on a circular lap.
