@@ -252,7 +252,11 @@ pub fn run(cmd: LeagueCommand) -> Result<ExitCode> {
             out!("{}", r.table);
             outln!();
             outln!("{} races, {} mails read; games in {}", r.games.len(), r.mails_in, dir.join("games").display());
-            outln!("check every race: steward verify --games {} <game>", dir.join("games").display());
+            outln!(
+                "check every race: {} verify --games {} <game>",
+                crate::cli::self_command(),
+                dir.join("games").display()
+            );
         }
         LeagueCommand::Standings { league, json, games } => {
             let dir = games_dir(games);

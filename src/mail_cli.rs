@@ -93,7 +93,9 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
                 .with_context(|| format!("unknown grid `{grid}` (join, qualifying, qualifying-black-die)"))?;
             let (root, _tmp) = match dir {
                 Some(d) => {
-                    std::fs::create_dir_all(&d).with_context(|| format!("creating {}", d.display()))?;
+                    if fresh_demo_dir(&d)? {
+                        outln!("{} held an earlier demo: it was removed, and this race starts afresh.", d.display());
+                    }
                     (d, None)
                 }
                 None => {
@@ -110,7 +112,8 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
             outln!("Mail: the daemon read {} message(s) and sent {}.", r.mails_in, r.mails_out);
             outln!("Game directory: {}", r.game_dir.display());
             outln!(
-                "Check every roll: steward verify --games {} {}",
+                "Check every roll: {} verify --games {} {}",
+                crate::cli::self_command(),
                 r.game_dir.parent().map(|p| p.display().to_string()).unwrap_or_default(),
                 r.game_dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
             );
@@ -118,4 +121,30 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// The file that marks a folder made by `steward demo`, which a later demo may clear.
+const DEMO_MARK: &str = ".steward-demo";
+
+/// Readies `dir` for a demo: a new or empty folder is used as it is; a folder an earlier demo
+/// made (it holds [`DEMO_MARK`]) is emptied, and `true` returned; any other folder is refused,
+/// since the demo would mix its mail and games with what is there.
+fn fresh_demo_dir(dir: &std::path::Path) -> Result<bool> {
+    let shown = dir.display();
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries.count(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
+        Err(e) => anyhow::bail!("cannot read {shown}: {e}"),
+    };
+    let earlier = entries > 0 && dir.join(DEMO_MARK).is_file();
+    if entries > 0 && !earlier {
+        anyhow::bail!("{shown} is not empty and no earlier demo made it: give --dir a new or empty folder");
+    }
+    if earlier {
+        std::fs::remove_dir_all(dir).with_context(|| format!("clearing the earlier demo in {shown}"))?;
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {shown}"))?;
+    std::fs::write(dir.join(DEMO_MARK), "made by `steward demo`; a later demo into this folder clears it\n")
+        .with_context(|| format!("writing {}", dir.join(DEMO_MARK).display()))?;
+    Ok(earlier)
 }

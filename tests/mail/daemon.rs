@@ -718,3 +718,44 @@ fn a_league_driver_rerolls_a_gear_roll_by_mail() {
     assert!(reply.contains("definitif") || reply.contains("re-rolled again"), "{reply}");
     assert_eq!(w.store().load("dp-1", None).unwrap().next_turn(), before + 1, "nothing was applied");
 }
+
+/// `steward demo` twice into one folder starts a fresh race the second time (issue 15: it used
+/// to fail with stray mails), and a folder the demo did not make is refused in one sentence.
+/// The follow-up command it prints runs as written.
+#[test]
+fn the_demo_into_an_earlier_demo_starts_afresh_and_a_foreign_folder_is_refused() {
+    use crate::support::{stdout, steward};
+    let dir = scratch("demo-twice");
+    let d = dir.join("run");
+    let d = d.to_str().unwrap();
+    let args = ["demo", "--dir", d, "--track", "sprint", "--cars", "2", "--laps", "1", "--grid", "join"];
+    let first = steward(&args);
+    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    assert!(!stdout(&first).contains("afresh"));
+    let second = steward(&args);
+    assert!(second.status.success(), "{}", String::from_utf8_lossy(&second.stderr));
+    let out = stdout(&second);
+    assert!(out.contains("held an earlier demo") && out.contains("starts afresh"), "{out}");
+    let games: Vec<_> =
+        std::fs::read_dir(dir.join("run/games")).unwrap().flatten().filter(|e| e.path().is_dir()).collect();
+    assert_eq!(games.len(), 1, "only the second race's game is left");
+
+    // The printed check runs as written (from the crate root, where the tests run steward).
+    let check = out.lines().find_map(|l| l.strip_prefix("Check every roll: ")).expect("a check command");
+    let words: Vec<&str> = check.split_whitespace().collect();
+    let run = std::process::Command::new(words[0])
+        .args(&words[1..])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the printed command runs");
+    assert!(run.status.success(), "{check}: {}", String::from_utf8_lossy(&run.stderr));
+
+    let foreign = dir.join("papers");
+    std::fs::create_dir_all(&foreign).unwrap();
+    std::fs::write(foreign.join("notes.txt"), "mine").unwrap();
+    let refused = steward(&["demo", "--dir", foreign.to_str().unwrap(), "--track", "sprint", "--cars", "2"]);
+    assert_eq!(refused.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("is not empty and no earlier demo made it"), "{err}");
+    assert_eq!(std::fs::read_to_string(foreign.join("notes.txt")).unwrap(), "mine", "nothing of it touched");
+}
