@@ -313,6 +313,7 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
                 late_arrivals,
                 pit_choice,
                 backmarkers,
+                scheme: crate::dice::Scheme::V2,
             };
             let h = store.create(&req, os_random()?, Meta::by("moderator"))?;
             let g = h.game();

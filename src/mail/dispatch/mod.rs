@@ -518,6 +518,7 @@ impl Daemon {
                     late_arrivals: *late,
                     pit_choice: pits.unwrap_or_default(),
                     backmarkers: *backmarkers,
+                    scheme: crate::dice::Scheme::V2,
                 };
                 let seed = crate::store::driver::os_random().map_err(|e| e.to_string())?;
                 self.touch(job, game, 0).map_err(|e| e.to_string())?;
