@@ -310,14 +310,19 @@ def check_rolled_events(n, t):
 
 
 def check_gears(n, t):
-    """Each gear ordered has its die rolled, in order (6-2-1: the die of the gear announced)."""
-    moves = [r["die"] for r in t.get("roll", []) if r["label"].count("/") == 3 and r["label"].split("/")[2] == "move"]
+    """Each gear ordered has its die rolled, in order (6-2-1: the die of the gear announced), or
+    the black die of a standing start or restart (9-0-1, 10-4-6)."""
+    moves = [
+        (r["label"].split("/")[2], r["die"])
+        for r in t.get("roll", [])
+        if r["label"].count("/") == 3 and r["label"].split("/")[2] in ("move", "start")
+    ]
     i = 0
     for o in t.get("order", []):
         if "gear" not in o:
             continue
         want = f"gear{o['gear']}-"
-        while i < len(moves) and not moves[i].startswith(want):
+        while i < len(moves) and not (moves[i][1].startswith(want) or moves[i] == ("start", "black-d20")):
             i += 1
         if i == len(moves) and t.get("roll"):
             raise Bad(n, f"car {o['car']} ordered gear {o['gear']} but no gear{o['gear']} die was rolled for it")
@@ -609,6 +614,13 @@ def check_vectors(path):
         elif kind == "key":
             got = dice_key(bytes.fromhex(f[1]), [tuple(c) for c in json.loads(f[2])]).hex()
             ok = got == f[3]
+        elif kind == "commit2":
+            got = commitment_v2(f[1], bytes.fromhex(f[2])).hex()
+            ok = got == f[3]
+        elif kind == "key2":
+            contributions = [tuple(c) for c in json.loads(f[4])]
+            got = dice_key_v2(f[1], bytes.fromhex(f[2]), f[3], contributions).hex()
+            ok = got == f[5]
         elif kind == "roll":
             key, label, die = bytes.fromhex(f[1]), f[2], f[3]
             face = face_index(key, label, len(FACES[die]))
