@@ -130,7 +130,11 @@ fn every_first_mail_carries_the_commitment_and_every_report_its_receipt() {
                 let raw = std::fs::read(f.unwrap().path()).unwrap();
                 let m = MessageParser::default().parse(&raw).unwrap();
                 let date = m.date().unwrap().to_timestamp();
-                mails.push((date, m.subject().unwrap_or("").to_string(), m.body_text(0).unwrap().into_owned()));
+                mails.push((
+                    date,
+                    m.subject().unwrap_or("").to_string(),
+                    m.body_text(0).unwrap().replace("\r\n", "\n"),
+                ));
             }
         }
         mails.sort();
@@ -138,15 +142,22 @@ fn every_first_mail_carries_the_commitment_and_every_report_its_receipt() {
         assert!(first.2.contains(&format!("Commitment: {commitment}")), "first mail of car {car}:\n{}", first.2);
         let welcome = mails.iter().find(|(_, s, _)| s.contains("you drive car")).unwrap();
         assert!(welcome.2.contains(&format!("Commitment: {commitment}")), "{}", welcome.2);
-        let reports: Vec<_> = mails.iter().filter(|(_, s, _)| s.starts_with(&format!("[{GAME}] turn "))).collect();
+        // The reports: mailed to every player ("[game] turn N: ..."), or in the reply to the
+        // player's own orders ("Re: turn N").
+        let reports: Vec<_> = mails
+            .iter()
+            .filter(|(_, s, _)| s.starts_with(&format!("[{GAME}] turn ")) || s.starts_with("Re: turn "))
+            .collect();
         assert!(reports.len() > 20, "car {car} got {} reports", reports.len());
         let mut with_block = 0;
-        for (_, subject, body) in &reports {
-            let turn: u32 = subject.split_whitespace().nth(2).unwrap().trim_end_matches(':').parse().unwrap();
+        for (_, _, body) in &reports {
+            let head = format!("Game: {GAME}  Turn: ");
+            let Some(i) = body.find(&head) else { continue };
+            let turn: u32 = body[i + head.len()..].split_whitespace().next().unwrap().parse().unwrap();
             let hash = &g.hashes[turn as usize];
-            if body.contains(&format!("Game: {GAME}  Turn: {turn}  Dice: steward-dice-v2\nReceipt: {hash}\n"))
-                && body.contains(&format!("Commitment: {commitment}"))
-            {
+            if body[i..].starts_with(&format!(
+                "{head}{turn}  Dice: steward-dice-v2\nReceipt: {hash}\nCommitment: {commitment}\n"
+            )) {
                 with_block += 1;
             }
         }

@@ -63,7 +63,11 @@ pub fn vectors() -> String {
     }
     out.push_str("# commit2 | game id | seed | steward-dice-v2 commitment\n");
     for (game, seed) in [("cup", seq_seed()), ("cup-2", seq_seed()), ("cup", [0xff; 32])] {
-        out.push_str(&format!("commit2 | {game} | {} | {}\n", hex::encode(seed), hex::encode(commitment_v2(game, &seed))));
+        out.push_str(&format!(
+            "commit2 | {game} | {} | {}\n",
+            hex::encode(seed),
+            hex::encode(commitment_v2(game, &seed))
+        ));
     }
     out.push_str("# key2 | game id | seed | beacon | contributions [car, phrase] in any order | steward-dice-v2 key\n");
     let sets2: [(&str, &str, &[(u8, &str)]); 4] = [
