@@ -257,9 +257,8 @@ fn a_phrase_changed_in_a_join_turn_is_caught_from_the_receipts() {
 fn a_roll_removed_from_a_turn_is_caught() {
     let dir = copy("roll");
     // The last roll of a move turn (its event left in place), the turns after it re-hashed.
-    let n = (5..turns(&dir))
-        .find(|&n| std::fs::read_to_string(turn_file(&dir, n)).unwrap().contains("[[roll]]"))
-        .unwrap();
+    let n =
+        (5..turns(&dir)).find(|&n| std::fs::read_to_string(turn_file(&dir, n)).unwrap().contains("[[roll]]")).unwrap();
     edit(&turn_file(&dir, n), |t| {
         let i = t.rfind("[[roll]]").unwrap();
         let end = t[i..].find("\n\n").map_or(t.len(), |e| i + e + 2);
