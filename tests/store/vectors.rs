@@ -37,6 +37,9 @@ fn drawn(key: &[u8; 32], label: &str, faces: u64) -> Vec<u32> {
     }
 }
 
+/// Contributions: car number and phrase.
+type Phrases<'a> = &'a [(u8, &'a str)];
+
 /// Every vector line, computed.
 pub fn vectors() -> String {
     let mut out = String::new();
@@ -70,7 +73,7 @@ pub fn vectors() -> String {
         ));
     }
     out.push_str("# key2 | game id | seed | beacon | contributions [car, phrase] in any order | steward-dice-v2 key\n");
-    let sets2: [(&str, &str, &[(u8, &str)]); 4] = [
+    let sets2: [(&str, &str, Phrases); 4] = [
         ("cup", "", &[]),
         ("cup", "", &[(3, "élan ✓"), (12, "Ayrton"), (5, "")]),
         ("cup", "", &[(12, "Ayrton"), (5, ""), (3, "élan ✓")]),
