@@ -178,6 +178,30 @@ fn an_honest_race_verifies_from_every_players_mails() {
         assert!(out.status.success(), "{text}");
         assert!(text.contains(&format!("{} mailed roll(s) re-derived, all agree", g.rolls)), "{text}");
     }
+    // The same mails exported as an mbox file (mboxrd: `From ` lines in a body quoted as `>From `).
+    let mbox = scratch("dicemail-mbox").join("driver1.mbox");
+    let mut bytes = Vec::new();
+    for sub in ["cur", "new"] {
+        for f in std::fs::read_dir(mailbox(dir, 1).join(sub)).unwrap() {
+            bytes.extend_from_slice(b"From steward@demo.invalid Sun Nov 22 12:00:00 2026\n");
+            for line in std::fs::read(f.unwrap().path()).unwrap().split_inclusive(|&b| b == b'\n') {
+                if line.starts_with(b"From ") {
+                    bytes.push(b'>');
+                }
+                bytes.extend_from_slice(line);
+            }
+            bytes.extend_from_slice(b"\n");
+        }
+    }
+    std::fs::write(&mbox, bytes).unwrap();
+    let from_maildir = verify_mail(&mailbox(dir, 1), None).unwrap();
+    let from_mbox = verify_mail(&mbox, None).unwrap();
+    assert_eq!(from_mbox.mails, from_maildir.mails);
+    assert_eq!(from_mbox.games[0].rolls, from_maildir.games[0].rolls);
+    let out = crate::store::python(&["tools/verify_game.py", "--mail", &mbox.display().to_string()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains(&format!("{} mail(s) from steward read", from_maildir.mails)), "{text}");
     // Without a seed and without the games directory, nothing is checked: exit 1.
     let only_first = scratch("dicemail-first-only");
     let first = std::fs::read_dir(mailbox(dir, 1).join("cur"))
