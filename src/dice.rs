@@ -26,6 +26,98 @@ pub const SCHEME: &str = "steward-dice-v1";
 /// Domain separation prefix of the key derivation.
 pub const KEY_DOMAIN: &[u8] = b"steward-key-v1";
 
+/// The name of the v2 scheme, as game files record it.
+pub const SCHEME_V2: &str = "steward-dice-v2";
+
+/// Domain separation prefix of the v2 commitment.
+pub const COMMIT_DOMAIN_V2: &[u8] = b"steward-commit-v2";
+
+/// Domain separation prefix of the v2 key derivation.
+pub const KEY_DOMAIN_V2: &[u8] = b"steward-key-v2";
+
+/// A game's dice scheme: how its commitment and its key are made (rolls are derived from the key
+/// the same way in both).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum Scheme {
+    /// `steward-dice-v1`: `SHA-256(seed)`; the phrases in grid order.
+    V1,
+    /// `steward-dice-v2`: the game id bound into the commitment; the phrases in car-number order;
+    /// an optional beacon.
+    #[default]
+    V2,
+}
+
+impl Scheme {
+    /// The scheme a game file names.
+    pub fn parse(name: &str) -> Option<Scheme> {
+        match name {
+            SCHEME => Some(Scheme::V1),
+            SCHEME_V2 => Some(Scheme::V2),
+            _ => None,
+        }
+    }
+
+    /// Its name in game files and mails.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheme::V1 => SCHEME,
+            Scheme::V2 => SCHEME_V2,
+        }
+    }
+
+    /// The commitment of game `game` to `seed`.
+    pub fn commit(self, game: &str, seed: &[u8; 32]) -> [u8; 32] {
+        match self {
+            Scheme::V1 => commitment(seed),
+            Scheme::V2 => commitment_v2(game, seed),
+        }
+    }
+
+    /// The dice key of game `game`: v1 takes `contributions` as given (grid order) and ignores
+    /// the game id and the beacon; v2 sorts them by car number.
+    pub fn key(self, game: &str, seed: &[u8; 32], beacon: &str, contributions: &[(u8, &str)]) -> [u8; 32] {
+        match self {
+            Scheme::V1 => dice_key(seed, contributions),
+            Scheme::V2 => dice_key_v2(game, seed, beacon, contributions),
+        }
+    }
+}
+
+fn update_len_prefixed(h: &mut Sha256, bytes: &[u8]) {
+    h.update((bytes.len() as u32).to_be_bytes());
+    h.update(bytes);
+}
+
+/// The v2 commitment: `SHA-256("steward-commit-v2" || 0x00 || u32be(len id) || id || seed)`.
+pub fn commitment_v2(game: &str, seed: &[u8; 32]) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(COMMIT_DOMAIN_V2);
+    h.update([0u8]);
+    update_len_prefixed(&mut h, game.as_bytes());
+    h.update(seed);
+    h.finalize().into()
+}
+
+/// The v2 key: `SHA-256("steward-key-v2" || 0x00 || seed || u32be(len id) || id ||
+/// u32be(len beacon) || beacon || u32be(n) || for each car by number: u8 number || u32be(len) ||
+/// phrase)`. The order the contributions come in does not matter.
+pub fn dice_key_v2(game: &str, seed: &[u8; 32], beacon: &str, contributions: &[(u8, &str)]) -> [u8; 32] {
+    let mut sorted = contributions.to_vec();
+    sorted.sort_by_key(|(car, _)| *car);
+    let mut h = Sha256::new();
+    h.update(KEY_DOMAIN_V2);
+    h.update([0u8]);
+    h.update(seed);
+    update_len_prefixed(&mut h, game.as_bytes());
+    update_len_prefixed(&mut h, beacon.as_bytes());
+    h.update((sorted.len() as u32).to_be_bytes());
+    for (car, phrase) in sorted {
+        h.update([car]);
+        update_len_prefixed(&mut h, phrase.as_bytes());
+    }
+    h.finalize().into()
+}
+
 /// The public commitment to a secret seed: `SHA-256(seed)`.
 pub fn commitment(seed: &[u8; 32]) -> [u8; 32] {
     Sha256::digest(seed).into()

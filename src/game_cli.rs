@@ -206,8 +206,13 @@ pub enum GameCommand {
     },
     /// Replay a game and check everything; exits 1 naming the first bad turn.
     Verify {
-        /// The game (a name, or a game directory).
-        game: String,
+        /// The game (a name, or a game directory); not with --mail.
+        #[arg(required_unless_present = "mail", conflicts_with = "mail")]
+        game: Option<String>,
+        /// Check the dice from a player's mails instead: a Maildir folder or an mbox file. With
+        /// --games, every mailed receipt is checked against the game directory as well.
+        #[arg(long, value_name = "PATH")]
+        mail: Option<PathBuf>,
         /// Check the rolls with this seed (64 hex digits) before it is revealed.
         #[arg(long)]
         seed: Option<String>,
@@ -313,6 +318,7 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
                 late_arrivals,
                 pit_choice,
                 backmarkers,
+                scheme: crate::dice::Scheme::V2,
             };
             let h = store.create(&req, os_random()?, Meta::by("moderator"))?;
             let g = h.game();
@@ -436,7 +442,23 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
             out!("{}", show::show(&g));
             Ok(ExitCode::SUCCESS)
         }
-        GameCommand::Verify { game, seed, games } => {
+        GameCommand::Verify { mail: Some(path), games, .. } => {
+            match crate::mail::verify::verify_mail(&path, games.games.as_deref()) {
+                Ok(r) => {
+                    outln!("{}: ok: {} mail(s) from steward read", path.display(), r.mails);
+                    for g in &r.games {
+                        outln!("{}", g.line());
+                    }
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(e) => {
+                    outln!("{}: FAILED: {e}", path.display());
+                    Ok(ExitCode::from(1))
+                }
+            }
+        }
+        GameCommand::Verify { game, seed, games, .. } => {
+            let game = game.unwrap_or_default();
             let (store, id) = locate(&games, &game);
             let dir = store.game_dir(&id);
             let given = match seed {

@@ -2,12 +2,19 @@
 """Independent verifier of steward's committed-seed dice (docs/dice.md), standard library only.
 
 It shares no code with steward: from the files of a game directory alone it checks the hash
-chain of the turns, that the revealed seed matches the commitment published in turn 0, derives
-the dice key from the seed and the players' phrases of the start turn, and re-derives every
-roll (label, die, face, value).
+chain of the turns, that the revealed seed matches the commitment published in turn 0, that the
+start's contributions are the phrases of the join turns (v2: in car-number order, none from a
+bot), derives the dice key, and re-derives every roll (label, die, face, value); each gear
+ordered must have its die rolled, and each roll an event reports must be in the turn's rolls.
+Without a seed nothing about the dice is checked: it says NOT VERIFIED and exits 1.
 
-    python3 tools/verify_game.py GAME_DIR [--seed HEX]   # exit 0: all agree, 1: a bad turn
-    python3 tools/verify_game.py --vectors docs/dice.md   # the test vectors of docs/dice.md
+From a player's mails (a Maildir folder or an mbox file), it takes the FIRST commitment mailed,
+checks every later one and the revealed seed against it, re-derives every mailed roll from the
+mailed phrases and, with --games, checks every mailed receipt against the game's turn files.
+
+    python3 tools/verify_game.py GAME_DIR [--seed HEX]        # exit 0: all agree, 1: not
+    python3 tools/verify_game.py --mail PATH [--games DIR]    # the same from a player's mails
+    python3 tools/verify_game.py --vectors docs/dice.md        # the test vectors of docs/dice.md
 
 Needs Python 3.11 or later (tomllib).
 """
@@ -16,11 +23,18 @@ import hashlib
 import json
 import os
 import re
+import struct
 import sys
 import tomllib
+from email import policy
+from email.parser import BytesParser
+from email.utils import parsedate_to_datetime
 
 DOMAIN = b"steward-dice-v1"
 KEY_DOMAIN = b"steward-key-v1"
+COMMIT_DOMAIN_V2 = b"steward-commit-v2"
+KEY_DOMAIN_V2 = b"steward-key-v2"
+SCHEMES = ("steward-dice-v1", "steward-dice-v2")
 
 # The faces of the real dice (docs/dice.md): the gear dice are not uniform.
 FACES = {
@@ -36,37 +50,114 @@ FACES = {
 MASK = 0xFFFFFFFF
 
 
-def _rotl(v, n):
-    return ((v << n) & MASK) | (v >> (32 - n))
-
-
-def _quarter(s, a, b, c, d):
-    s[a] = (s[a] + s[b]) & MASK
-    s[d] = _rotl(s[d] ^ s[a], 16)
-    s[c] = (s[c] + s[d]) & MASK
-    s[b] = _rotl(s[b] ^ s[c], 12)
-    s[a] = (s[a] + s[b]) & MASK
-    s[d] = _rotl(s[d] ^ s[a], 8)
-    s[c] = (s[c] + s[d]) & MASK
-    s[b] = _rotl(s[b] ^ s[c], 7)
-
-
 def chacha20_block(key, counter):
-    """The 16 output words of ChaCha20 block `counter` (64-bit counter, 64-bit stream 0)."""
-    const = [0x61707865, 0x3320646E, 0x79622D32, 0x6B206574]
-    k = [int.from_bytes(key[i : i + 4], "little") for i in range(0, 32, 4)]
-    state = const + k + [counter & MASK, counter >> 32, 0, 0]
-    s = list(state)
+    """The 16 output words of ChaCha20 block `counter` (64-bit counter, 64-bit stream 0), unrolled."""
+    M = 0xFFFFFFFF
+    k0, k1, k2, k3, k4, k5, k6, k7 = struct.unpack("<8I", key)
+    c0, c1 = counter & M, counter >> 32
+    x0, x1, x2, x3 = 0x61707865, 0x3320646E, 0x79622D32, 0x6B206574
+    x4, x5, x6, x7, x8, x9, x10, x11 = k0, k1, k2, k3, k4, k5, k6, k7
+    x12, x13, x14, x15 = c0, c1, 0, 0
     for _ in range(10):
-        _quarter(s, 0, 4, 8, 12)
-        _quarter(s, 1, 5, 9, 13)
-        _quarter(s, 2, 6, 10, 14)
-        _quarter(s, 3, 7, 11, 15)
-        _quarter(s, 0, 5, 10, 15)
-        _quarter(s, 1, 6, 11, 12)
-        _quarter(s, 2, 7, 8, 13)
-        _quarter(s, 3, 4, 9, 14)
-    return [(s[i] + state[i]) & MASK for i in range(16)]
+        x0 = (x0 + x4) & M
+        x12 ^= x0
+        x12 = ((x12 << 16) & M) | (x12 >> 16)
+        x8 = (x8 + x12) & M
+        x4 ^= x8
+        x4 = ((x4 << 12) & M) | (x4 >> 20)
+        x0 = (x0 + x4) & M
+        x12 ^= x0
+        x12 = ((x12 << 8) & M) | (x12 >> 24)
+        x8 = (x8 + x12) & M
+        x4 ^= x8
+        x4 = ((x4 << 7) & M) | (x4 >> 25)
+        x1 = (x1 + x5) & M
+        x13 ^= x1
+        x13 = ((x13 << 16) & M) | (x13 >> 16)
+        x9 = (x9 + x13) & M
+        x5 ^= x9
+        x5 = ((x5 << 12) & M) | (x5 >> 20)
+        x1 = (x1 + x5) & M
+        x13 ^= x1
+        x13 = ((x13 << 8) & M) | (x13 >> 24)
+        x9 = (x9 + x13) & M
+        x5 ^= x9
+        x5 = ((x5 << 7) & M) | (x5 >> 25)
+        x2 = (x2 + x6) & M
+        x14 ^= x2
+        x14 = ((x14 << 16) & M) | (x14 >> 16)
+        x10 = (x10 + x14) & M
+        x6 ^= x10
+        x6 = ((x6 << 12) & M) | (x6 >> 20)
+        x2 = (x2 + x6) & M
+        x14 ^= x2
+        x14 = ((x14 << 8) & M) | (x14 >> 24)
+        x10 = (x10 + x14) & M
+        x6 ^= x10
+        x6 = ((x6 << 7) & M) | (x6 >> 25)
+        x3 = (x3 + x7) & M
+        x15 ^= x3
+        x15 = ((x15 << 16) & M) | (x15 >> 16)
+        x11 = (x11 + x15) & M
+        x7 ^= x11
+        x7 = ((x7 << 12) & M) | (x7 >> 20)
+        x3 = (x3 + x7) & M
+        x15 ^= x3
+        x15 = ((x15 << 8) & M) | (x15 >> 24)
+        x11 = (x11 + x15) & M
+        x7 ^= x11
+        x7 = ((x7 << 7) & M) | (x7 >> 25)
+        x0 = (x0 + x5) & M
+        x15 ^= x0
+        x15 = ((x15 << 16) & M) | (x15 >> 16)
+        x10 = (x10 + x15) & M
+        x5 ^= x10
+        x5 = ((x5 << 12) & M) | (x5 >> 20)
+        x0 = (x0 + x5) & M
+        x15 ^= x0
+        x15 = ((x15 << 8) & M) | (x15 >> 24)
+        x10 = (x10 + x15) & M
+        x5 ^= x10
+        x5 = ((x5 << 7) & M) | (x5 >> 25)
+        x1 = (x1 + x6) & M
+        x12 ^= x1
+        x12 = ((x12 << 16) & M) | (x12 >> 16)
+        x11 = (x11 + x12) & M
+        x6 ^= x11
+        x6 = ((x6 << 12) & M) | (x6 >> 20)
+        x1 = (x1 + x6) & M
+        x12 ^= x1
+        x12 = ((x12 << 8) & M) | (x12 >> 24)
+        x11 = (x11 + x12) & M
+        x6 ^= x11
+        x6 = ((x6 << 7) & M) | (x6 >> 25)
+        x2 = (x2 + x7) & M
+        x13 ^= x2
+        x13 = ((x13 << 16) & M) | (x13 >> 16)
+        x8 = (x8 + x13) & M
+        x7 ^= x8
+        x7 = ((x7 << 12) & M) | (x7 >> 20)
+        x2 = (x2 + x7) & M
+        x13 ^= x2
+        x13 = ((x13 << 8) & M) | (x13 >> 24)
+        x8 = (x8 + x13) & M
+        x7 ^= x8
+        x7 = ((x7 << 7) & M) | (x7 >> 25)
+        x3 = (x3 + x4) & M
+        x14 ^= x3
+        x14 = ((x14 << 16) & M) | (x14 >> 16)
+        x9 = (x9 + x14) & M
+        x4 ^= x9
+        x4 = ((x4 << 12) & M) | (x4 >> 20)
+        x3 = (x3 + x4) & M
+        x14 ^= x3
+        x14 = ((x14 << 8) & M) | (x14 >> 24)
+        x9 = (x9 + x14) & M
+        x4 ^= x9
+        x4 = ((x4 << 7) & M) | (x4 >> 25)
+    return [
+        (x0 + 0x61707865) & M, (x1 + 0x3320646E) & M, (x2 + 0x79622D32) & M, (x3 + 0x6B206574) & M, (x4 + k0) & M, (x5 + k1) & M, (x6 + k2) & M, (x7 + k3) & M, (x8 + k4) & M, (x9 + k5) & M, (x10 + k6) & M, (x11 + k7) & M, (x12 + c0) & M, (x13 + c1) & M, (x14 + 0) & M, (x15 + 0) & M,
+    ]
 
 
 def words(seed):
@@ -84,7 +175,11 @@ def roll_seed(key, label):
 def face_index(key, label, faces, drawn=None):
     """Rejection sampling: the first word below the largest multiple of `faces` picks the face."""
     zone = (1 << 32) - ((1 << 32) % faces)
-    for w in words(roll_seed(key, label)):
+    seed = roll_seed(key, label)
+    w = chacha20_block(seed, 0)[0]
+    if w < zone and drawn is None:
+        return w % faces  # the common case: the first word is accepted
+    for w in words(seed):
         if drawn is not None:
             drawn.append(w)
         if w < zone:
@@ -94,6 +189,35 @@ def face_index(key, label, faces, drawn=None):
 
 def commitment(seed):
     return hashlib.sha256(seed).digest()
+
+
+def _len_prefixed(b):
+    return len(b).to_bytes(4, "big") + b
+
+
+def commitment_v2(game, seed):
+    return hashlib.sha256(COMMIT_DOMAIN_V2 + b"\x00" + _len_prefixed(game.encode("utf-8")) + seed).digest()
+
+
+def dice_key_v2(game, seed, beacon, contributions):
+    h = hashlib.sha256()
+    h.update(KEY_DOMAIN_V2 + b"\x00" + seed)
+    h.update(_len_prefixed(game.encode("utf-8")) + _len_prefixed(beacon.encode("utf-8")))
+    ordered = sorted(contributions, key=lambda c: c[0])
+    h.update(len(ordered).to_bytes(4, "big"))
+    for car, phrase in ordered:
+        h.update(bytes([car]) + _len_prefixed(phrase.encode("utf-8")))
+    return h.digest()
+
+
+def commit_for(scheme, game, seed):
+    return commitment_v2(game, seed) if scheme == "steward-dice-v2" else commitment(seed)
+
+
+def key_for(scheme, game, seed, contributions, beacon=""):
+    if scheme == "steward-dice-v2":
+        return dice_key_v2(game, seed, beacon, contributions)
+    return dice_key(seed, contributions)
 
 
 def dice_key(seed, contributions):
@@ -111,7 +235,39 @@ class Bad(Exception):
         super().__init__(f"turn {turn} (turns/{turn:04d}.toml): {why}")
 
 
-def verify_game(game_dir, seed_hex=None):
+HEADER = re.compile(r"^\[\[?([A-Za-z0-9_.]+)\]\]?[ \t]*$", re.M)
+# The tables of a turn file the dice checks read; the rest (pending options, other events) is
+# left out before parsing, which is most of the time a verification takes.
+KEEP = {"setup", "player", "player.wear", "contribution", "order", "roll", "source", "moderation"}
+ROOT_KEYS = re.compile(r"(?:turn|kind|prev|move|seed) = ")
+ROLLED = re.compile(r"^(?:car (\d+) rolls (\S+) for (\w+)|(\S+) rolled for (\w+)): (\d+)$")
+
+
+def dice_tables(text):
+    """The turn file's text without the tables the dice checks do not read (events kept only
+    when they report a roll)."""
+    cuts = [m.start() for m in HEADER.finditer(text)]
+    root = text[: cuts[0]] if cuts else text
+    parts = ["".join(line for line in root.splitlines(keepends=True) if ROOT_KEYS.match(line))]
+    for i, s in enumerate(cuts):
+        section = text[s : cuts[i + 1] if i + 1 < len(cuts) else len(text)]
+        name = HEADER.match(section).group(1)
+        if name in KEEP or (name == "event" and (" rolls " in section or " rolled for " in section)):
+            parts.append(section)
+    return "".join(parts)
+
+
+class Bad(Exception):
+    def __init__(self, turn, why):
+        super().__init__(f"turn {turn} (turns/{turn:04d}.toml): {why}")
+
+
+class NotVerified(Exception):
+    pass
+
+
+def read_turns(game_dir):
+    """The parsed turn files (dice tables only) and the SHA-256 of each file's bytes."""
     tdir = os.path.join(game_dir, "turns")
     numbered = []
     for name in os.listdir(tdir):
@@ -128,38 +284,96 @@ def verify_game(game_dir, seed_hex=None):
         with open(os.path.join(tdir, name), "rb") as f:
             data = f.read()
         try:
-            turns.append(tomllib.loads(data.decode("utf-8")))
+            turns.append(tomllib.loads(dice_tables(data.decode("utf-8"))))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
             raise Bad(n, f"the file does not parse: {e}")
         hashes.append(hashlib.sha256(data).hexdigest())
+    return turns, hashes
+
+
+def check_rolled_events(n, t):
+    """Every roll an event reports is among the turn's rolls, in order: a roll removed from a
+    turn leaves its event behind."""
+    rolls = [(r["die"], r["label"].split("/")[2] if r["label"].count("/") == 3 else "", r["value"]) for r in t.get("roll", [])]
+    i = 0
+    for e in t.get("event", []):
+        m = ROLLED.match(e.get("text", ""))
+        if not m:
+            continue
+        die, purpose = (m.group(2), m.group(3)) if m.group(2) else (m.group(4), m.group(5))
+        want = (die, purpose, int(m.group(6)))
+        while i < len(rolls) and rolls[i] != want:
+            i += 1
+        if i == len(rolls):
+            raise Bad(n, f"the event {e['text']!r} reports a roll the turn does not record (a roll was removed)")
+        i += 1
+
+
+def check_gears(n, t):
+    """Each gear ordered has its die rolled, in order (6-2-1: the die of the gear announced), or
+    the black die of a standing start or restart (9-0-1, 10-4-6)."""
+    moves = [
+        (r["label"].split("/")[2], r["die"])
+        for r in t.get("roll", [])
+        if r["label"].count("/") == 3 and r["label"].split("/")[2] in ("move", "start")
+    ]
+    i = 0
+    for o in t.get("order", []):
+        if "gear" not in o:
+            continue
+        want = f"gear{o['gear']}-"
+        while i < len(moves) and not (moves[i][1].startswith(want) or moves[i] == ("start", "black-d20")):
+            i += 1
+        if i == len(moves) and t.get("roll"):
+            raise Bad(n, f"car {o['car']} ordered gear {o['gear']} but no gear{o['gear']} die was rolled for it")
+        i += 1
+
+
+def verify_game(game_dir, seed_hex=None):
+    turns, hashes = read_turns(game_dir)
     setup = turns[0].get("setup") or {}
-    if setup.get("dice") != "steward-dice-v1":
-        raise Bad(0, f"unknown dice scheme {setup.get('dice')!r}")
+    scheme = setup.get("dice")
+    if scheme not in SCHEMES:
+        raise Bad(0, f"unknown dice scheme {scheme!r}")
+    game = setup.get("id", "")
     committed = setup.get("commitment", "")
     seed = None
     if seed_hex:
         seed = bytes.fromhex(seed_hex)
-        if commitment(seed).hex() != committed:
+        if commit_for(scheme, game, seed).hex() != committed:
             raise Bad(0, "the seed given does not match the commitment")
     for t in turns:
         if "seed" in t and seed is None:
             seed = bytes.fromhex(t["seed"])
-            if commitment(seed).hex() != committed:
+            if commit_for(scheme, game, seed).hex() != committed:
                 raise Bad(t["turn"], "the revealed seed does not match the commitment of turn 0")
     key = None
     seen = set()
     next_index = {}
     checked = 0
+    joined = []  # (car, phrase, bot) in join order
     # Turn by turn, as steward does: the chain link to the previous file, then the rolls.
     for n, t in enumerate(turns):
         if t.get("turn") != n:
             raise Bad(n, f"the file says it is turn {t.get('turn')}")
         if n > 0 and t.get("prev") != hashes[n - 1]:
             raise Bad(n, "its prev is not the SHA-256 of the previous turn file")
+        if t.get("kind") == "join" and "player" in t:
+            p = t["player"]
+            if scheme == "steward-dice-v2" and p.get("bot") and p.get("entropy"):
+                raise Bad(n, f"bot car {p['car']} joins with a phrase: a bot contributes none (steward-dice-v2)")
+            joined.append((p["car"], p.get("entropy", "")))
+        if t.get("kind") == "start":
+            got = [(c["car"], c["entropy"]) for c in t.get("contribution", [])]
+            want = sorted(joined) if scheme == "steward-dice-v2" else joined
+            if got != want:
+                raise Bad(n, f"the contributions {got} are not the phrases of the join turns {want}")
+            if seed is not None:
+                key = key_for(scheme, game, seed, got)
+        check_rolled_events(n, t)
+        check_gears(n, t)
         if seed is None:
             continue
-        if t.get("kind") == "start":
-            key = dice_key(seed, [(c["car"], c["entropy"]) for c in t.get("contribution", [])])
         for r in t.get("roll", []):
             if key is None:
                 raise Bad(n, "a roll before the start")
@@ -186,8 +400,197 @@ def verify_game(game_dir, seed_hex=None):
                 )
             checked += 1
     if seed is None:
-        return f"{len(turns)} turns chained; the seed is not revealed, so no roll can be checked yet", 0
+        rolls = sum(len(t.get("roll", [])) for t in turns)
+        raise NotVerified(
+            f"{len(turns)} turns chained, but no seed is revealed (nor given with --seed): "
+            f"none of the {rolls} rolls can be checked"
+        )
     return f"{len(turns)} turns chained; {checked} rolls re-derived from the committed seed, all agree", checked
+
+
+# --- From a player's mails ------------------------------------------------------------------
+
+BLOCK = re.compile(r"^Game: (\S+)  Turn: (\d+)  Dice: (\S+)$")
+ROLL_LINE = re.compile(r"^roll (\S+) +(\S+) +face +(\d+) = (\d+)$")
+PHRASE_LINE = re.compile(r'^Car (\d+) contributes entropy (".*")$')
+
+
+def unquote_debug(s):
+    """The string a Rust {:?} quoted."""
+    out, i, inner = [], 0, s[1:-1]
+    while i < len(inner):
+        c = inner[i]
+        if c != "\\":
+            out.append(c)
+            i += 1
+            continue
+        e = inner[i + 1]
+        if e == "u":
+            j = inner.index("}", i)
+            out.append(chr(int(inner[i + 3 : j], 16)))
+            i = j + 1
+            continue
+        out.append({"n": "\n", "r": "\r", "t": "\t", "0": "\0"}.get(e, e))
+        i += 2
+    return "".join(out)
+
+
+def read_mails(path):
+    """(place, raw bytes) of every message of a Maildir folder (cur/, new/) or an mbox file."""
+    if os.path.isdir(path):
+        subs = [os.path.join(path, s) for s in ("cur", "new") if os.path.isdir(os.path.join(path, s))] or [path]
+        out = []
+        for d in subs:
+            for name in sorted(os.listdir(d)):
+                p = os.path.join(d, name)
+                if os.path.isfile(p):
+                    with open(p, "rb") as f:
+                        out.append((os.path.relpath(p, path), f.read()))
+        return out
+    with open(path, "rb") as f:
+        data = f.read()
+    out, cur, blank = [], None, True
+    for line in data.splitlines(keepends=True):
+        if line.startswith(b"From ") and blank:
+            if cur is not None:
+                out.append((f"mbox message {len(out) + 1}", b"".join(cur)))
+            cur, blank = [], False
+            continue
+        blank = line in (b"\n", b"\r\n")
+        if cur is not None:
+            stripped = line.lstrip(b">")
+            cur.append(line[1:] if stripped is not line and len(stripped) < len(line) and stripped.startswith(b"From ") else line)
+    if cur is not None:
+        out.append((f"mbox message {len(out) + 1}", b"".join(cur)))
+    return out
+
+
+class MailBad(Exception):
+    pass
+
+
+def verify_mail(path, games=None):
+    mails = []
+    for place, raw in read_mails(path):
+        msg = BytesParser(policy=policy.default).parsebytes(raw)
+        body = msg.get_body(preferencelist=("plain",))
+        if body is None:
+            continue
+        text = body.get_content()
+        heads = [BLOCK.match(line.strip()) for line in text.splitlines()]
+        first = next((h for h in heads if h), None)
+        if first is None:
+            continue
+        try:
+            date = parsedate_to_datetime(msg["Date"]).timestamp()
+        except (TypeError, ValueError):
+            date = float("inf")
+        mails.append((date, int(first.group(2)), place, text))
+    if not mails:
+        raise MailBad(f"no mail in {path} carries a steward receipt block (`Game: ...  Turn: ...`)")
+    mails.sort(key=lambda m: m[:3])
+    g = {}
+    for _, _, place, text in mails:
+        cur = None
+        for line in text.splitlines():
+            line = line.strip()
+            m = BLOCK.match(line)
+            if m:
+                game, turn, dice = m.group(1), int(m.group(2)), m.group(3)
+                cur = g.setdefault(game, {"dice": dice, "commit": None, "receipts": {}, "seed": None, "phrases": {}, "rolls": {}})
+                where = f"the mail of turn {turn} ({place})"
+                if cur["dice"] != dice:
+                    raise MailBad(f"game {game}: {where} names dice {dice}, an earlier mail {cur['dice']}")
+                continue
+            if cur is None:
+                continue
+            if line.startswith("Receipt: "):
+                h = line[9:].strip()
+                old = cur["receipts"].setdefault(turn, (h, where))
+                if old[0] != h:
+                    raise MailBad(f"game {game}: turn {turn} was mailed with two receipts: {old[0]} in {old[1]}, {h} in {where}")
+            elif line.startswith("Commitment: "):
+                c = line[12:].strip()
+                if cur["commit"] is None:
+                    cur["commit"] = (c, where)
+                elif cur["commit"][0] != c:
+                    raise MailBad(
+                        f"game {game}: {where} carries commitment {c}, but the first mail ({cur['commit'][1]}) "
+                        f"committed to {cur['commit'][0]}: the game was re-seeded after the commitment was published"
+                    )
+            elif line.startswith("Seed: "):
+                s = line[6:].strip()
+                if cur["seed"] is not None and cur["seed"][0] != s:
+                    raise MailBad(f"game {game}: two seeds were mailed: {cur['seed'][0]} and {s} in {where}")
+                cur["seed"] = (s, where)
+            else:
+                m = ROLL_LINE.match(line)
+                if m:
+                    r = (m.group(2), int(m.group(3)), int(m.group(4)), where)
+                    old = cur["rolls"].setdefault(m.group(1), r)
+                    if old[:3] != r[:3]:
+                        raise MailBad(f"game {game}: roll {m.group(1)} was mailed with two results, in {old[3]} and {where}")
+                    continue
+                m = PHRASE_LINE.match(line)
+                if m:
+                    cur["phrases"][int(m.group(1))] = unquote_debug(m.group(2))
+    lines, anything = [], False
+    for game in sorted(g):
+        s = g[game]
+        if s["dice"] not in SCHEMES:
+            raise MailBad(f"game {game}: unknown dice scheme {s['dice']}")
+        if s["commit"] is None:
+            raise MailBad(f"game {game}: no mail carries its commitment")
+        first, first_where = s["commit"]
+        said = [f"commitment {first} from the first mail, {first_where}"]
+        if s["seed"] is not None:
+            seed_hex, where = s["seed"]
+            seed = bytes.fromhex(seed_hex)
+            c = commit_for(s["dice"], game, seed).hex()
+            if c != first:
+                raise MailBad(f"game {game}: the seed revealed in {where} commits to {c}, not to {first}, the commitment of the first mail ({first_where})")
+            if s["rolls"] and not s["phrases"]:
+                raise MailBad(f"game {game}: rolls were mailed but not the start's phrases: the key cannot be derived")
+            key = key_for(s["dice"], game, seed, sorted(s["phrases"].items()))
+            for label, (die, face, value, where) in s["rolls"].items():
+                faces = FACES.get(die)
+                if faces is None:
+                    raise MailBad(f"game {game}: roll {label} in {where} names an unknown die {die}")
+                f = face_index(key, label, len(faces))
+                if (face, value) != (f, faces[f]):
+                    raise MailBad(f"game {game}: roll {label} on {die} was mailed as face {face} = {value} in {where}, the committed dice give face {f} = {faces[f]}")
+            said.append(f"the revealed seed matches it; {len(s['rolls'])} mailed roll(s) re-derived, all agree")
+            anything = True
+        else:
+            said.append("the seed is not revealed in these mails: no roll checked")
+        if games is not None:
+            gdir = os.path.join(games, game)
+            if not os.path.isdir(os.path.join(gdir, "turns")):
+                raise MailBad(f"game {game}: the mails name it but {games} holds no such game")
+            for turn, (h, where) in sorted(s["receipts"].items()):
+                p = os.path.join(gdir, "turns", f"{turn:04d}.toml")
+                if not os.path.isfile(p):
+                    raise MailBad(f"game {game}: turn {turn} was mailed with receipt {h} ({where}), but {p} is missing: turns were deleted")
+                with open(p, "rb") as f:
+                    got = hashlib.sha256(f.read()).hexdigest()
+                if got != h:
+                    raise MailBad(f"game {game}: {p} hashes to {got}, but {where} gave its receipt as {h}: the history was rewritten")
+            try:
+                verify_game(gdir, s["seed"][0] if s["seed"] else None)
+            except NotVerified:
+                pass
+            except Bad as e:
+                raise MailBad(f"game {game}: the game directory does not verify: {e}")
+            turns, _ = read_turns(gdir)
+            dir_commit = (turns[0].get("setup") or {}).get("commitment")
+            if dir_commit != first:
+                raise MailBad(f"game {game}: the game directory commits to {dir_commit}, the first mail ({first_where}) to {first}: the game was re-seeded")
+            said.append(f"{len(s['receipts'])} mailed receipt(s) match the game directory")
+            anything = anything or bool(s["receipts"])
+        lines.append(f"game {game}: " + "; ".join(said))
+    if not anything:
+        raise NotVerified(f"{len(mails)} mail(s) hold no revealed seed, and no games directory was given")
+    return f"{len(mails)} mail(s) from steward read\n" + "\n".join(lines)
 
 
 def check_vectors(path):
@@ -211,6 +614,13 @@ def check_vectors(path):
         elif kind == "key":
             got = dice_key(bytes.fromhex(f[1]), [tuple(c) for c in json.loads(f[2])]).hex()
             ok = got == f[3]
+        elif kind == "commit2":
+            got = commitment_v2(f[1], bytes.fromhex(f[2])).hex()
+            ok = got == f[3]
+        elif kind == "key2":
+            contributions = [tuple(c) for c in json.loads(f[4])]
+            got = dice_key_v2(f[1], bytes.fromhex(f[2]), f[3], contributions).hex()
+            ok = got == f[5]
         elif kind == "roll":
             key, label, die = bytes.fromhex(f[1]), f[2], f[3]
             face = face_index(key, label, len(FACES[die]))
@@ -235,20 +645,34 @@ def main(argv):
     if len(argv) == 3 and argv[1] == "--vectors":
         return check_vectors(argv[2])
     args = argv[1:]
-    seed = None
-    if "--seed" in args:
-        i = args.index("--seed")
-        seed = args[i + 1]
-        del args[i : i + 2]
-    if len(args) != 1:
+    opts = {}
+    for flag in ("--seed", "--mail", "--games"):
+        if flag in args:
+            i = args.index(flag)
+            if i + 1 >= len(args):
+                print(__doc__.strip())
+                return 2
+            opts[flag] = args[i + 1]
+            del args[i : i + 2]
+    if "--mail" in opts:
+        if args:
+            print(__doc__.strip())
+            return 2
+        target, run = opts["--mail"], lambda: verify_mail(opts["--mail"], opts.get("--games"))
+    elif len(args) == 1 and "--games" not in opts:
+        target, run = args[0], lambda: verify_game(args[0], opts.get("--seed"))[0]
+    else:
         print(__doc__.strip())
         return 2
     try:
-        msg, _ = verify_game(args[0], seed)
-    except Bad as e:
-        print(f"{args[0]}: FAILED: {e}")
+        msg = run()
+    except (Bad, MailBad) as e:
+        print(f"{target}: FAILED: {e}")
         return 1
-    print(f"{args[0]}: ok: {msg}")
+    except NotVerified as e:
+        print(f"{target}: NOT VERIFIED: {e}")
+        return 1
+    print(f"{target}: ok: {msg}")
     return 0
 
 

@@ -132,6 +132,16 @@ pub(super) fn local_daemon(
 
 /// Runs the demo race to its end.
 pub fn run(spec: &DemoSpec) -> Result<DemoResult, DaemonError> {
+    run_with(spec, &mut |_| Ok(()))
+}
+
+/// Runs the demo race to its end, calling `before_start` with the game directory once every
+/// player has joined and before the moderator's `START` (what a dishonest operator could do
+/// there is what the attack tests do: docs/dice.md, section 6).
+pub fn run_with(
+    spec: &DemoSpec,
+    before_start: &mut dyn FnMut(&Path) -> Result<(), DaemonError>,
+) -> Result<DemoResult, DaemonError> {
     let (mut daemon, mut inbox, mut via, sender, inbox_dir) = local_daemon(&spec.dir)?;
     let mut n = 0u64;
     let game = spec.game.clone();
@@ -179,8 +189,9 @@ pub fn run(spec: &DemoSpec) -> Result<DemoResult, DaemonError> {
             )?;
         }
     }
-    say(&inbox_dir, MODERATOR, &mut n, "start", &format!("GAME {game}\nTOKEN {MODERATOR_TOKEN}\nSTART"))?;
     let store = Store::new(spec.dir.join("games"));
+    before_start(&store.game_dir(&game))?;
+    say(&inbox_dir, MODERATOR, &mut n, "start", &format!("GAME {game}\nTOKEN {MODERATOR_TOKEN}\nSTART"))?;
     let mut bot = Bot::new();
     for _round in 0..200_000 {
         daemon_pass(&mut daemon, &mut inbox, &mut via, &mut mails_in)?;

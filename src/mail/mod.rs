@@ -20,5 +20,6 @@ pub mod report;
 pub mod season;
 pub mod standing;
 pub mod transport;
+pub mod verify;
 
 pub use orders::Lang;

@@ -15,9 +15,31 @@ use crate::store::show::{awaited, board_marks, sheets, turn_summary};
 /// Most turns summarised in one report; older ones are left to `HISTORY`.
 pub const MAX_TURNS: usize = 40;
 
+/// The receipt block that heads every report and welcome (docs/dice.md, "What a player keeps"):
+/// the game, the turn, that turn's hash, the dice scheme and commitment, and the seed once
+/// revealed, one `Name: value` a line in every language, so that `steward verify --mail` and
+/// `tools/verify_game.py --mail` read them from the player's own mails.
+pub fn proof(game: &Game) -> String {
+    let last = game.turns.last().expect("a game has turn 0");
+    let mut o = format!(
+        "Game: {}  Turn: {}  Dice: {}\nReceipt: {}\nCommitment: {}\n",
+        game.setup.id,
+        last.turn,
+        game.setup.dice,
+        game.hashes.last().map(String::as_str).unwrap_or_default(),
+        game.setup.commitment
+    );
+    if let Some(seed) = game.now.revealed {
+        let _ = writeln!(o, "Seed: {}", hex::encode(seed));
+    }
+    o
+}
+
 /// The variables of `report.txt`.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Report {
+    /// The receipt block ([`proof`]).
+    pub proof: String,
     /// The game.
     pub game: String,
     /// Its last turn.
@@ -67,6 +89,7 @@ pub fn report(game: &Game, first: u32, recipient: Option<u8>) -> Report {
         turn_summary(t, &mut summary);
     }
     let mut r = Report {
+        proof: proof(game),
         game: game.setup.id.clone(),
         turn: last.turn,
         hash: game.hashes.last().cloned().unwrap_or_default(),

@@ -9,7 +9,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::dice::commitment;
+use crate::dice::Scheme;
 use crate::engine::bot::Bot;
 use crate::engine::pits::PitChoice;
 use crate::engine::weather::Forecast;
@@ -88,6 +88,9 @@ pub struct NewGame {
     pub pit_choice: PitChoice,
     /// The race plays with 002's backmarkers (ruling 49).
     pub backmarkers: bool,
+    /// The dice scheme (docs/dice.md): v2 for every new game; `steward sim --keep` writes v1
+    /// games, whose key is the one `steward sim` plays with.
+    pub scheme: Scheme,
 }
 
 impl NewGame {
@@ -108,6 +111,7 @@ impl NewGame {
             late_arrivals: false,
             pit_choice: PitChoice::GridOrder,
             backmarkers: false,
+            scheme: Scheme::V2,
         }
     }
 }
@@ -260,8 +264,8 @@ impl Store {
             late_arrivals: req.late_arrivals,
             pit_choice: (req.pit_choice != PitChoice::GridOrder).then(|| req.pit_choice.name().to_string()),
             backmarkers: req.backmarkers,
-            dice: crate::dice::SCHEME.into(),
-            commitment: hex32(&commitment(&seed)),
+            dice: req.scheme.name().into(),
+            commitment: hex32(&req.scheme.commit(&req.id, &seed)),
         };
         let mut input = TurnFile::new(0, Kind::Create, meta.at.to_string());
         input.source = meta.source;

@@ -216,6 +216,9 @@ pub enum StoreError {
     #[error("the secret seed is missing ({0}): without it no die can be rolled")]
     NoSecret(PathBuf),
     /// A seed that is not the committed one.
+    /// A bot car joined with an entropy phrase (steward-dice-v2).
+    #[error("car {0} is a bot: a bot contributes no phrase to the dice key (docs/dice.md); join it without one")]
+    BotPhrase(u8),
     #[error("the seed {seed} does not match the commitment {commitment}")]
     SeedMismatch {
         /// The seed (hex).

@@ -72,9 +72,10 @@ pub struct SetupRecord {
     /// The race plays with 002's backmarkers (ruling 49); absent: without.
     #[serde(default, skip_serializing_if = "is_false")]
     pub backmarkers: bool,
-    /// Dice derivation (`steward-dice-v1`, docs/dice.md).
+    /// Dice derivation (`steward-dice-v2`, or `steward-dice-v1` in older games; docs/dice.md).
     pub dice: String,
-    /// SHA-256 of the secret seed, published before any roll.
+    /// The commitment to the secret seed (v1: `SHA-256(seed)`; v2 binds the game id), published
+    /// before any roll.
     pub commitment: String,
 }
 

@@ -118,6 +118,8 @@ fn play(
             weather: cfg.weather.forecast(),
             profile: rules.spec(),
             backmarkers: cfg.backmarkers,
+            // The key `steward sim` plays with (`sim_race_key`) is a v1 key.
+            scheme: crate::dice::Scheme::V1,
             ..NewGame::plain(&id, track, cfg.laps)
         };
         store.create(&req, sim_key(cfg.seed, &format!("{}/{race}", t.name)), meta(0))?

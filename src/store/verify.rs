@@ -6,7 +6,7 @@
 use std::fs;
 use std::path::Path;
 
-use crate::dice::commitment;
+use crate::dice::Scheme;
 use crate::track;
 
 use super::error::StoreError;
@@ -137,7 +137,7 @@ pub struct Loaded {
     pub game_toml: Option<Vec<u8>>,
 }
 
-fn secret_seed(bytes: &[u8], committed: &str) -> Result<[u8; 32], StoreError> {
+fn secret_seed(bytes: &[u8], committed: &str, commit: impl Fn(&[u8; 32]) -> [u8; 32]) -> Result<[u8; 32], StoreError> {
     let file = "secret.toml".to_string();
     let text =
         std::str::from_utf8(bytes).map_err(|_| StoreError::BadFile { file: file.clone(), why: "not UTF-8".into() })?;
@@ -145,7 +145,7 @@ fn secret_seed(bytes: &[u8], committed: &str) -> Result<[u8; 32], StoreError> {
         toml::from_str(text).map_err(|e| StoreError::BadFile { file: file.clone(), why: e.to_string() })?;
     let s = parse_hex32(&secret.seed)
         .ok_or_else(|| StoreError::BadFile { file: file.clone(), why: "the seed is not 64 hex digits".into() })?;
-    if hex32(&commitment(&s)) != committed {
+    if hex32(&commit(&s)) != committed {
         return Err(StoreError::BadFile { file, why: format!("its seed does not match the commitment {committed}") });
     }
     Ok(s)
@@ -167,6 +167,9 @@ pub fn load(dir: &Path, given: Option<[u8; 32]>, use_secret: bool, upto: Option<
     let (hash0, first) = read_turn(dir, 0, &files)?;
     let setup = first.setup.as_ref().ok_or_else(|| bad(0, "turn 0 has no [setup]"))?;
     let committed = setup.commitment.clone();
+    // An unknown scheme is refused by the replay of turn 0, below.
+    let scheme = Scheme::parse(&setup.dice).unwrap_or_default();
+    let commitment = |s: &[u8; 32]| scheme.commit(&setup.id, s);
     let track_hash = sha256_hex(&track_bytes);
     if track_hash != setup.track_sha256 {
         return Err(StoreError::BadFile {
@@ -202,7 +205,7 @@ pub fn load(dir: &Path, given: Option<[u8; 32]>, use_secret: bool, upto: Option<
         }
         (Some(s), SeedFrom::Revealed(n))
     } else if let Some(bytes) = use_secret.then(|| fs::read(dir.join("secret.toml")).ok()).flatten() {
-        (Some(secret_seed(&bytes, &committed)?), SeedFrom::Secret)
+        (Some(secret_seed(&bytes, &committed, commitment)?), SeedFrom::Secret)
     } else {
         (None, SeedFrom::Unknown)
     };

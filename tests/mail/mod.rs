@@ -5,6 +5,7 @@
 
 mod crash;
 mod daemon;
+mod dicemail;
 mod e2e;
 mod fuzz;
 mod message;

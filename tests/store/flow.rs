@@ -588,3 +588,41 @@ fn backmarkers_join_a_stored_race_and_every_roll_is_re_derived() {
     let out = python(&["tools/verify_game.py", &dir.display().to_string()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
 }
+
+#[test]
+fn no_seat_steers_the_key_under_steward_dice_v2() {
+    let g = scratch("dice-v2-order");
+    // The same cars and phrases, joined in two orders: the same contributions, the same key.
+    for (game, order) in [("ab", [3u8, 5]), ("ba", [5, 3])] {
+        ok(&g, &["new", game, "--track", "sprint", "--laps", "1", "--weather", "sun"]);
+        for car in order {
+            let (address, car, phrase) = (format!("p{car}@example.org"), car.to_string(), format!("phrase {car}"));
+            ok(&g, &["join", game, "--address", &address, "--car", &car, "--entropy", &phrase]);
+        }
+        ok(&g, &["start", game]);
+    }
+    let start = |game: &str| {
+        let dir = g.join(game);
+        let t = (1..).map(|n| read_turn_n(&dir, n)).find(|t| t.kind == steward::store::files::Kind::Start).unwrap();
+        t.contributions.iter().map(|c| (c.car, c.entropy.clone())).collect::<Vec<_>>()
+    };
+    let want = vec![(3, "phrase 3".to_string()), (5, "phrase 5".to_string())];
+    assert_eq!(start("ab"), want, "car-number order");
+    assert_eq!(start("ba"), want, "whatever order the joins came in");
+    for game in ["ab", "ba"] {
+        let dir = g.join(game);
+        let setup = steward::store::driver::load_dir(&dir, None).unwrap().setup;
+        assert_eq!(setup.dice, "steward-dice-v2");
+        let out = python(&["tools/verify_game.py", &dir.display().to_string()]);
+        // The seed is not revealed yet: the independent verifier checks no die and says so.
+        assert_eq!(out.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&out.stdout).contains("NOT VERIFIED"));
+    }
+    // A bot is the operator's seat: it contributes no phrase.
+    ok(&g, &["new", "bots", "--track", "sprint", "--laps", "1"]);
+    refused(&g, &["join", "bots", "--address", "bot@example.org", "--bot", "--entropy", "x"], "contributes no phrase");
+}
+
+fn read_turn_n(dir: &Path, n: u32) -> TurnFile {
+    toml::from_str(&std::fs::read_to_string(dir.join("turns").join(TurnFile::file_name(n))).unwrap()).unwrap()
+}

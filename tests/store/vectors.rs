@@ -4,7 +4,7 @@
 
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
-use steward::dice::{commitment, dice_key, face_index, roll_seed};
+use steward::dice::{commitment, commitment_v2, dice_key, dice_key_v2, face_index, roll_seed};
 use steward::engine::Die;
 
 use super::python;
@@ -37,6 +37,9 @@ fn drawn(key: &[u8; 32], label: &str, faces: u64) -> Vec<u32> {
     }
 }
 
+/// Contributions: car number and phrase.
+type Phrases<'a> = &'a [(u8, &'a str)];
+
 /// Every vector line, computed.
 pub fn vectors() -> String {
     let mut out = String::new();
@@ -59,6 +62,30 @@ pub fn vectors() -> String {
             hex::encode(seed),
             serde_json::to_string(&json).unwrap(),
             hex::encode(dice_key(&seed, c))
+        ));
+    }
+    out.push_str("# commit2 | game id | seed | steward-dice-v2 commitment\n");
+    for (game, seed) in [("cup", seq_seed()), ("cup-2", seq_seed()), ("cup", [0xff; 32])] {
+        out.push_str(&format!(
+            "commit2 | {game} | {} | {}\n",
+            hex::encode(seed),
+            hex::encode(commitment_v2(game, &seed))
+        ));
+    }
+    out.push_str("# key2 | game id | seed | beacon | contributions [car, phrase] in any order | steward-dice-v2 key\n");
+    let sets2: [(&str, &str, Phrases); 4] = [
+        ("cup", "", &[]),
+        ("cup", "", &[(3, "élan ✓"), (12, "Ayrton"), (5, "")]),
+        ("cup", "", &[(12, "Ayrton"), (5, ""), (3, "élan ✓")]),
+        ("cup", "NIST beacon 2026-12-01T12:00Z 9f86d081", &[(1, "hello world"), (7, "")]),
+    ];
+    for (game, beacon, c) in sets2 {
+        let json: Vec<serde_json::Value> = c.iter().map(|(n, p)| serde_json::json!([n, p])).collect();
+        out.push_str(&format!(
+            "key2 | {game} | {} | {beacon} | {} | {}\n",
+            hex::encode(seed),
+            serde_json::to_string(&json).unwrap(),
+            hex::encode(dice_key_v2(game, &seed, beacon, c))
         ));
     }
     out.push_str("# roll | key | label | die | roll seed | face index | value\n");

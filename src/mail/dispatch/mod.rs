@@ -355,6 +355,7 @@ impl Daemon {
                 let g = h.game();
                 let ctx = serde_json::json!({
                     "game": game, "car": number, "token": token, "track": g.track.title, "laps": g.setup.laps,
+                    "proof": crate::mail::report::proof(g),
                 });
                 let text = self.templates.render(lang, "welcome", ctx).map_err(|e| e.to_string())?;
                 job.drafts.push(Draft {
@@ -518,6 +519,7 @@ impl Daemon {
                     late_arrivals: *late,
                     pit_choice: pits.unwrap_or_default(),
                     backmarkers: *backmarkers,
+                    scheme: crate::dice::Scheme::V2,
                 };
                 let seed = crate::store::driver::os_random().map_err(|e| e.to_string())?;
                 self.touch(job, game, 0).map_err(|e| e.to_string())?;

@@ -15,6 +15,7 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
+pub mod export;
 pub mod imap;
 pub mod maildir;
 pub mod smtp;

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
-use crate::dice::{commitment, dice_key, face_index, roll_label};
+use crate::dice::{Scheme, face_index, roll_label};
 use crate::engine::backmarkers;
 use crate::engine::explain;
 use crate::engine::order::advance;
@@ -269,9 +269,14 @@ impl Game {
                 "unknown pit_choice `{c}` (reverse-grid for 002's d20 grid; absent: the pole first, 4-0-1)"
             )));
         }
-        if setup.dice != crate::dice::SCHEME {
-            return Err(StoreError::BadSetting(format!("unknown dice scheme `{}`", setup.dice)));
-        }
+        let Some(scheme) = Scheme::parse(&setup.dice) else {
+            return Err(StoreError::BadSetting(format!(
+                "unknown dice scheme `{}` ({} or {})",
+                setup.dice,
+                Scheme::V1.name(),
+                Scheme::V2.name()
+            )));
+        };
         if let Some(j) = &setup.join_by
             && Stamp::parse(j).is_none()
         {
@@ -279,7 +284,7 @@ impl Game {
         }
         let committed = parse_hex32(&setup.commitment).ok_or_else(|| StoreError::BadSeed(setup.commitment.clone()))?;
         if let Some(s) = seed
-            && commitment(&s) != committed
+            && scheme.commit(&setup.id, &s) != committed
         {
             return Err(StoreError::SeedMismatch { seed: hex32(&s), commitment: setup.commitment.clone() });
         }
@@ -422,10 +427,16 @@ impl Game {
                 if next.players.is_empty() {
                     return Err(StoreError::NoPlayers);
                 }
+                // Every car's phrase as its join turn fixed it: in grid order (v1) or in car-number
+                // order (v2, so that the order joins were processed in steers nothing).
                 out.contributions =
                     next.players.iter().map(|p| Contribution { car: p.car, entropy: p.entropy.clone() }).collect();
+                let scheme = self.scheme();
+                if scheme == Scheme::V2 {
+                    out.contributions.sort_by_key(|c| c.car);
+                }
                 let pairs: Vec<(u8, &str)> = out.contributions.iter().map(|c| (c.car, c.entropy.as_str())).collect();
-                next.key = self.seed.map(|s| dice_key(&s, &pairs));
+                next.key = self.seed.map(|s| scheme.key(&self.setup.id, &s, "", &pairs));
                 if self.grid_method().qualifies() {
                     // The qualifying's weather (3-1-1), then every car on its timed lap (ruling 31).
                     let mut dice = TurnDice::new(next.key, &input.rolls, 0, 0);
@@ -608,9 +619,18 @@ impl Game {
         Ok(())
     }
 
+    /// The game's dice scheme (checked when the game was created).
+    pub fn scheme(&self) -> Scheme {
+        Scheme::parse(&self.setup.dice).unwrap_or(Scheme::V1)
+    }
+
     fn check_join(&self, p: &PlayerRecord, at: Stamp) -> Result<(), StoreError> {
         if self.now.over {
             return Err(StoreError::Over);
+        }
+        if p.bot && !p.entropy.is_empty() && self.scheme() == Scheme::V2 {
+            // A bot is the operator's seat: its phrase would let the operator steer the key.
+            return Err(StoreError::BotPhrase(p.car));
         }
         if self.started() {
             // 004 "Late Arrivals": only into a race whose field is still on the grid (ruling 47).

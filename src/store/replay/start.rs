@@ -150,7 +150,7 @@ impl Game {
             (None, Some(text)) => parse_hex32(text).ok_or_else(|| StoreError::BadSeed(text.clone()))?,
             (None, None) => return Err(StoreError::BadSetting("the race is over but the turn reveals no seed".into())),
         };
-        if hex32(&commitment(&seed)) != self.setup.commitment {
+        if hex32(&self.scheme().commit(&self.setup.id, &seed)) != self.setup.commitment {
             return Err(StoreError::SeedMismatch { seed: hex32(&seed), commitment: self.setup.commitment.clone() });
         }
         next.revealed = Some(seed);

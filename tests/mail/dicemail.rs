@@ -1,0 +1,296 @@
+//! Dice checked from the mails alone (docs/dice.md, sections 5 and 6; issue 12): every mail of a
+//! demo race carries the receipt block, and each attack an operator could make on the stored
+//! game (re-seed before the start with re-chained turns, a deleted tail, a phrase changed in a
+//! join turn, a roll removed, the turns re-hashed) is caught by `steward verify --mail` with a
+//! player's real mails and by the independent verifier.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use mail_parser::MessageParser;
+use steward::dice::{Scheme, commitment_v2};
+use steward::mail::demo::{DemoSpec, run, run_with};
+use steward::mail::verify::verify_mail;
+use steward::store::replay::{hex32, sha256_hex};
+
+use super::scratch;
+use crate::support::steward;
+
+const GAME: &str = "dicemail";
+
+fn spec(dir: &Path) -> DemoSpec {
+    DemoSpec {
+        dir: dir.to_path_buf(),
+        game: GAME.into(),
+        track: "sprint".into(),
+        cars: 2,
+        laps: 1,
+        policy_cars: 1,
+        grid: steward::store::qualifying::GridMethod::Join,
+        backmarkers: false,
+    }
+}
+
+/// One honest demo race, played once; each test copies it.
+fn honest() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = scratch("dicemail-honest");
+        run(&spec(&dir)).unwrap();
+        dir
+    })
+}
+
+fn copy(name: &str) -> PathBuf {
+    let dir = scratch(&format!("dicemail-{name}"));
+    copy_tree(honest(), &dir);
+    dir
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let p = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &p);
+        } else {
+            std::fs::copy(e.path(), p).unwrap();
+        }
+    }
+}
+
+fn mailbox(dir: &Path, car: u8) -> PathBuf {
+    dir.join("mail").join(format!("driver{car}@demo.invalid"))
+}
+
+fn game_dir(dir: &Path) -> PathBuf {
+    dir.join("games").join(GAME)
+}
+
+fn turn_file(dir: &Path, n: u32) -> PathBuf {
+    game_dir(dir).join("turns").join(format!("{n:04}.toml"))
+}
+
+fn turns(dir: &Path) -> u32 {
+    std::fs::read_dir(game_dir(dir).join("turns")).unwrap().count() as u32
+}
+
+/// Rewrites the `prev` of every turn after `from` so that the chain holds again, as an operator
+/// covering an edit would.
+fn rechain(dir: &Path, from: u32) {
+    for n in from + 1..turns(dir) {
+        let prev = sha256_hex(&std::fs::read(turn_file(dir, n - 1)).unwrap());
+        let text = std::fs::read_to_string(turn_file(dir, n)).unwrap();
+        let text: String = text
+            .lines()
+            .map(|l| if l.starts_with("prev = ") { format!("prev = \"{prev}\"") } else { l.to_string() })
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n";
+        std::fs::write(turn_file(dir, n), text).unwrap();
+    }
+}
+
+fn edit(path: &Path, f: impl FnOnce(String) -> String) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let new = f(text.clone());
+    assert_ne!(new, text, "the edit of {} changed nothing", path.display());
+    std::fs::write(path, new).unwrap();
+}
+
+/// Both mail verifiers, with the player's mails and the games directory, fail saying `what`.
+fn mail_verifiers_fail(dir: &Path, what: &str) {
+    let m = mailbox(dir, 1).display().to_string();
+    let games = dir.join("games").display().to_string();
+    let out = steward(&["verify", "--mail", &m, "--games", &games]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "steward verify --mail should fail: {text}");
+    assert!(text.contains(what), "steward: `{text}` does not say `{what}`");
+    let out = crate::store::python(&["tools/verify_game.py", "--mail", &m, "--games", &games]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "verify_game.py --mail should fail: {text}");
+    assert!(text.contains(what), "python: `{text}` does not say `{what}`");
+}
+
+fn python_dir(dir: &Path) -> (Option<i32>, String) {
+    let out = crate::store::python(&["tools/verify_game.py", &game_dir(dir).display().to_string()]);
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn every_first_mail_carries_the_commitment_and_every_report_its_receipt() {
+    let dir = honest();
+    let g = steward::store::verify::verify(&game_dir(dir), None).unwrap().game;
+    let commitment = g.setup.commitment.clone();
+    for car in 1..=2u8 {
+        let mut mails: Vec<(i64, String, String)> = Vec::new();
+        for sub in ["new", "cur"] {
+            for f in std::fs::read_dir(mailbox(dir, car).join(sub)).unwrap() {
+                let raw = std::fs::read(f.unwrap().path()).unwrap();
+                let m = MessageParser::default().parse(&raw).unwrap();
+                let date = m.date().unwrap().to_timestamp();
+                mails.push((
+                    date,
+                    m.subject().unwrap_or("").to_string(),
+                    m.body_text(0).unwrap().replace("\r\n", "\n"),
+                ));
+            }
+        }
+        mails.sort();
+        let first = mails.iter().find(|(_, _, body)| body.contains(GAME)).unwrap();
+        assert!(first.2.contains(&format!("Commitment: {commitment}")), "first mail of car {car}:\n{}", first.2);
+        let welcome = mails.iter().find(|(_, s, _)| s.contains("you drive car")).unwrap();
+        assert!(welcome.2.contains(&format!("Commitment: {commitment}")), "{}", welcome.2);
+        // The reports: mailed to every player ("[game] turn N: ..."), or in the reply to the
+        // player's own orders ("Re: turn N").
+        let reports: Vec<_> = mails
+            .iter()
+            .filter(|(_, s, _)| s.starts_with(&format!("[{GAME}] turn ")) || s.starts_with("Re: turn "))
+            .collect();
+        assert!(reports.len() > 20, "car {car} got {} reports", reports.len());
+        let mut with_block = 0;
+        for (_, _, body) in &reports {
+            let head = format!("Game: {GAME}  Turn: ");
+            let Some(i) = body.find(&head) else { continue };
+            let turn: u32 = body[i + head.len()..].split_whitespace().next().unwrap().parse().unwrap();
+            let hash = &g.hashes[turn as usize];
+            if body[i..].starts_with(&format!(
+                "{head}{turn}  Dice: steward-dice-v2\nReceipt: {hash}\nCommitment: {commitment}\n"
+            )) {
+                with_block += 1;
+            }
+        }
+        assert_eq!(with_block, reports.len(), "car {car}: every report carries game, turn, receipt and commitment");
+    }
+}
+
+#[test]
+fn an_honest_race_verifies_from_every_players_mails() {
+    let dir = honest();
+    for car in 1..=2u8 {
+        let r = verify_mail(&mailbox(dir, car), Some(&dir.join("games"))).unwrap();
+        let g = &r.games[0];
+        assert!(g.seed_checked && g.rolls > 10 && g.receipts > 20 && g.replayed, "{g:?}");
+        let m = mailbox(dir, car).display().to_string();
+        let out = crate::store::python(&["tools/verify_game.py", "--mail", &m]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{text}");
+        assert!(text.contains(&format!("{} mailed roll(s) re-derived, all agree", g.rolls)), "{text}");
+    }
+    // The same mails exported as an mbox file (mboxrd: `From ` lines in a body quoted as `>From `).
+    let mbox = scratch("dicemail-mbox").join("driver1.mbox");
+    let mut bytes = Vec::new();
+    for sub in ["cur", "new"] {
+        for f in std::fs::read_dir(mailbox(dir, 1).join(sub)).unwrap() {
+            bytes.extend_from_slice(b"From steward@demo.invalid Sun Nov 22 12:00:00 2026\n");
+            for line in std::fs::read(f.unwrap().path()).unwrap().split_inclusive(|&b| b == b'\n') {
+                if line.starts_with(b"From ") {
+                    bytes.push(b'>');
+                }
+                bytes.extend_from_slice(line);
+            }
+            bytes.extend_from_slice(b"\n");
+        }
+    }
+    std::fs::write(&mbox, bytes).unwrap();
+    let from_maildir = verify_mail(&mailbox(dir, 1), None).unwrap();
+    let from_mbox = verify_mail(&mbox, None).unwrap();
+    assert_eq!(from_mbox.mails, from_maildir.mails);
+    assert_eq!(from_mbox.games[0].rolls, from_maildir.games[0].rolls);
+    let out = crate::store::python(&["tools/verify_game.py", "--mail", &mbox.display().to_string()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains(&format!("{} mail(s) from steward read", from_maildir.mails)), "{text}");
+    // Without a seed and without the games directory, nothing is checked: exit 1.
+    let only_first = scratch("dicemail-first-only");
+    let first = std::fs::read_dir(mailbox(dir, 1).join("cur"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| std::fs::read_to_string(p).unwrap().contains("you drive car"))
+        .unwrap();
+    std::fs::create_dir_all(only_first.join("cur")).unwrap();
+    std::fs::copy(&first, only_first.join("cur").join("welcome")).unwrap();
+    let out = steward(&["verify", "--mail", &only_first.display().to_string()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("NOT VERIFIED"));
+}
+
+#[test]
+fn a_game_reseeded_before_the_start_is_caught_from_the_mails() {
+    let dir = scratch("dicemail-reseed");
+    // After the joins, the operator draws another seed (one that suits them), rewrites turn 0,
+    // game.toml and secret.toml, and re-chains the join turns; then the race is played out.
+    let mut reseed = |g: &Path| -> Result<(), steward::mail::daemon::DaemonError> {
+        let seed = [7u8; 32];
+        let new = hex32(&commitment_v2(GAME, &seed));
+        let old = steward::store::verify::verify(g, None).unwrap().game.setup.commitment;
+        for f in ["turns/0000.toml", "game.toml"] {
+            edit(&g.join(f), |t| t.replace(&old, &new));
+        }
+        std::fs::write(g.join("secret.toml"), format!("seed = \"{}\"\n", hex32(&seed))).unwrap();
+        let root = g.parent().unwrap().parent().unwrap();
+        rechain(root, 0);
+        Ok(())
+    };
+    run_with(&spec(&dir), &mut reseed).unwrap();
+    // The files alone cannot tell: both directory verifiers pass.
+    steward::store::verify::verify(&game_dir(&dir), None).unwrap();
+    assert_eq!(python_dir(&dir).0, Some(0));
+    assert_eq!(Scheme::V2.commit(GAME, &[7u8; 32]), commitment_v2(GAME, &[7u8; 32]));
+    // The mails can, even without the games directory: the first commitment mailed differs.
+    let m = mailbox(&dir, 1).display().to_string();
+    let out = steward(&["verify", "--mail", &m]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("re-seeded"), "{text}");
+    let out = crate::store::python(&["tools/verify_game.py", "--mail", &m]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("re-seeded"), "{text}");
+    mail_verifiers_fail(&dir, "re-seeded");
+}
+
+#[test]
+fn a_deleted_tail_is_caught_from_the_receipts() {
+    let dir = copy("tail");
+    let n = turns(&dir);
+    for t in n - 3..n {
+        std::fs::remove_file(turn_file(&dir, t)).unwrap();
+    }
+    // The shortened chain still verifies on its own (with the operator's secret.toml).
+    steward::store::verify::verify(&game_dir(&dir), None).unwrap();
+    mail_verifiers_fail(&dir, "turns were deleted");
+}
+
+#[test]
+fn a_phrase_changed_in_a_join_turn_is_caught_from_the_receipts() {
+    let dir = copy("phrase");
+    // Turn 2 is car 2's join; its phrase, and the start's copy of it, are changed and re-hashed.
+    edit(&turn_file(&dir, 2), |t| t.replace("demo driver 2 says hello", "a phrase that suits me"));
+    let start = (3..turns(&dir))
+        .find(|&n| std::fs::read_to_string(turn_file(&dir, n)).unwrap().contains("kind = \"start\""))
+        .unwrap();
+    edit(&turn_file(&dir, start), |t| t.replace("demo driver 2 says hello", "a phrase that suits me"));
+    rechain(&dir, 1);
+    mail_verifiers_fail(&dir, "the history was rewritten");
+    assert_eq!(python_dir(&dir).0, Some(1), "the independent verifier re-derives other dice");
+}
+
+#[test]
+fn a_roll_removed_from_a_turn_is_caught() {
+    let dir = copy("roll");
+    // The last roll of a move turn (its event left in place), the turns after it re-hashed.
+    let n =
+        (5..turns(&dir)).find(|&n| std::fs::read_to_string(turn_file(&dir, n)).unwrap().contains("[[roll]]")).unwrap();
+    edit(&turn_file(&dir, n), |t| {
+        let i = t.rfind("[[roll]]").unwrap();
+        let end = t[i..].find("\n\n").map_or(t.len(), |e| i + e + 2);
+        format!("{}{}", &t[..i], &t[end..])
+    });
+    rechain(&dir, n);
+    mail_verifiers_fail(&dir, "the history was rewritten");
+    let (code, text) = python_dir(&dir);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains(&format!("turn {n} ")) && text.contains("a roll was removed"), "{text}");
+}
