@@ -130,6 +130,8 @@ pub struct Bot {
     occupied: Vec<bool>,
     reached: Vec<u32>,
     local: Vec<Vec<End>>,
+    /// The cost of each (length, brake points used) of the gear being weighed.
+    rows: Vec<f32>,
 }
 
 /// What the bot knows about the car it drives on this move.
@@ -239,7 +241,7 @@ impl Bot {
         let Some(p) = m.position(t, c.space, c.stops) else { return fallback };
         let key = PlanKey::of(state, car);
         m.plan(key);
-        let Bot { model, scratch, occupied, reached, local } = self;
+        let Bot { model, scratch, occupied, reached, local, rows } = self;
         let m = model.as_ref().expect("built");
         let d = Driver { model: m, plan: &m.plans[&key], r: remaining(state.laps, c), car: c, wet: state.wet };
 
@@ -355,12 +357,41 @@ impl Bot {
                 }
                 v
             };
+            // `end(k, used, 0)` for every length a face of this gear can make and every brake
+            // count, in one pass over each length's ends: an end's tyre cost is worked out once
+            // and its plan costs for every brake count lie side by side (same values as `end`).
+            let faces = &m.faces[g as usize];
+            let (lo, hi) = match (faces.first(), faces.last()) {
+                (Some(&(a, _)), Some(&(b, _))) => {
+                    ((a as usize).saturating_sub(brakes as usize), (b as usize).min(longest))
+                }
+                _ => (1, 0),
+            };
+            let width = brakes as usize + 1;
+            rows.clear();
+            rows.resize(hi.saturating_sub(lo).saturating_add(1) * width, f32::INFINITY);
+            for k in lo..=hi {
+                let row = &mut rows[(k - lo) * width..(k - lo + 1) * width];
+                for e in ends(k) {
+                    if e.missed {
+                        row.iter_mut().for_each(|v| *v = v.min(ELIM));
+                        continue;
+                    }
+                    let (now, spin) = d.tyres(e.over * factor);
+                    let gear_then = if spin { 0 } else { g };
+                    for (used, v) in row.iter_mut().enumerate() {
+                        let left = brakes - used as u8;
+                        let then = d.after(e.node, e.cross, gear_then, gas, left);
+                        *v = v.min(now + then + BRAKE * used as f32 + d.reserve(left));
+                    }
+                }
+            }
             let mut total = ENGINE * change.engine as f32;
-            for &(f, prob) in &m.faces[g as usize] {
+            for &(f, prob) in faces {
                 let f = f as usize;
                 let mut v = f32::INFINITY;
                 for k in f.saturating_sub(brakes as usize)..=f.min(longest) {
-                    v = v.min(end(k, (f - k) as u8, 0));
+                    v = v.min(rows[(k - lo) * width + (f - k)]);
                 }
                 if f > longest {
                     let short = (f - longest) as u8;
