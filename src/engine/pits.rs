@@ -176,6 +176,15 @@ pub fn own_box(t: &Track, s: &RaceState, car: CarId) -> Option<SpaceIdx> {
     s.cars.get(car.get()).and_then(|c| c.pit.own_box).or_else(|| t.pit_boxes.get(car.get()).copied())
 }
 
+/// True when box `b` lies before the finish line: no line crossing along the pit lane from the
+/// track to the box. A set fitted there starts its first lap at the line just after (8-0-2).
+pub fn box_before_line(t: &Track, b: SpaceIdx) -> bool {
+    let Some(i) = lane_index(t, b) else { return false };
+    let lane = &t.pit_lane[..=i];
+    let into = t.prev(lane[0]).iter().any(|&p| !t.space(p).in_pit_lane() && t.crosses_line(p, lane[0]));
+    !into && !lane.windows(2).any(|w| t.crosses_line(w[0], w[1]))
+}
+
 /// In which order the players choose their boxes before the race (4-0-1).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub enum PitChoice {
