@@ -20,7 +20,7 @@ use super::options::{Fate, MoveOption, bonus_options, merge, options, sort};
 use super::order::{self, key};
 use super::pits::{self, PitError, PitOrder, PitStage};
 use super::rulebook::{
-    self, Die, Rulebook, STALL_FACE, SUPER_START_FACE, SUPER_START_SPACES, handling_threshold, soft_bonus,
+    self, Die, RuleSet, Rulebook, STALL_FACE, SUPER_START_FACE, SUPER_START_SPACES, handling_threshold, soft_bonus,
 };
 use super::slipstream;
 use super::state::{CarId, Elimination, OrderKey, RaceState, Status};
@@ -480,7 +480,7 @@ pub fn resolve_with(
             events.push(Event::SpunOut { car });
         }
         Fate::Eliminated(reason) => {
-            exempt = eliminate(t, &mut s, &mut events, car, reason, opt.end);
+            exempt = eliminate(t, &mut s, &mut events, car, reason, opt.end, &rules.set);
         }
     }
 
@@ -666,6 +666,7 @@ fn eliminate(
     car: CarId,
     reason: Elimination,
     at: SpaceIdx,
+    set: &RuleSet,
 ) -> Option<CarId> {
     events.push(Event::Eliminated { car, reason });
     match reason {
@@ -693,9 +694,15 @@ fn eliminate(
             }
             ahead.first().copied()
         }
-        // 10-3: an overshoot elimination leaves no sticker and the car goes at once.
+        // 10-3: an overshoot elimination leaves no sticker and the car goes at once. 003-6: "When
+        // a car [...] is eliminated [...] the space on which the incident occurred becomes
+        // dangerous": under the Eurogames road-holding rule, a sticker where it went out.
         _ => {
             s.car_mut(car).status = Status::Eliminated { reason, removed: true };
+            if set.sticker_on_elimination {
+                s.add_sticker(at);
+                events.push(Event::Sticker { space: at, article: "003-6" });
+            }
             None
         }
     }

@@ -451,7 +451,8 @@ impl Game {
                 // The weather before the cars are set up (3-0-1): rolls of "move 0".
                 let mut dice = TurnDice::new(next.key, &input.rolls, 0, 0);
                 let mut drawn = Vec::new();
-                let (sky, wet) = weather::draw(&self.track.weather, self.forecast(), &mut dice, &mut drawn);
+                let (sky, wet) =
+                    weather::draw(&self.track.weather, self.forecast(), &self.rules.set, &mut dice, &mut drawn);
                 if self.dice_done(dice, &mut out)? > 0 {
                     out.move_no = Some(0);
                 }
