@@ -91,6 +91,10 @@ pub fn advance(t: &Track, state: &RaceState) -> (RaceState, Option<CarId>, Vec<E
         backmarkers::withdraw_all(&mut s, &mut events);
     }
     loop {
+        // 004 "Late Arrivals": a late car leaves « on the same game turn that the last place car
+        // passes that space »: released as soon as every car has passed it, it is met by this
+        // round's sweep (it stands at the pit-entry limit, 19-5-2) and plays after that car.
+        release_late(t, &mut s, &mut events);
         let Some(mut lead) = leader(&s, t) else {
             if release_late(t, &mut s, &mut events) {
                 continue;
@@ -167,8 +171,8 @@ pub fn advance(t: &Track, state: &RaceState) -> (RaceState, Option<CarId>, Vec<E
 }
 
 /// Late arrivals (004 "Late Arrivals", ruling 47): a car waiting in the pit lane starts once
-/// every car still playing has passed it, at the end of that round; it plays from the next, as a
-/// car leaving its box. Returns whether one was released.
+/// every car still playing has passed it, and plays in that same round (game turn), as a car
+/// leaving its box. Returns whether one was released.
 fn release_late(t: &Track, s: &mut RaceState, events: &mut Vec<Event>) -> bool {
     // Front first: a late car behind another in the lane cannot leave before it.
     let mut waiting: Vec<CarId> = s.ids().filter(|&c| s.car(c).status == Status::Waiting).collect();

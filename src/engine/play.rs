@@ -12,6 +12,7 @@ use crate::track::{SpaceIdx, Track};
 use super::car::Part;
 use super::dice::{Dice, Purpose};
 use super::events::Event;
+use super::finish;
 use super::gearbox::{self, GearError};
 use super::incidents;
 use super::inertia::{self, Inertia};
@@ -487,6 +488,7 @@ pub fn resolve_with(
     // Line crossings, laps and the finish (0-0-1, 8-0-2, 21); an extended inertia may reach the
     // finish (16-0-6).
     if s.car(car).status.plays() || (s.in_inertia(car) && s.car(car).inertia == Some(Inertia::Extended)) {
+        let before = s.car(car).crossings;
         for _ in 0..opt.crossings {
             let laps = s.laps;
             let ages = tyres::crossing_ages_tyres(t, &s, car, s.car(car).crossings, opt.end); // 8-0-2
@@ -505,6 +507,15 @@ pub fn resolve_with(
                 s.car_mut(car).status = Status::Finished { place };
                 s.car_mut(car).inertia = None;
                 events.push(Event::Finished { car, place });
+                if rules.set.finish_by_portion {
+                    // 004: among the cars finishing in this round, the smaller portion of the
+                    // move used to touch the line first (21-1-4 otherwise: the order of crossing).
+                    let nth = s.car(car).crossings - before;
+                    let used = finish::spaces_to_line(t, rolled.from, &opt.path, nth);
+                    let moved = opt.path.len().clamp(1, u8::MAX as usize) as u8;
+                    let p = finish::Portion { car, round: s.round, used, moved };
+                    finish::place_by_portion(&mut s, &mut events, p, dice);
+                }
                 break;
             }
             let lap = s.car(car).crossings;

@@ -217,6 +217,10 @@ pub struct RuleSet {
     /// space on which the incident occurred becomes dangerous": a sticker where any car is
     /// eliminated, by overshoot too (the competition puts none there, 10-3).
     pub sticker_on_elimination: bool,
+    /// 004 "Finishing" (a league layer of a game, not of a profile): "When two or more cars
+    /// touch the finish line on the same game turn, the car that uses the smallest portion of its
+    /// movement to complete the race places higher". Off: the order of crossing (21-1-4).
+    pub finish_by_portion: bool,
 }
 
 impl RuleSet {
@@ -244,6 +248,7 @@ impl RuleSet {
         aborted_laps_by_black_die: false,
         changeable_starts_sunny: false,
         sticker_on_elimination: false,
+        finish_by_portion: false,
     };
 
     /// The 2002 competition rules: the 2004 changes of shared/rules/README.md undone.

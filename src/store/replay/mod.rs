@@ -232,6 +232,16 @@ impl Game {
                 )));
             }
         }
+        match setup.finish_ties.as_deref() {
+            None => {}
+            Some(super::driver::FINISH_PORTION) => rules.set.finish_by_portion = true,
+            Some(w) => {
+                return Err(StoreError::BadSetting(format!(
+                    "unknown finish_ties `{w}` ({} for 004's portion of the move; absent for 21-1-4)",
+                    super::driver::FINISH_PORTION
+                )));
+            }
+        }
         if setup.laps == 0 {
             return Err(StoreError::BadSetting("a race has at least 1 lap".into()));
         }
