@@ -246,9 +246,8 @@ fn q_003_2_aborted_laps_highest_black_die_last() {
     assert_eq!(grid::from_qualifying(&cars, TieBreak::Completion, false, &mut dice), vec![2, 1, 3, 5, 6]);
     // The switch is the Eurogames time trials' own.
     assert!(RuleSet::eurogames(&[Toggle::TimeTrials]).aborted_laps_by_black_die);
-    assert!(
-        !RuleSet::COMPETITION_2004.aborted_laps_by_black_die && !RuleSet::COMPETITION_2002.aborted_laps_by_black_die
-    );
+    let competition = [RuleSet::COMPETITION_2004, RuleSet::COMPETITION_2002];
+    assert!(competition.iter().all(|r| !r.aborted_laps_by_black_die));
 }
 
 #[test]
