@@ -267,14 +267,24 @@ fn lane_index(t: &Track, s: SpaceIdx) -> Option<usize> {
 /// box to go to.
 pub fn open_for(t: &Track, s: &RaceState, car: CarId) -> bool {
     let c = s.car(car);
+    let own = own_box(t, s, car);
     c.status == Status::Racing
         && !c.backmarker
         && c.pit.stage == PitStage::Out
         && c.crossings >= 1
         && c.crossings < s.laps
-        && c.pit.last_stop.is_none_or(|l| c.crossings > l)
-        && own_box(t, s, car).is_some()
+        && c.pit.last_stop.is_none_or(|l| lap_on_the_set(t, c.crossings, l, own))
+        && own.is_some()
         && !t.pit_lane.is_empty()
+}
+
+/// 19-2-4: « Il faut avoir effectué au moins un tour de circuit avec le même train de pneus »,
+/// the lap being the set's (8-0-2). A set fitted at a box before the line starts its lap at the
+/// line just after: the car may stop again once it has crossed the line since (`crossings >
+/// last_stop`). A set fitted at a box beyond the line has crossed it already: back at the pit
+/// entry, the car has run its lap on it, before crossing again.
+fn lap_on_the_set(t: &Track, crossings: u16, last_stop: u16, own: Option<SpaceIdx>) -> bool {
+    crossings > last_stop || (crossings == last_stop && own.is_some_and(|b| !box_before_line(t, b)))
 }
 
 /// True when the car stands in the pit lane (a box included).
