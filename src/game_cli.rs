@@ -97,6 +97,11 @@ pub enum GameCommand {
         /// the grid (004 "Late Arrivals").
         #[arg(long)]
         late_arrivals: bool,
+        /// How cars finishing in the same round are placed: crossing (the order they cross the
+        /// line, 21-1-4) or portion (004: the smallest portion of the move used to touch the line
+        /// first; a league race on 004's layer; ruling 50).
+        #[arg(long, default_value = "crossing")]
+        finish_ties: String,
         /// In which order the players choose their pit boxes: grid (the pole first, 4-0-1) or
         /// reverse-grid (the back of the grid first, 002 after a d20 grid; ruling 48).
         #[arg(long, default_value = "grid")]
@@ -276,10 +281,16 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
             grid,
             weather_checks,
             late_arrivals,
+            finish_ties,
             pit_choice,
             backmarkers,
             games,
         } => {
+            let finish_by_portion = match finish_ties.as_str() {
+                "crossing" => false,
+                crate::store::driver::FINISH_PORTION => true,
+                w => bail!("unknown --finish-ties `{w}` (crossing, portion)"),
+            };
             let pit_choice = PitChoice::parse(&pit_choice)
                 .with_context(|| format!("unknown --pit-choice `{pit_choice}` (grid, reverse-grid)"))?;
             let lap_third_weather = match weather_checks.as_str() {
@@ -316,6 +327,7 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
                 grid,
                 lap_third_weather,
                 late_arrivals,
+                finish_by_portion,
                 pit_choice,
                 backmarkers,
                 scheme: crate::dice::Scheme::V2,

@@ -97,7 +97,7 @@ pub fn run(t: &Track, cfg: &SessionConfig) -> Result<Session, QualifyingError> {
     let standings: Vec<Qualified> =
         laps.iter().enumerate().map(|(i, l)| grid::best_of(l.result.number, &[(i as u32, l.result)])).collect();
     dice.set_turn("grid");
-    let grid = grid::from_qualifying(&standings, cfg.tie, &mut dice);
+    let grid = grid::from_qualifying(&standings, cfg.tie, cfg.rules.set.aborted_laps_by_black_die, &mut dice);
     Ok(Session { wet, weather_roll, laps, grid })
 }
 

@@ -52,6 +52,10 @@ pub struct Scenario {
     /// (002 "Weather", ruling 46), not after a 20 in 5th or a 30 in 6th.
     #[serde(default)]
     pub weather_checks: Option<String>,
+    /// `"portion"`: cars finishing in the same round are placed by the portion of their move used
+    /// to touch the line (004, ruling 50), not in the order they cross (21-1-4).
+    #[serde(default)]
+    pub finish_ties: Option<String>,
     /// Laps of the race (default 3).
     #[serde(default)]
     pub laps: Option<u16>,
@@ -385,6 +389,11 @@ pub fn run(sc: &Scenario, dir: &Path) -> Verdict {
         None => {}
         Some(crate::store::driver::LAP_THIRDS) => rules.set.lap_third_weather = true,
         Some(w) => return Verdict::Fail(vec![format!("weather_checks `{w}` (lap-thirds)")]),
+    }
+    match sc.finish_ties.as_deref() {
+        None => {}
+        Some(crate::store::driver::FINISH_PORTION) => rules.set.finish_by_portion = true,
+        Some(w) => return Verdict::Fail(vec![format!("finish_ties `{w}` (portion)")]),
     }
     if (sc.wet || sc.weather.is_some()) && !rules.set.weather {
         return Verdict::Fail(vec!["the case is wet but its profile plays without weather (003-4 off)".into()]);

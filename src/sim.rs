@@ -73,8 +73,8 @@ impl SimWeather {
 
 /// Draws the weather of a race before the cars are set up (3-0-1): the sky to keep and whether
 /// the track is wet at the start (the same draw as a stored game's start, src/store/replay/mod.rs).
-fn draw_weather(t: &Track, w: SimWeather, dice: &mut LabelledDice) -> (Option<WeatherState>, bool) {
-    weather::draw(&t.weather, w.forecast(), dice, &mut Vec::new())
+fn draw_weather(t: &Track, w: SimWeather, rules: &Rulebook, dice: &mut LabelledDice) -> (Option<WeatherState>, bool) {
+    weather::draw(&t.weather, w.forecast(), &rules.set, dice, &mut Vec::new())
 }
 
 /// One race's result.
@@ -131,7 +131,7 @@ pub fn run_race(
     // The key of the game `steward sim --keep` writes for this race (src/store/keep.rs).
     let mut dice = LabelledDice::new(sim_race_key(cfg.seed, &t.name, race, cfg.cars), "0");
     // Without the weather rule (003-4 off) the sun always shines.
-    let (sky, wet) = if rules.set.weather { draw_weather(t, cfg.weather, &mut dice) } else { (None, false) };
+    let (sky, wet) = if rules.set.weather { draw_weather(t, cfg.weather, rules, &mut dice) } else { (None, false) };
     // The bot fits rain tyres when the track is wet at the start, hard ones otherwise (8), when
     // the game plays tyre types (003-3).
     let mut setups = field(cfg.cars);

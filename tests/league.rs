@@ -218,6 +218,26 @@ fn a_late_joiner_has_a_prorated_budget_and_bids_are_spent_over_the_season() {
 }
 
 #[test]
+fn one_qualifying_card_per_driver_per_race() {
+    // 004 "Qualifying": "Each driver receives a qualifying card", "There is one qualifying bid
+    // session per race", "No driver may expend more than 100 bid points in a season." A second
+    // card from a in the same race (60 then 50: 110 in the season) is refused, and a is not
+    // listed twice on the grid.
+    let mut l = bids_league();
+    l.races[0].bids = vec![bid("a", 60), bid("b", 20), bid("a", 50)];
+    let e = grid(&l, 1, &mut FixedDice::new(vec![])).unwrap_err();
+    assert!(matches!(e, LeagueError::Grid { race: 1, .. }));
+    assert!(e.to_string().contains("one qualifying card per race"), "{e}");
+    // A late card is a card too.
+    l.races[0].bids = vec![bid("a", 60), BidRecord { late: true, ..bid("a", 0) }];
+    assert!(grid(&l, 1, &mut FixedDice::new(vec![])).is_err());
+    l.races[0].bids = vec![bid("a", 60), bid("b", 20)];
+    let g = grid(&l, 1, &mut FixedDice::new(vec![])).unwrap();
+    assert_eq!(g.iter().filter(|d| d.as_str() == "a").count(), 1);
+    assert_eq!(g[..2], ["a", "b"]);
+}
+
+#[test]
 fn a_team_may_not_bid_more_than_200_in_a_season() {
     let mut l = bids_league();
     l.form_team("x", &["a", "b"], 1).unwrap();

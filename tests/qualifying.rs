@@ -9,6 +9,7 @@ use steward::engine::pits::{PitChoice, choose_boxes};
 use steward::engine::qualifying::grid::{self, Bid, Qualified, TieBreak};
 use steward::engine::qualifying::{Lap, LapDriver, LapEnd, LapRoll, play_lap, start_space};
 use steward::engine::rulebook::overshoot_factor;
+use steward::engine::rulebook::{RuleSet, Toggle};
 use steward::track::Track;
 use steward::track::load::{resolve, shipped_names};
 
@@ -212,17 +213,41 @@ fn q(number: u8, best: Option<u32>, completed: u32) -> Qualified {
 fn q_1_3_2_grid_fewest_rolls_first_aborted_last_ties_by_completion() {
     let cars = [q(1, Some(20), 0), q(2, Some(19), 1), q(3, None, 2), q(4, Some(20), 3)];
     let mut dice = FixedDice::new(vec![]);
-    assert_eq!(grid::from_qualifying(&cars, TieBreak::Completion, &mut dice), vec![2, 1, 4, 3]);
+    assert_eq!(grid::from_qualifying(&cars, TieBreak::Completion, false, &mut dice), vec![2, 1, 4, 3]);
     assert!(dice.log.is_empty());
 }
 
 #[test]
 fn q_1_3_2_ties_by_black_die_highest_first_rerolled() {
     let cars = [q(1, Some(20), 0), q(2, Some(19), 1), q(3, None, 2), q(4, Some(20), 3)];
-    assert_eq!(grid::from_qualifying(&cars, TieBreak::BlackDie, &mut FixedDice::new(vec![5, 12])), vec![2, 4, 1, 3]);
+    assert_eq!(
+        grid::from_qualifying(&cars, TieBreak::BlackDie, false, &mut FixedDice::new(vec![5, 12])),
+        vec![2, 4, 1, 3]
+    );
     let mut dice = FixedDice::new(vec![7, 7, 3, 9]);
-    assert_eq!(grid::from_qualifying(&cars, TieBreak::BlackDie, &mut dice), vec![2, 4, 1, 3]);
+    assert_eq!(grid::from_qualifying(&cars, TieBreak::BlackDie, false, &mut dice), vec![2, 4, 1, 3]);
     assert!(dice.problems.is_empty() && dice.remaining().is_empty());
+}
+
+#[test]
+fn q_003_2_aborted_laps_highest_black_die_last() {
+    // 003-2: "If two or more players suffer this penalty then they must each throw the black
+    // die, with the highest result positioned last on the grid, the next highest next to last,
+    // and so on." Cars 3, 5 and 6 aborted; they roll 14, 3 and 9 (in car order): 5 (3), then 6
+    // (9), then 3 (14) last. A tie (7, 7 for cars 5 and 6) is rolled again.
+    let cars = [q(1, Some(20), 0), q(3, None, 1), q(5, None, 2), q(6, None, 3), q(2, Some(19), 4)];
+    let mut dice = FixedDice::new(vec![14, 3, 9]);
+    assert_eq!(grid::from_qualifying(&cars, TieBreak::Completion, true, &mut dice), vec![2, 1, 5, 6, 3]);
+    let mut dice = FixedDice::new(vec![14, 7, 7, 12, 4]);
+    assert_eq!(grid::from_qualifying(&cars, TieBreak::Completion, true, &mut dice), vec![2, 1, 6, 5, 3]);
+    assert!(dice.problems.is_empty() && dice.remaining().is_empty());
+    // The competition (1-1-14) ties them as the game says: by completion here, no die.
+    let mut dice = FixedDice::new(vec![]);
+    assert_eq!(grid::from_qualifying(&cars, TieBreak::Completion, false, &mut dice), vec![2, 1, 3, 5, 6]);
+    // The switch is the Eurogames time trials' own.
+    assert!(RuleSet::eurogames(&[Toggle::TimeTrials]).aborted_laps_by_black_die);
+    let competition = [RuleSet::COMPETITION_2004, RuleSet::COMPETITION_2002];
+    assert!(competition.iter().all(|r| !r.aborted_laps_by_black_die));
 }
 
 #[test]

@@ -12,7 +12,7 @@ use super::car::Part;
 use super::dice::{Dice, Purpose};
 use super::events::Event;
 use super::inertia;
-use super::order::key;
+use super::order::{key, play_distance};
 use super::rulebook::{Die, Rulebook, collision_threshold, engine_threshold};
 use super::state::{CarId, Elimination, RaceState, Status};
 
@@ -51,7 +51,7 @@ pub fn touching_at(t: &Track, s: &RaceState, mover: CarId, at: SpaceIdx, exempt:
         .filter_map(|&n| s.car_on(n))
         .filter(|&c| c != mover && Some(c) != exempt && !t.next(s.car(c).space).contains(&at))
         .collect();
-    cars.sort_by_key(|&c| std::cmp::Reverse(key(s, t, c)));
+    cars.sort_by_key(|&c| std::cmp::Reverse((play_distance(s, t, c), key(s, t, c))));
     cars.dedup();
     cars
 }
@@ -146,8 +146,9 @@ pub fn pushes_engine(gear: u8, value: u8) -> bool {
 
 /// Engine tests after a 20 in 5th or a 30 in 6th (16-0-1 to 16-0-3-1, 10-4-5, 19-1-4, 20-4):
 /// every car still racing in 5th or 6th on the racing track (not in the pit lane) rolls the
-/// black die in the order of play; a failed test costs an engine point, the last one breaks the
-/// engine with a sticker under the car. A spun-out car is in 4th or lower for 16-0-3-1: no
+/// black die in the race order, laps counted (16-0-1: « l'ordre des voitures sur la piste »,
+/// the order of play); a failed test costs an engine point and leaves a sticker under the car
+/// (17-0-1), the last one breaks the engine. A spun-out car is in 4th or lower for 16-0-3-1: no
 /// inertia; it leaves the board at once (2004) or at its next turn (2002, ruling 33). Otherwise it plays its inertia at its next turn
 /// (16-0-3, 16-0-6: `inertia`).
 pub fn engine_tests(t: &Track, s: &mut RaceState, events: &mut Vec<Event>, dice: &mut dyn Dice, rules: &Rulebook) {
@@ -158,7 +159,7 @@ pub fn engine_tests(t: &Track, s: &mut RaceState, events: &mut Vec<Event>, dice:
             car.status.plays() && matches!(car.gear, 5 | 6) && t.space(car.space).kind == SpaceKind::Racing
         })
         .collect();
-    cars.sort_by_key(|&c| std::cmp::Reverse(key(s, t, c)));
+    cars.sort_by_key(|&c| std::cmp::Reverse((play_distance(s, t, c), key(s, t, c))));
     for car in cars {
         events.push(Event::EngineTest { car });
         let v = dice.roll(Die::Black, Some(car), Purpose::Engine);
@@ -169,11 +170,16 @@ pub fn engine_tests(t: &Track, s: &mut RaceState, events: &mut Vec<Event>, dice:
         let engine = &mut s.car_mut(car).wear.engine;
         *engine = engine.saturating_sub(1);
         events.push(Event::Wear { car, part: Part::Engine, points: 1, article: "16-0-2" });
-        if s.car(car).wear.engine == 0 {
-            let at: SpaceIdx = s.car(car).space;
+        let at: SpaceIdx = s.car(car).space;
+        // 17-0-1: « A chaque fois qu'une voiture perd un point de carrosserie ou moteur, la case
+        // sur laquelle s'est produit l'incident devient dangereuse » (003-6 likewise): every
+        // engine point lost leaves a sticker, the last one too (16-0-3).
+        s.add_sticker(at);
+        if s.car(car).wear.engine > 0 {
+            events.push(Event::Sticker { space: at, article: "17-0-1" });
+        } else {
             let low = s.car(car).status == Status::SpunOut; // 16-0-3-1: "en quatrième ou moins"
             let removed = low && rules.set.low_break_off_at_once;
-            s.add_sticker(at);
             events.push(Event::Sticker { space: at, article: "16-0-3" });
             s.car_mut(car).status = Status::Eliminated { reason: Elimination::Engine, removed };
             events.push(Event::Eliminated { car, reason: Elimination::Engine });

@@ -29,6 +29,7 @@ pub mod car;
 pub mod dice;
 pub mod events;
 pub mod explain;
+pub mod finish;
 pub mod gearbox;
 pub mod incidents;
 pub mod inertia;

@@ -31,10 +31,7 @@ pub fn key(state: &RaceState, t: &Track, car: CarId) -> OrderKey {
         // pit-entry limit and before those that have not; among them, the one furthest along the
         // lane first. They stand at the limit, above any gear (the gear slot holds 7 + the lane
         // index), so a car on the entry space itself plays after them (19-5-5).
-        let limit = t
-            .pit_lane
-            .first()
-            .map_or(0, |&first| t.prev(first).iter().map(|&e| t.space(e).progress).max().unwrap_or(0));
+        let limit = pit_limit(t).unwrap_or(0);
         return OrderKey { progress: limit, gear: 7u8.saturating_add(i.min(200) as u8), early: u32::MAX - c.arrival };
     }
     OrderKey { progress: t.space(c.space).progress, gear, early: u32::MAX - c.arrival }
@@ -46,7 +43,31 @@ pub fn race_distance(state: &RaceState, t: &Track, car: CarId) -> u64 {
     c.crossings as u64 * t.lap_length as u64 + t.space(c.space).progress as u64
 }
 
-/// The race leader among the cars still playing (ties by order key).
+/// The progress of the pit-entry limit (19-5-1): the track space the pit lane leaves from.
+fn pit_limit(t: &Track) -> Option<u32> {
+    let first = *t.pit_lane.first()?;
+    t.prev(first).iter().filter(|&&e| !t.space(e).in_pit_lane()).map(|&e| t.space(e).progress).max()
+}
+
+/// Distance run in the order of play (6-2-2, 19-5-2): [`race_distance`], but a car in the pit
+/// lane counts where it passed the pit-entry limit, so that it plays after every car on the
+/// track that has passed the limit and before those that have not (« 1) Celles sur la piste qui
+/// ont franchi la limite. 2) Celles dans la zone des stands. 3) Enfin celles qui n'ont pas
+/// franchi la limite »), whichever of them is farthest along.
+pub fn play_distance(state: &RaceState, t: &Track, car: CarId) -> u64 {
+    let d = race_distance(state, t, car);
+    let c = state.car(car);
+    match pit_limit(t) {
+        Some(limit) if t.space(c.space).in_pit_lane() => {
+            let past = (t.space(c.space).progress + t.lap_length - limit) % t.lap_length;
+            d.saturating_sub(past as u64)
+        }
+        _ => d,
+    }
+}
+
+/// The race leader among the cars still playing, the one who opens a round (6-2-5), counted in
+/// the order of play ([`play_distance`], 19-5-2; ties by order key).
 pub fn leader(state: &RaceState, t: &Track) -> Option<CarId> {
     leader_among(state, t, |_| true)
 }
@@ -56,7 +77,7 @@ pub fn leader_among(state: &RaceState, t: &Track, keep: impl Fn(&super::state::C
     state
         .ids()
         .filter(|&c| state.car(c).status.plays() && keep(state.car(c)))
-        .max_by_key(|&c| (race_distance(state, t, c), key(state, t, c)))
+        .max_by_key(|&c| (play_distance(state, t, c), key(state, t, c)))
 }
 
 /// Finds the next car to play and returns the state with the round bookkeeping updated
@@ -70,6 +91,10 @@ pub fn advance(t: &Track, state: &RaceState) -> (RaceState, Option<CarId>, Vec<E
         backmarkers::withdraw_all(&mut s, &mut events);
     }
     loop {
+        // 004 "Late Arrivals": a late car leaves « on the same game turn that the last place car
+        // passes that space »: released as soon as every car has passed it, it is met by this
+        // round's sweep (it stands at the pit-entry limit, 19-5-2) and plays after that car.
+        release_late(t, &mut s, &mut events);
         let Some(mut lead) = leader(&s, t) else {
             if release_late(t, &mut s, &mut events) {
                 continue;
@@ -146,8 +171,8 @@ pub fn advance(t: &Track, state: &RaceState) -> (RaceState, Option<CarId>, Vec<E
 }
 
 /// Late arrivals (004 "Late Arrivals", ruling 47): a car waiting in the pit lane starts once
-/// every car still playing has passed it, at the end of that round; it plays from the next, as a
-/// car leaving its box. Returns whether one was released.
+/// every car still playing has passed it, and plays in that same round (game turn), as a car
+/// leaving its box. Returns whether one was released.
 fn release_late(t: &Track, s: &mut RaceState, events: &mut Vec<Event>) -> bool {
     // Front first: a late car behind another in the lane cannot leave before it.
     let mut waiting: Vec<CarId> = s.ids().filter(|&c| s.car(c).status == Status::Waiting).collect();

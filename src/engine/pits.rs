@@ -176,6 +176,15 @@ pub fn own_box(t: &Track, s: &RaceState, car: CarId) -> Option<SpaceIdx> {
     s.cars.get(car.get()).and_then(|c| c.pit.own_box).or_else(|| t.pit_boxes.get(car.get()).copied())
 }
 
+/// True when box `b` lies before the finish line: no line crossing along the pit lane from the
+/// track to the box. A set fitted there starts its first lap at the line just after (8-0-2).
+pub fn box_before_line(t: &Track, b: SpaceIdx) -> bool {
+    let Some(i) = lane_index(t, b) else { return false };
+    let lane = &t.pit_lane[..=i];
+    let into = t.prev(lane[0]).iter().any(|&p| !t.space(p).in_pit_lane() && t.crosses_line(p, lane[0]));
+    !into && !lane.windows(2).any(|w| t.crosses_line(w[0], w[1]))
+}
+
 /// In which order the players choose their boxes before the race (4-0-1).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub enum PitChoice {
@@ -258,14 +267,24 @@ fn lane_index(t: &Track, s: SpaceIdx) -> Option<usize> {
 /// box to go to.
 pub fn open_for(t: &Track, s: &RaceState, car: CarId) -> bool {
     let c = s.car(car);
+    let own = own_box(t, s, car);
     c.status == Status::Racing
         && !c.backmarker
         && c.pit.stage == PitStage::Out
         && c.crossings >= 1
         && c.crossings < s.laps
-        && c.pit.last_stop.is_none_or(|l| c.crossings > l)
-        && own_box(t, s, car).is_some()
+        && c.pit.last_stop.is_none_or(|l| lap_on_the_set(t, c.crossings, l, own))
+        && own.is_some()
         && !t.pit_lane.is_empty()
+}
+
+/// 19-2-4: « Il faut avoir effectué au moins un tour de circuit avec le même train de pneus »,
+/// the lap being the set's (8-0-2). A set fitted at a box before the line starts its lap at the
+/// line just after: the car may stop again once it has crossed the line since (`crossings >
+/// last_stop`). A set fitted at a box beyond the line has crossed it already: back at the pit
+/// entry, the car has run its lap on it, before crossing again.
+fn lap_on_the_set(t: &Track, crossings: u16, last_stop: u16, own: Option<SpaceIdx>) -> bool {
+    crossings > last_stop || (crossings == last_stop && own.is_some_and(|b| !box_before_line(t, b)))
 }
 
 /// True when the car stands in the pit lane (a box included).

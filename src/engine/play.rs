@@ -12,6 +12,7 @@ use crate::track::{SpaceIdx, Track};
 use super::car::Part;
 use super::dice::{Dice, Purpose};
 use super::events::Event;
+use super::finish;
 use super::gearbox::{self, GearError};
 use super::incidents;
 use super::inertia::{self, Inertia};
@@ -20,7 +21,7 @@ use super::options::{Fate, MoveOption, bonus_options, merge, options, sort};
 use super::order::{self, key};
 use super::pits::{self, PitError, PitOrder, PitStage};
 use super::rulebook::{
-    self, Die, Rulebook, STALL_FACE, SUPER_START_FACE, SUPER_START_SPACES, handling_threshold, soft_bonus,
+    self, Die, RuleSet, Rulebook, STALL_FACE, SUPER_START_FACE, SUPER_START_SPACES, handling_threshold, soft_bonus,
 };
 use super::slipstream;
 use super::state::{CarId, Elimination, OrderKey, RaceState, Status};
@@ -260,7 +261,14 @@ pub fn move_options_with(t: &Track, s: &RaceState, car: CarId, value: u8, rules:
     let c = s.car(car);
     let occupied = occupancy(t, s, car);
     if c.pit.stage != PitStage::Out {
-        return pits::lane_options(t, s, car, &occupied, value, s.wet); // 19-1
+        // 19-1; the soft +1 holds in the lane, to the box and out of it (19-3-6, 8-0-2).
+        let mut opts = pits::lane_options(t, s, car, &occupied, value, s.wet);
+        if soft_bonus(c.tyres, s.wet, c.tyre_lap) {
+            let longer = pits::lane_options(t, s, car, &occupied, value.saturating_add(1), s.wet);
+            opts.extend(lane_bonus(t, s, car, value, longer));
+            sort(t, c, &mut opts);
+        }
+        return opts;
     }
     // Without road-holding (003-6 off) a dangerous space is an ordinary space, for the driving
     // code (7-2-3, ruling 3) as for the tests.
@@ -278,7 +286,7 @@ pub fn move_options_with(t: &Track, s: &RaceState, car: CarId, value: u8, rules:
         // 8-2-1, 6-3 step 7: the soft-tyre +1, a choice of its own.
         let longer = Mover { max: value.saturating_add(1), min: value.saturating_add(1), ..mover };
         let mut extra = bonus_options(c, value, s.wet, &reaches(&board, &longer));
-        extra.retain(|o| tyres::bonus_allowed(c, s.wet, o));
+        extra.retain(|o| tyres::bonus_allowed(t, s, car, s.wet, o));
         if !extra.is_empty() {
             opts.extend(extra);
             sort(t, c, &mut opts);
@@ -297,12 +305,34 @@ pub fn move_options_with(t: &Track, s: &RaceState, car: CarId, value: u8, rules:
     // (16-0-9).
     if !inertia {
         more.extend(pits::entry_options(t, s, car, &occupied, value, s.wet));
+        if soft_bonus(c.tyres, s.wet, c.tyre_lap) {
+            // 19-3-6: « Le '+1' du pneu tendre est valable jusqu'à l'arrivée de la voiture dans
+            // son stand, même si ce dernier est placé au-delà de la ligne d'arrivée. »
+            let longer = pits::entry_options(t, s, car, &occupied, value.saturating_add(1), s.wet);
+            more.extend(lane_bonus(t, s, car, value, longer));
+        }
     }
     let mut opts = merge(t, c, opts, more);
     for o in opts.iter_mut() {
         o.wall = wall_entries(t, c.space, &o.path); // 15-0-2
     }
     opts
+}
+
+/// The soft-tyre +1 on a move into, along or out of the pit lane (8-2-1, 19-3-6): of the ways
+/// found with one space more than the die, those of exactly `value + 1` spaces, neither braked
+/// nor blocked (as on the track, ruling 16), that the tyres allow (8-2-3, 8-0-2), marked `+1`.
+/// The exit move of a quick stop made never has it (19-3-5, [`quick_exit`]).
+fn lane_bonus(t: &Track, s: &RaceState, car: CarId, value: u8, longer: Vec<MoveOption>) -> Vec<MoveOption> {
+    longer
+        .into_iter()
+        .filter(|o| o.spaces == value.saturating_add(1) && o.brakes == 0 && o.blocked == 0 && o.fate == Fate::Continues)
+        .filter(|o| tyres::bonus_allowed(t, s, car, s.wet, o))
+        .map(|mut o| {
+            o.bonus = true;
+            o
+        })
+        .collect()
 }
 
 /// The spaces other cars stand on, as `car` sees the board (eliminated cars not yet removed
@@ -451,22 +481,24 @@ pub fn resolve_with(
             events.push(Event::SpunOut { car });
         }
         Fate::Eliminated(reason) => {
-            exempt = eliminate(t, &mut s, &mut events, car, reason, opt.end);
+            exempt = eliminate(t, &mut s, &mut events, car, reason, opt.end, &rules.set);
         }
     }
 
     // Line crossings, laps and the finish (0-0-1, 8-0-2, 21); an extended inertia may reach the
     // finish (16-0-6).
     if s.car(car).status.plays() || (s.in_inertia(car) && s.car(car).inertia == Some(Inertia::Extended)) {
+        let before = s.car(car).crossings;
         for _ in 0..opt.crossings {
             let laps = s.laps;
+            let ages = tyres::crossing_ages_tyres(t, &s, car, s.car(car).crossings, opt.end); // 8-0-2
             let c = s.car_mut(car);
             c.crossings += 1;
             if c.backmarker {
                 // Backmarkers never finish: "always considered to be many laps behind" (002).
                 continue;
             }
-            if c.crossings >= 2 {
+            if ages {
                 c.tyre_lap += 1;
             }
             if c.crossings > laps {
@@ -475,6 +507,15 @@ pub fn resolve_with(
                 s.car_mut(car).status = Status::Finished { place };
                 s.car_mut(car).inertia = None;
                 events.push(Event::Finished { car, place });
+                if rules.set.finish_by_portion {
+                    // 004: among the cars finishing in this round, the smaller portion of the
+                    // move used to touch the line first (21-1-4 otherwise: the order of crossing).
+                    let nth = s.car(car).crossings - before;
+                    let used = finish::spaces_to_line(t, rolled.from, &opt.path, nth);
+                    let moved = opt.path.len().clamp(1, u8::MAX as usize) as u8;
+                    let p = finish::Portion { car, round: s.round, used, moved };
+                    finish::place_by_portion(&mut s, &mut events, p, dice);
+                }
                 break;
             }
             let lap = s.car(car).crossings;
@@ -574,6 +615,9 @@ fn quick_exit(
     rules: &Rulebook,
 ) -> Result<Outcome, IllegalOrder> {
     let mut opts = move_options_with(t, &s, car, spaces, rules);
+    // 19-3-5: « Une voiture chaussée de pneus tendres ne peut pas rajouter le bonus d'une case
+    // sur le chiffre de sortie lors d'un arrêt rapide réussi. »
+    opts.retain(|o| !o.bonus);
     if !rules.set.quick_exit_brakes {
         // 2002 19-3-3: the half die is the move, with no brakes (ruling 33); a car stopped
         // behind another in the lane is no braking (19-1-5).
@@ -633,6 +677,7 @@ fn eliminate(
     car: CarId,
     reason: Elimination,
     at: SpaceIdx,
+    set: &RuleSet,
 ) -> Option<CarId> {
     events.push(Event::Eliminated { car, reason });
     match reason {
@@ -660,9 +705,15 @@ fn eliminate(
             }
             ahead.first().copied()
         }
-        // 10-3: an overshoot elimination leaves no sticker and the car goes at once.
+        // 10-3: an overshoot elimination leaves no sticker and the car goes at once. 003-6: "When
+        // a car [...] is eliminated [...] the space on which the incident occurred becomes
+        // dangerous": under the Eurogames road-holding rule, a sticker where it went out.
         _ => {
             s.car_mut(car).status = Status::Eliminated { reason, removed: true };
+            if set.sticker_on_elimination {
+                s.add_sticker(at);
+                events.push(Event::Sticker { space: at, article: "003-6" });
+            }
             None
         }
     }

@@ -206,6 +206,21 @@ pub struct RuleSet {
     /// three times a lap, when the race leader enters a third of the lap, the last just before the
     /// pit entrance, instead of after a 20 in 5th or a 30 in 6th (3-2-4; ruling 46).
     pub lap_third_weather: bool,
+    /// 003-2: "If two or more players suffer this penalty [an aborted lap] then they must each
+    /// throw the black die, with the highest result positioned last on the grid". The competition
+    /// (1-1-14) classes them last and ties them as the game says (ruling 24).
+    pub aborted_laps_by_black_die: bool,
+    /// 003-4: "CHANGEABLE: At the start of the race the weather is sunshine." The competition's
+    /// changeable race starts on the track the trials had (3-2-4).
+    pub changeable_starts_sunny: bool,
+    /// 003-6: "When a car loses a bodywork point or an engine point or is eliminated [...] the
+    /// space on which the incident occurred becomes dangerous": a sticker where any car is
+    /// eliminated, by overshoot too (the competition puts none there, 10-3).
+    pub sticker_on_elimination: bool,
+    /// 004 "Finishing" (a league layer of a game, not of a profile): "When two or more cars
+    /// touch the finish line on the same game turn, the car that uses the smallest portion of its
+    /// movement to complete the race places higher". Off: the order of crossing (21-1-4).
+    pub finish_by_portion: bool,
 }
 
 impl RuleSet {
@@ -230,6 +245,10 @@ impl RuleSet {
         test_on_stopping: false,
         repairs: true,
         lap_third_weather: false,
+        aborted_laps_by_black_die: false,
+        changeable_starts_sunny: false,
+        sticker_on_elimination: false,
+        finish_by_portion: false,
     };
 
     /// The 2002 competition rules: the 2004 changes of shared/rules/README.md undone.
@@ -260,6 +279,9 @@ impl RuleSet {
             road_holding: on(Toggle::RoadHolding),
             test_on_stopping: on(Toggle::RoadHolding),
             repairs: on(Toggle::Pits),
+            aborted_laps_by_black_die: on(Toggle::TimeTrials),
+            changeable_starts_sunny: on(Toggle::Weather),
+            sticker_on_elimination: on(Toggle::RoadHolding),
             ..RuleSet::COMPETITION_2004
         }
     }

@@ -272,7 +272,8 @@ impl Chain<'_, '_> {
             // have made a corner stop" (ruling 35).
             o.stops = Some((k, n.saturating_sub(1)));
         }
-        if matches!(o.fate, Fate::Eliminated(_)) || (o.bonus && !bonus_allowed(self.c, self.wet, &o)) {
+        if matches!(o.fate, Fate::Eliminated(_)) || (o.bonus && !bonus_allowed(self.t, self.s, self.car, self.wet, &o))
+        {
             return None; // 18-2-1; the +1 only while the tyres allow it (8-2-3)
         }
         Some(o)

@@ -202,6 +202,9 @@ pub struct RaceState {
     pub next_arrival: u32,
     /// Finishing order so far.
     pub finish_order: Vec<CarId>,
+    /// How the finishers of a race on 004's finish rule used their last move
+    /// ([`finish`](super::finish)); empty under 21-1-4.
+    pub finish_portions: Vec<super::finish::Portion>,
     /// Whether the race plays with backmarkers (002 "Backmarkers", ruling 49).
     pub backmarkers: super::backmarkers::Backmarkers,
 }
@@ -320,6 +323,7 @@ impl RaceState {
             to_play: None,
             sweep: None,
             finish_order: Vec::new(),
+            finish_portions: Vec::new(),
             backmarkers: super::backmarkers::Backmarkers::Off,
         }
     }

@@ -7,12 +7,13 @@
 //! one search: the +1 a search one space longer, the slide a search from where the car stops.
 //! The overshoot factors by tyre type, track and tyre lap are in `rulebook` (8-5, 10-0-2).
 
-use crate::track::Track;
+use crate::track::{SpaceIdx, Track};
 
 use super::movement::{Board, Mover, reaches};
 use super::options::{Fate, MoveOption, reprice};
+use super::pits::{self, PitStage};
 use super::rulebook::{RuleSet, Tyres, slide_spaces, soft_bonus};
-use super::state::CarState;
+use super::state::{CarId, CarState, RaceState};
 
 /// Whether a die's result of `value` loses a space to worn soft tyres (003-3, the Eurogames table:
 /// soft tyres on their third lap, "all moves in the straights will be reduced by one space"): a
@@ -28,14 +29,38 @@ pub fn worn_soft_malus(t: &Track, car: &CarState, value: u8, set: &RuleSet) -> b
 
 /// Whether `car` may use the soft-tyre +1 on a move that takes option `o` (8-2-1, 8-2-3): soft
 /// tyres on their first lap on a dry track, and "jusqu'au tour précédant le franchissement de la
-/// ligne": not on the move that crosses the line ending the tyres' first lap (the crossing from
-/// the grid starts lap 1 and ends nothing). The bonus also ends at the car's pit (8-2-3), which
-/// the pit-lane rules (19) check.
-pub fn bonus_allowed(car: &CarState, wet: bool, o: &MoveOption) -> bool {
-    if !soft_bonus(car.tyres, wet, car.tyre_lap) {
+/// ligne": not on a move whose line crossing ends the tyres' first lap ([`crossing_ages_tyres`]:
+/// the crossing from the grid starts lap 1 and ends nothing, and neither does a crossing on the
+/// way to the car's box, 19-3-6, nor the first crossing of a set fitted at a box before the line,
+/// 8-0-2).
+pub fn bonus_allowed(t: &Track, s: &RaceState, car: CarId, wet: bool, o: &MoveOption) -> bool {
+    let c = s.car(car);
+    if !soft_bonus(c.tyres, wet, c.tyre_lap) {
         return false;
     }
-    o.crossings == 0 || (car.crossings == 0 && o.crossings == 1)
+    (0..o.crossings as u16).all(|k| !crossing_ages_tyres(t, s, car, c.crossings + k, o.end))
+}
+
+/// Whether the line crossing that takes `car` from `before` crossings to `before + 1` on a move
+/// ending on `end` ends a lap of its tyres (8-0-2: « on ne fait pas référence à la voiture mais
+/// au train de pneus »). Not the crossing from the grid (it starts lap 1); not a crossing on the
+/// way to the car's box (the set is changed there at the end of this lap, and the +1 holds until
+/// the box « même si ce dernier est placé au-delà de la ligne d'arrivée », 19-3-6); and not the
+/// first crossing after a set was fitted at a box before the line (« si une voiture change ses
+/// pneus à la fin du deuxième tour de circuits, la voiture commence son troisième tour mais ses
+/// pneus en sont seulement à leur premier tour »). A set fitted at a box beyond the line has
+/// crossed it already: its next crossing ends its first lap.
+pub fn crossing_ages_tyres(t: &Track, s: &RaceState, car: CarId, before: u16, end: SpaceIdx) -> bool {
+    let c = s.car(car);
+    if before == 0 {
+        return false;
+    }
+    if matches!(c.pit.stage, PitStage::Out | PitStage::ToBox) && t.space(end).in_pit_lane() {
+        return false;
+    }
+    let fitted_before_line =
+        c.pit.last_stop == Some(before) && pits::own_box(t, s, car).is_some_and(|b| pits::box_before_line(t, b));
+    !fitted_before_line
 }
 
 /// True if option `o` of `car` ends on a stop that counts in a corner (7-1-1): a corner whose

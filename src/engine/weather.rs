@@ -20,7 +20,7 @@ use crate::track::{Track, Weather, WeatherTable};
 
 use super::dice::{Dice, Purpose};
 use super::events::Event;
-use super::rulebook::Die;
+use super::rulebook::{Die, RuleSet};
 use super::state::RaceState;
 
 /// The sky of a changeable race.
@@ -73,14 +73,23 @@ pub fn qualifying(table: &WeatherTable, roll: u8) -> (Weather, bool) {
 
 /// The race weather for a black-die result (3-2-1), after a qualifying under `qualifying`:
 /// sun or rain hold for the whole race (3-2-2, 3-2-3: no state to keep); changeable starts with
-/// the track of the qualifying, wet only if it rained (3-2-4). Returns the state to keep (`None`
-/// when the weather is fixed) and whether the track is wet at the start.
-pub fn race(table: &WeatherTable, roll: u8, qualifying: Weather) -> (Option<WeatherState>, bool) {
+/// the track of the qualifying, wet only if it rained (3-2-4), or dry whatever the qualifying
+/// under `set.changeable_starts_sunny` (003-4). Returns the state to keep (`None` when the
+/// weather is fixed) and whether the track is wet at the start.
+pub fn race(table: &WeatherTable, roll: u8, qualifying: Weather, set: &RuleSet) -> (Option<WeatherState>, bool) {
     match table.weather(roll) {
         Weather::Sun => (None, false),
         Weather::Rain => (None, true),
-        Weather::Changeable => (Some(changeable()), qualifying == Weather::Rain),
+        Weather::Changeable => (Some(changeable()), changeable_start_wet(qualifying, set)),
     }
+}
+
+/// Whether a changeable race starts on a wet track. 3-2-4: « l'état de la piste (sèche ou
+/// mouillée) au départ de la course sera fonction de la météo de la séance d'essais » (wet after
+/// rainy trials). 003-4: "CHANGEABLE: At the start of the race the weather is sunshine. The sky is
+/// cloudy, but it is not raining yet": dry, whatever the trials had.
+pub fn changeable_start_wet(qualifying: Weather, set: &RuleSet) -> bool {
+    qualifying == Weather::Rain && !set.changeable_starts_sunny
 }
 
 /// How a game's race weather is decided: a game setting (`weather = "track"` in game files).
@@ -128,6 +137,7 @@ impl Forecast {
 pub fn draw(
     table: &WeatherTable,
     forecast: Forecast,
+    set: &RuleSet,
     dice: &mut dyn Dice,
     events: &mut Vec<Event>,
 ) -> (Option<WeatherState>, bool) {
@@ -135,7 +145,7 @@ pub fn draw(
         Forecast::Changeable | Forecast::Track => Some(draw_qualifying(table, forecast, dice, events)),
         Forecast::Sun | Forecast::Rain => None,
     };
-    draw_race(table, forecast, q.map_or(Weather::Sun, |(w, _)| w), dice, events)
+    draw_race(table, forecast, q.map_or(Weather::Sun, |(w, _)| w), set, dice, events)
 }
 
 /// The weather of a qualifying session (3-1-1): one black die on the track's table, unless the
@@ -160,22 +170,24 @@ pub fn draw_qualifying(
 }
 
 /// The race weather (3-2-1) after a qualifying under `qualifying`: one black die for `track`,
-/// none for a fixed forecast (a changeable race starts on the qualifying's track, 3-2-4).
+/// none for a fixed forecast (a changeable race starts on the qualifying's track, 3-2-4, or dry
+/// under 003-4: [`changeable_start_wet`]).
 pub fn draw_race(
     table: &WeatherTable,
     forecast: Forecast,
     qualifying: Weather,
+    set: &RuleSet,
     dice: &mut dyn Dice,
     events: &mut Vec<Event>,
 ) -> (Option<WeatherState>, bool) {
     let (sky, wet) = match forecast {
         Forecast::Sun => (None, false),
         Forecast::Rain => (None, true),
-        Forecast::Changeable => (Some(changeable()), qualifying == Weather::Rain),
+        Forecast::Changeable => (Some(changeable()), changeable_start_wet(qualifying, set)),
         Forecast::Track => {
             let v = dice.roll(Die::Black, None, Purpose::Weather);
             events.push(Event::Rolled { car: None, die: Die::Black, purpose: Purpose::Weather, value: v });
-            race(table, v, qualifying)
+            race(table, v, qualifying, set)
         }
     };
     let weather = sky.map_or(if wet { Weather::Rain } else { Weather::Sun }, |w| w.sky);
@@ -276,6 +288,8 @@ pub fn tests(table: &WeatherTable, s: &mut RaceState, events: &mut Vec<Event>, d
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::dice::FixedDice;
+    use crate::engine::rulebook::Toggle;
 
     fn st(sky: Weather) -> WeatherState {
         WeatherState { sky, fixed: false, tests: 0, checks: 0 }
@@ -294,6 +308,24 @@ mod tests {
             assert_eq!(checkpoints_before(&t, first), 1);
             assert_eq!(checkpoints_before(&t, first + 3 * third), 4, "{name}");
             assert_eq!(checkpoints_before(&t, first + 9 * third), 10, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_changeable_race_starts_wet_after_rainy_trials_but_dry_under_003_4() {
+        // 3-2-4: « si c'était la pluie alors la piste est mouillée »; 003-4: "CHANGEABLE: At the
+        // start of the race the weather is sunshine."
+        let t = crate::track::load::resolve("monaco").unwrap();
+        let rain = (1..=20u8).find(|&v| t.weather.weather(v) == Weather::Rain).unwrap();
+        let changeable_roll = (1..=20u8).find(|&v| t.weather.weather(v) == Weather::Changeable).unwrap();
+        let euro = RuleSet::eurogames(&[Toggle::Weather]);
+        for (set, wet) in [(RuleSet::COMPETITION_2004, true), (RuleSet::COMPETITION_2002, true), (euro, false)] {
+            let mut dice = FixedDice::new(vec![rain]);
+            let (sky, w) = draw(&t.weather, Forecast::Changeable, &set, &mut dice, &mut Vec::new());
+            assert_eq!((sky.map(|s| s.sky), w), (Some(Weather::Changeable), wet), "{set:?}");
+            let mut dice = FixedDice::new(vec![rain, changeable_roll]);
+            let (sky, w) = draw(&t.weather, Forecast::Track, &set, &mut dice, &mut Vec::new());
+            assert_eq!((sky.map(|s| s.sky), w), (Some(Weather::Changeable), wet), "{set:?}");
         }
     }
 

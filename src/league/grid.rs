@@ -89,10 +89,18 @@ fn bids_grid(league: &League, n: usize, drivers: &[String]) -> Result<Vec<String
     let mut this_race: Vec<(String, u32)> = Vec::new();
     let mut revealed = Vec::new();
     let mut late = Vec::new();
-    for b in &race.bids {
+    for (k, b) in race.bids.iter().enumerate() {
         let Some(i) = drivers.iter().position(|a| a.eq_ignore_ascii_case(&b.driver)) else {
             return Err(format!("{} bid but is not entered for this race", b.driver));
         };
+        // 004: "Each driver receives a qualifying card"; "There is one qualifying bid session
+        // per race": one card per driver, late or not.
+        if race.bids[..k].iter().any(|e| e.driver.eq_ignore_ascii_case(&b.driver)) {
+            return Err(format!(
+                "{} has a qualifying card for this race already: one qualifying card per race (004 \"Qualifying\")",
+                b.driver
+            ));
+        }
         if b.late {
             late.push(i as u8);
             continue;

@@ -97,6 +97,10 @@ fn state_bytes(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pendin
         None => w.s("-"),
     };
     w.s("\nnext_arrival ").n(state.next_arrival).s("\nfinish ").list(&state.finish_order);
+    // Written only under 004's finish rule, so that the digests of the others do not change.
+    for p in &state.finish_portions {
+        w.s("\nfinish_portion ").n(p.car.get() as u64).s(" ").n(p.round).s(" ").n(p.used).s("/").n(p.moved);
+    }
     w.s("\nwet ").n(u8::from(state.wet));
     // Written only for a changeable race, so that the digests of the others do not change.
     if let Some(wx) = state.weather {

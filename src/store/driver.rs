@@ -55,6 +55,9 @@ impl Meta {
     }
 }
 
+/// The `finish_ties` setting of 004's same-turn finishes (ruling 50).
+pub const FINISH_PORTION: &str = "portion";
+
 /// The `weather_checks` setting of 002's three checks a lap (ruling 46).
 pub const LAP_THIRDS: &str = "lap-thirds";
 
@@ -84,6 +87,9 @@ pub struct NewGame {
     pub lap_third_weather: bool,
     /// Late arrivals may join from the pit-lane exit (004, ruling 47).
     pub late_arrivals: bool,
+    /// Cars finishing in the same round are placed by the portion of their move used to touch
+    /// the line (004, ruling 50), not by the order of crossing (21-1-4).
+    pub finish_by_portion: bool,
     /// In which order the players choose their pit boxes (4-0-1; 002 after a d20 grid, ruling 48).
     pub pit_choice: PitChoice,
     /// The race plays with 002's backmarkers (ruling 49).
@@ -109,6 +115,7 @@ impl NewGame {
             grid: GridMethod::Join,
             lap_third_weather: false,
             late_arrivals: false,
+            finish_by_portion: false,
             pit_choice: PitChoice::GridOrder,
             backmarkers: false,
             scheme: Scheme::V2,
@@ -262,6 +269,7 @@ impl Store {
             grid: req.grid.qualifies().then(|| req.grid.name().to_string()),
             weather_checks: req.lap_third_weather.then(|| LAP_THIRDS.to_string()),
             late_arrivals: req.late_arrivals,
+            finish_ties: req.finish_by_portion.then(|| FINISH_PORTION.to_string()),
             pit_choice: (req.pit_choice != PitChoice::GridOrder).then(|| req.pit_choice.name().to_string()),
             backmarkers: req.backmarkers,
             dice: req.scheme.name().into(),

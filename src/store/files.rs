@@ -57,6 +57,10 @@ pub struct SetupRecord {
     /// 20 in 5th or a 30 in 6th (3-2-4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weather_checks: Option<String>,
+    /// How cars finishing in the same round are placed: `portion` (004: the smallest portion of
+    /// the move used to touch the line first, ruling 50); absent: the order of crossing (21-1-4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_ties: Option<String>,
     /// Players may still join once the race has started, while the field has not cleared the
     /// starting grid: they start from the pit-lane exit (004 "Late Arrivals", ruling 47).
     #[serde(default, skip_serializing_if = "is_false")]

@@ -200,11 +200,12 @@ impl Session {
         Ok(e)
     }
 
-    /// The grid, pole first (1-3-2; ties as the game says, ruling 24).
-    pub fn grid(&self, method: GridMethod, dice: &mut dyn Dice) -> Vec<u8> {
+    /// The grid, pole first (1-3-2; ties as the game says, ruling 24; aborted laps by the
+    /// black die under 003-2, `aborted_by_black_die`).
+    pub fn grid(&self, method: GridMethod, aborted_by_black_die: bool, dice: &mut dyn Dice) -> Vec<u8> {
         let q: Vec<Qualified> =
             self.entries.iter().map(|e| grid::best_of(e.car, &[(e.done.unwrap_or(u32::MAX), e.lap.result)])).collect();
-        grid::from_qualifying(&q, method.ties(), dice)
+        grid::from_qualifying(&q, method.ties(), aborted_by_black_die, dice)
     }
 
     /// The pending record of car `car`'s roll, as a turn file shows it.

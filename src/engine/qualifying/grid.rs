@@ -78,8 +78,10 @@ pub fn best_of(number: u8, laps: &[(u32, LapResult)]) -> Qualified {
 }
 
 /// The grid from qualifying (1-3-2): fewest rolls first; aborted laps last (1-1-14); ties by
-/// `tie` (ruling 24). Aborted cars among themselves are ordered the same way.
-pub fn from_qualifying(cars: &[Qualified], tie: TieBreak, dice: &mut dyn Dice) -> Vec<u8> {
+/// `tie` (ruling 24). Aborted cars among themselves are ordered the same way, except under
+/// `aborted_by_black_die` (003-2: "they must each throw the black die, with the highest result
+/// positioned last on the grid, the next highest next to last": lowest first, ties re-rolled).
+pub fn from_qualifying(cars: &[Qualified], tie: TieBreak, aborted_by_black_die: bool, dice: &mut dyn Dice) -> Vec<u8> {
     let mut sorted: Vec<&Qualified> = cars.iter().collect();
     sorted.sort_by_key(|q| (q.best.is_none(), q.best.unwrap_or(u32::MAX), q.completed));
     let mut out = Vec::with_capacity(cars.len());
@@ -88,6 +90,7 @@ pub fn from_qualifying(cars: &[Qualified], tie: TieBreak, dice: &mut dyn Dice) -
         let j = sorted[i..].iter().position(|q| q.best != sorted[i].best).map_or(sorted.len(), |k| i + k);
         let group: Vec<u8> = sorted[i..j].iter().map(|q| q.number).collect();
         match tie {
+            _ if sorted[i].best.is_none() && aborted_by_black_die => out.extend(roll_off(&group, true, dice)),
             TieBreak::Completion => out.extend(group),
             TieBreak::BlackDie => out.extend(roll_off(&group, false, dice)),
         }

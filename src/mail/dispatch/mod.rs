@@ -517,6 +517,7 @@ impl Daemon {
                     grid: grid.unwrap_or(GridMethod::Join),
                     lap_third_weather: *lap_thirds,
                     late_arrivals: *late,
+                    finish_by_portion: false,
                     pit_choice: pits.unwrap_or_default(),
                     backmarkers: *backmarkers,
                     scheme: crate::dice::Scheme::V2,

@@ -232,6 +232,16 @@ impl Game {
                 )));
             }
         }
+        match setup.finish_ties.as_deref() {
+            None => {}
+            Some(super::driver::FINISH_PORTION) => rules.set.finish_by_portion = true,
+            Some(w) => {
+                return Err(StoreError::BadSetting(format!(
+                    "unknown finish_ties `{w}` ({} for 004's portion of the move; absent for 21-1-4)",
+                    super::driver::FINISH_PORTION
+                )));
+            }
+        }
         if setup.laps == 0 {
             return Err(StoreError::BadSetting("a race has at least 1 lap".into()));
         }
@@ -462,7 +472,8 @@ impl Game {
                 // The weather before the cars are set up (3-0-1): rolls of "move 0".
                 let mut dice = TurnDice::new(next.key, &input.rolls, 0, 0);
                 let mut drawn = Vec::new();
-                let (sky, wet) = weather::draw(&self.track.weather, self.forecast(), &mut dice, &mut drawn);
+                let (sky, wet) =
+                    weather::draw(&self.track.weather, self.forecast(), &self.rules.set, &mut dice, &mut drawn);
                 if self.dice_done(dice, &mut out)? > 0 {
                     out.move_no = Some(0);
                 }

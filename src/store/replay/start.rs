@@ -71,9 +71,10 @@ impl Game {
         // The grid, then the race weather drawn by the pole (3-2-1), on the move that ended the
         // session (its roll was index 0).
         let mut dice = TurnDice::new(next.key, unread(input, out), last_move, 1);
-        let order = q.grid(self.grid_method(), &mut dice);
+        let order = q.grid(self.grid_method(), self.rules.set.aborted_laps_by_black_die, &mut dice);
         let mut drawn = Vec::new();
-        let (sky, wet) = weather::draw_race(&self.track.weather, self.forecast(), q.weather, &mut dice, &mut drawn);
+        let (sky, wet) =
+            weather::draw_race(&self.track.weather, self.forecast(), q.weather, &self.rules.set, &mut dice, &mut drawn);
         self.dice_done(dice, out)?;
         let players: Vec<PlayerRecord> =
             order.iter().filter_map(|c| next.players.iter().find(|p| p.car == *c).cloned()).collect();
