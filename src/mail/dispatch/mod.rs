@@ -499,9 +499,10 @@ impl Daemon {
                     }
                     return Err(format!("A game `{game}` exists already."));
                 }
+                let track_file = super::tracks::track_file(track, self.cfg.tracks.as_deref()).map_err(|e| e.to_string())?;
                 let req = NewGame {
                     id: game.clone(),
-                    track: track.clone(),
+                    track: track_file.to_string_lossy().into_owned(),
                     // `eurogames-advanced` alone plays all seven toggles; `...:a,b` those named.
                     profile: match profile.as_deref() {
                         None => "competition-2004".into(),
