@@ -32,6 +32,11 @@ pub fn cap_text(text: &str, max: usize) -> String {
     out
 }
 
+/// Most orders one mail may give (headers such as `GAME` and `TOKEN` not counted): a mail with
+/// more is refused whole. A player's mail holds a handful; each order may load its game, so a
+/// mail of 50,000 orders would otherwise keep the daemon busy for minutes.
+pub const MAX_ORDERS: usize = 100;
+
 /// Most lines of a mail a receipt echoes; the rest are counted, not shown.
 pub const ECHO_LINES: usize = 200;
 

@@ -197,6 +197,7 @@ fn replies_are_capped_whatever_was_sent() {
     assert!(player[0].len() <= MAX_REPLY_BYTES, "{} bytes", player[0].len());
     let text = Incoming::parse(&player[0]).unwrap().full_body;
     assert!(text.contains("more lines not shown"), "{}", &text[..2000.min(text.len())]);
+    assert!(text.contains("at most 100"), "50,000 orders are refused whole");
     let stranger = w.raw("victim@test.invalid");
     assert_eq!(stranger.len(), 1);
     let text = Incoming::parse(&stranger[0]).unwrap().full_body;
