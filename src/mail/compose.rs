@@ -162,8 +162,7 @@ const SUBJECT_CHARS: usize = 200;
 
 /// A header text kept to [`SUBJECT_CHARS`] characters, control characters as spaces.
 fn short_header(s: &str) -> String {
-    let mut out: String =
-        s.chars().take(SUBJECT_CHARS).map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let mut out: String = s.chars().take(SUBJECT_CHARS).map(|c| if c.is_control() { ' ' } else { c }).collect();
     if s.chars().nth(SUBJECT_CHARS).is_some() {
         out.push_str("...");
     }

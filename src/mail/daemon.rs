@@ -286,7 +286,12 @@ impl Daemon {
 
     /// The mails that say a message could not be handled: a note to each moderator, and a
     /// short reply to its sender when there is one to answer.
-    fn failure_notes(&self, entry: &Entry, failure: &str, reply_to: Option<(String, Option<String>, Lang)>) -> Vec<Draft> {
+    fn failure_notes(
+        &self,
+        entry: &Entry,
+        failure: &str,
+        reply_to: Option<(String, Option<String>, Lang)>,
+    ) -> Vec<Draft> {
         let from = entry.from.as_deref().unwrap_or("(unknown sender)");
         let mut drafts: Vec<Draft> = self
             .cfg
@@ -316,7 +321,13 @@ impl Daemon {
             };
             drafts.insert(
                 0,
-                Draft { to: vec![to], subject: "steward: not handled".into(), text: text.into(), in_reply_to, message_id: String::new() },
+                Draft {
+                    to: vec![to],
+                    subject: "steward: not handled".into(),
+                    text: text.into(),
+                    in_reply_to,
+                    message_id: String::new(),
+                },
             );
         }
         drafts

@@ -85,7 +85,12 @@ impl World {
     fn outcome(&self, id: &str) -> String {
         let e = self.daemon.ledger().by_message_id(&format!("{id}@test.invalid")).unwrap();
         let e = e.or_else(|| {
-            self.daemon.ledger().entries().unwrap().into_iter().find(|e| e.message_id.as_deref() == Some(&format!("{id}@test.invalid")))
+            self.daemon
+                .ledger()
+                .entries()
+                .unwrap()
+                .into_iter()
+                .find(|e| e.message_id.as_deref() == Some(&format!("{id}@test.invalid")))
         });
         e.map(|e| e.outcome).unwrap_or_else(|| "no ledger entry".into())
     }
@@ -103,7 +108,9 @@ impl World {
 
 #[test]
 fn addresses_are_checked_when_the_mail_is_read() {
-    for bad in ["a@example.com.", "a@.example.com", "a@exa..mple.com", "a b@example.com", "a@exam ple.com", "@example.com"] {
+    for bad in
+        ["a@example.com.", "a@.example.com", "a@exa..mple.com", "a b@example.com", "a@exam ple.com", "@example.com"]
+    {
         assert!(!is_mailable(bad), "{bad}");
     }
     for good in ["a@example.com", "first.last+tag@sub.example.org", "x@localhost"] {
@@ -163,8 +170,11 @@ fn a_failure_while_handling_is_recorded_and_the_pass_goes_on() {
     let root = scratch("hostile-failure");
     let templates = root.join("templates").join("en");
     std::fs::create_dir_all(&templates).unwrap();
-    std::fs::write(templates.join("receipt.txt"), "{{ receipt }}{% if 'GEAR 5' in receipt %}{{ no_such_function() }}{% endif %}\n")
-        .unwrap();
+    std::fs::write(
+        templates.join("receipt.txt"),
+        "{{ receipt }}{% if 'GEAR 5' in receipt %}{{ no_such_function() }}{% endif %}\n",
+    )
+    .unwrap();
     let mut cfg = config(&root);
     cfg.templates = Some(root.join("templates"));
     let mut w = World::open(root, cfg);
@@ -326,7 +336,6 @@ fn track_takes_a_shipped_name_or_a_file_of_the_tracks_folder() {
         assert!(store.load(g, None).is_ok(), "{g}");
     }
     let mut ib = MaildirInbox::open(root.join("mail").join(MOD)).unwrap();
-    let replies: String =
-        ib.fetch(100).unwrap().iter().map(|m| Incoming::parse(&m.raw).unwrap().full_body).collect();
+    let replies: String = ib.fetch(100).unwrap().iter().map(|m| Incoming::parse(&m.raw).unwrap().full_body).collect();
     assert!(replies.contains("there is no track `outside.toml`"), "{replies}");
 }

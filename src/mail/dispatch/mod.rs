@@ -508,7 +508,8 @@ impl Daemon {
                     }
                     return Err(format!("A game `{game}` exists already."));
                 }
-                let track_file = super::tracks::track_file(track, self.cfg.tracks.as_deref()).map_err(|e| e.to_string())?;
+                let track_file =
+                    super::tracks::track_file(track, self.cfg.tracks.as_deref()).map_err(|e| e.to_string())?;
                 let req = NewGame {
                     id: game.clone(),
                     track: track_file.to_string_lossy().into_owned(),
