@@ -420,7 +420,7 @@ mod daemon_fuzz {
         daemon.set_clock(move || Stamp(*c.lock().unwrap()));
         let real: Vec<Vec<u8>> =
             fixtures().into_iter().map(|f| String::from_utf8_lossy(&f).replace("monaco-1", "g").into_bytes()).collect();
-        let mut rng = Rng(0x5eed_13);
+        let mut rng = Rng(0x005e_ed13);
         let mut via = Counting::default();
         let mut inbox = MemoryInbox { mails: Vec::new(), done: Default::default() };
         let mut n = 0;
