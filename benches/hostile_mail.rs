@@ -1,4 +1,6 @@
-//! The issue-13 mail: 50,000 short lines (150 KB) from a player of a running game, through
+//! The issue-13 mail: 50,000 short lines from a player of a running game, each one refused and
+//! so echoed with its error by an uncapped receipt (the limit on the text read is raised to
+//! 1 MiB so that the mail is read), through
 //! `Daemon::process` (parse, receipt, capped reply, outbox, ledger). Before the fix it took 43 s
 //! and drew a 10.5 MB reply: building the mail inserted each CR one at a time. The bench
 //! checks the reply stays under `MAX_REPLY_BYTES` and prints its size.
@@ -28,17 +30,18 @@ fn setup() -> (PathBuf, Daemon) {
     h.start(Meta::now()).unwrap();
     let mut cfg = ServeConfig::local(&root, "steward@players.test");
     cfg.rate_per_hour = u32::MAX;
+    cfg.max_message_bytes = 1 << 20;
     let daemon = Daemon::new(cfg, Durability::NoSync).unwrap();
     (root, daemon)
 }
 
-/// 50,000 lines of 3 bytes (the issue's 150 KB mail), every one echoed by an uncapped receipt.
+/// 50,000 lines, every one a refused order (`GEAR 9`) that an uncapped receipt echoes.
 fn big_mail() -> Vec<u8> {
     let mut m = b"From: p1@players.test\r\nTo: steward@players.test\r\nSubject: orders\r\n\
                   Content-Type: text/plain; charset=utf-8\r\n\r\nGAME g\r\nCAR 1\r\nTOKEN t1\r\n"
         .to_vec();
     for i in 0..LINES {
-        m.extend_from_slice(format!("{}\r\n", ["g1", "x", "G9"][i % 3]).as_bytes());
+        m.extend_from_slice(format!("GEAR {}\r\n", 7 + i % 3).as_bytes());
     }
     m
 }

@@ -270,12 +270,14 @@ impl Daemon {
         Ok((drafts, true))
     }
 
-    /// Whether `address` is a moderator's, or a player's of a game the mail names.
+    /// Whether `address` is a moderator's, or a player's of a game the mail names (`GAME` or
+    /// `JOIN`).
     fn knows(&self, address: &str, parsed: &orders::Parsed) -> bool {
         if self.cfg.moderators.iter().any(|m| m.address.eq_ignore_ascii_case(address)) {
             return true;
         }
-        parsed.orders().iter().any(|o| match o {
+        // The lines read well, even in a mail refused for another line.
+        parsed.lines.iter().filter_map(|l| l.result.as_ref().ok()).any(|o| match o {
             orders::Order::Game(g) | orders::Order::Join { game: g, .. } => self
                 .store
                 .load(g, None)

@@ -215,6 +215,8 @@ fn replies_are_capped_whatever_was_sent() {
     let text = Incoming::parse(&player[0]).unwrap().full_body;
     assert!(text.contains("more lines not shown"), "{}", &text[..2000.min(text.len())]);
     assert!(text.contains("at most 100"), "50,000 orders are refused whole");
+    let echoed = text.lines().filter(|l| l.contains("GEAR")).count();
+    assert!(echoed > 100, "a player's receipt is not cut to a stranger's: {echoed} lines");
     let stranger = w.raw("victim@test.invalid");
     assert_eq!(stranger.len(), 1);
     let text = Incoming::parse(&stranger[0]).unwrap().full_body;
