@@ -209,6 +209,11 @@ fn replies_are_capped_whatever_was_sent() {
     let short: String = (0..20_000).map(|i| format!("GEAR {}\n", 7 + i % 3)).collect();
     w.deliver(&mail("victim@test.invalid", "spoofed", &short));
     assert_eq!(w.pass().processed, 2);
+    let stranger = w.raw("victim@test.invalid");
+    assert_eq!(stranger.len(), 1);
+    let text = Incoming::parse(&stranger[0]).unwrap().full_body;
+    assert!(text.len() <= STRANGER_TEXT, "{} bytes of text to a stranger", text.len());
+    assert!(stranger[0].len() < 4 * STRANGER_TEXT, "{} bytes to a stranger", stranger[0].len());
     let player = w.raw("p1@test.invalid");
     assert_eq!(player.len(), 1);
     assert!(player[0].len() <= MAX_REPLY_BYTES, "{} bytes", player[0].len());
@@ -217,11 +222,6 @@ fn replies_are_capped_whatever_was_sent() {
     assert!(text.contains("at most 100"), "50,000 orders are refused whole");
     let echoed = text.lines().filter(|l| l.contains("GEAR")).count();
     assert!(echoed > 100, "a player's receipt is not cut to a stranger's: {echoed} lines");
-    let stranger = w.raw("victim@test.invalid");
-    assert_eq!(stranger.len(), 1);
-    let text = Incoming::parse(&stranger[0]).unwrap().full_body;
-    assert!(text.len() <= STRANGER_TEXT, "{} bytes of text to a stranger", text.len());
-    assert!(stranger[0].len() < 4 * STRANGER_TEXT, "{} bytes to a stranger", stranger[0].len());
 }
 
 /// Issue 13, 2: the hourly rate limit lived in memory, so each `serve --once` started afresh.
