@@ -14,6 +14,7 @@ use minijinja::Environment;
 use serde::Serialize;
 
 use super::Lang;
+use super::limits::{MAX_REPLY_BYTES, MAX_REPLY_TEXT, cap_text};
 
 /// The built-in templates: (language, name, text).
 const BUILT_IN: &[(&str, &str, &str)] = &[
@@ -102,29 +103,70 @@ pub struct Draft {
     pub message_id: String,
 }
 
-/// Builds the RFC 5322 bytes of `draft`, from `from_name <from>`.
+/// `text` with every line ending as CR LF, in one pass. The mail builder would otherwise insert
+/// each CR into the string one by one, which is quadratic in the number of lines.
+fn crlf(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 16 + 2);
+    let mut prev = '\0';
+    for c in text.chars() {
+        if c == '\n' && prev != '\r' {
+            out.push('\r');
+        }
+        out.push(c);
+        prev = c;
+    }
+    out
+}
+
+/// Builds the RFC 5322 bytes of `draft`, from `from_name <from>`: at most [`MAX_REPLY_BYTES`]
+/// (a longer text is cut, [`cap_text`]); linear in the text.
 pub fn build(draft: &Draft, from_name: &str, from: &str) -> Result<Vec<u8>, TemplateError> {
+    let mut max = MAX_REPLY_TEXT;
+    loop {
+        let text = cap_text(&draft.text, max);
+        let raw = build_text(draft, &text, from_name, from)?;
+        if raw.len() <= MAX_REPLY_BYTES || max < 1024 {
+            return Ok(raw);
+        }
+        max /= 2;
+    }
+}
+
+fn build_text(draft: &Draft, text: &str, from_name: &str, from: &str) -> Result<Vec<u8>, TemplateError> {
     let bad = |e: &dyn std::fmt::Display| TemplateError::Build(e.to_string());
     let from_box = Mailbox::new(Some(from_name.to_string()), from.parse().map_err(|e| bad(&e))?);
     let mut b = Message::builder()
         .from(from_box)
-        .subject(draft.subject.clone())
+        .subject(short_header(&draft.subject))
         .message_id(Some(format!("<{}>", draft.message_id)))
         .raw_header(HeaderValue::new(HeaderName::new_from_ascii_str("Auto-Submitted"), "auto-replied".into()))
         .raw_header(HeaderValue::new(HeaderName::new_from_ascii_str("X-Auto-Response-Suppress"), "All".into()));
     for t in &draft.to {
         b = b.to(Mailbox::new(None, t.parse().map_err(|e| bad(&e))?));
     }
-    if let Some(r) = &draft.in_reply_to {
+    // An id longer than a header line may be is a sender's game, not a thread to follow.
+    if let Some(r) = draft.in_reply_to.as_ref().filter(|r| r.len() <= 250 && !r.chars().any(char::is_control)) {
         let r = if r.starts_with('<') { r.clone() } else { format!("<{r}>") };
         b = b.in_reply_to(r.clone()).references(r);
     }
     let html = format!(
-        "<!DOCTYPE html>\n<html><body><pre style=\"font-family: monospace\">{}</pre></body></html>\n",
-        escape_html(&draft.text)
+        "<!DOCTYPE html>\r\n<html><body><pre style=\"font-family: monospace\">{}</pre></body></html>\r\n",
+        escape_html(&crlf(text))
     );
-    let m = b.multipart(MultiPart::alternative_plain_html(draft.text.clone(), html)).map_err(|e| bad(&e))?;
+    let m = b.multipart(MultiPart::alternative_plain_html(crlf(text), html)).map_err(|e| bad(&e))?;
     Ok(m.formatted())
+}
+
+/// Most characters of a reply's subject (a mail's subject is echoed as `Re: ...`).
+const SUBJECT_CHARS: usize = 200;
+
+/// A header text kept to [`SUBJECT_CHARS`] characters, control characters as spaces.
+fn short_header(s: &str) -> String {
+    let mut out: String = s.chars().take(SUBJECT_CHARS).map(|c| if c.is_control() { ' ' } else { c }).collect();
+    if s.chars().nth(SUBJECT_CHARS).is_some() {
+        out.push_str("...");
+    }
+    out
 }
 
 /// `<`, `>`, `&` and `"` as HTML entities.

@@ -50,6 +50,10 @@ pub struct ServeConfig {
     /// Directory of mail templates overriding the built-in ones (`templates/` layout).
     #[serde(default)]
     pub templates: Option<PathBuf>,
+    /// A folder of track files that `CREATE ... TRACK name` may name besides the shipped
+    /// tracks (`name`, `name.toml` or `name.dat` inside it, nothing outside it).
+    #[serde(default)]
+    pub tracks: Option<PathBuf>,
 }
 
 fn default_name() -> String {
@@ -295,6 +299,9 @@ impl ServeConfig {
         if let Some(t) = &mut self.templates {
             fix(t);
         }
+        if let Some(t) = &mut self.tracks {
+            fix(t);
+        }
     }
 
     /// Checks values that serde cannot.
@@ -332,6 +339,7 @@ impl ServeConfig {
             send: SendConfig::Maildir { dir: root.join("mail") },
             moderators: Vec::new(),
             templates: None,
+            tracks: None,
         }
     }
 }

@@ -5,7 +5,6 @@
 //! The loop itself (`run`) is at the bottom: fetch, process each message, check deadlines,
 //! flush the outbox, wait.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
@@ -16,7 +15,8 @@ use crate::store::{Stamp, Store, StoreError};
 use super::compose::{Draft, TemplateError, Templates, build};
 use super::config::ServeConfig;
 use super::ledger::{Entry, Ledger, key_name};
-use super::message::Incoming;
+use super::limits::{STRANGER_TEXT, cap_text};
+use super::message::{Incoming, check_size};
 use super::outbox::{Deliver, Envelope, Flushed, Outbox};
 use super::standing::{Inflight, Standing};
 use super::transport::{Inbox, TransportError};
@@ -76,6 +76,9 @@ pub(super) struct Job {
     pub announce: Vec<(String, String)>,
     /// What the sender's reply carries besides the notes.
     pub extras: super::dispatch::SenderExtras,
+    /// Whether the sender is a stranger to the mail's game (not a player of it, not a
+    /// moderator) whose mail applied nothing: they get a short reply (`limits`).
+    pub stranger: bool,
 }
 
 /// Counts of one pass of the loop.
@@ -102,7 +105,6 @@ pub struct Daemon {
     pub(super) templates: Templates,
     pub(super) bot: Bot,
     pub(super) secret: [u8; 32],
-    rate: HashMap<String, Vec<i64>>,
     clock: Box<dyn FnMut() -> Stamp + Send>,
     domain: String,
 }
@@ -127,7 +129,6 @@ impl Daemon {
             templates,
             bot: Bot::new(),
             secret,
-            rate: HashMap::new(),
             clock: Box::new(Stamp::now),
             domain,
         })
@@ -170,6 +171,11 @@ impl Daemon {
 
     /// Processes one message read under mailbox key `key`, unless the ledger has it. Returns
     /// whether it was processed now. The caller marks it processed in the mailbox afterwards.
+    ///
+    /// One message never stops the daemon: whatever fails while it is handled (a store error,
+    /// a template, even a panic) becomes its recorded outcome (`failed: ...` in the ledger, a
+    /// line on standard error, a note to the moderators and a short reply to its sender). Only
+    /// a failure to record that (the state directory itself) is returned.
     pub fn process(&mut self, key: &str, raw: &[u8]) -> Result<bool, DaemonError> {
         if self.ledger.get(key).map_err(io("reading the ledger"))?.is_some() {
             return Ok(false);
@@ -184,50 +190,156 @@ impl Daemon {
             games: Vec::new(),
             replies: Vec::new(),
         };
+        let mut reply_to: Option<(String, Option<String>, Lang)> = None;
+        let handled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.read_and_handle(key, raw, now, &mut entry, &mut reply_to)
+        }));
+        let failure = match handled {
+            Ok(Ok((drafts, claim))) => return self.commit(entry, drafts, claim).map(|_| true),
+            Ok(Err(e)) => e.to_string(),
+            Err(panic) => {
+                let what = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a panic".into());
+                format!("internal error: {what}")
+            }
+        };
+        eprintln!(
+            "steward serve: message {key} from {}: failed: {failure}",
+            entry.from.as_deref().unwrap_or("(unknown sender)")
+        );
+        entry.outcome = format!("failed: {failure}");
+        entry.replies.clear();
+        let drafts = self.failure_notes(&entry, &failure, reply_to);
+        self.commit(entry, drafts, false).map(|_| true)
+    }
+
+    /// Reads a message and handles it: the ledger entry filled in, the replies to send, and
+    /// whether the entry claims the message's `Message-ID` (answered messages do).
+    /// `reply_to` gets where a reply would go, as soon as that is known.
+    fn read_and_handle(
+        &mut self,
+        key: &str,
+        raw: &[u8],
+        now: Stamp,
+        entry: &mut Entry,
+        reply_to: &mut Option<(String, Option<String>, Lang)>,
+    ) -> Result<(Vec<Draft>, bool), DaemonError> {
         let ignored = |entry: &mut Entry, why: String| entry.outcome = format!("ignored: {why}");
-        if raw.len() > self.cfg.max_message_bytes {
-            ignored(&mut entry, format!("{} bytes, more than the limit of {}", raw.len(), self.cfg.max_message_bytes));
-            return self.commit(entry, Vec::new()).map(|_| true);
-        }
         let msg = match Incoming::parse(raw) {
             Ok(m) => m,
             Err(e) => {
-                ignored(&mut entry, e.to_string());
-                return self.commit(entry, Vec::new()).map(|_| true);
+                ignored(entry, e.to_string());
+                return Ok((Vec::new(), false));
             }
         };
         entry.from = Some(msg.from.clone());
         entry.message_id = msg.message_id.clone();
         if let Some(why) = msg.loop_reason() {
-            ignored(&mut entry, format!("not answered ({why})"));
-            return self.commit(entry, Vec::new()).map(|_| true);
+            ignored(entry, format!("not answered ({why})"));
+            return Ok((Vec::new(), false));
         }
         if let Some(mid) = &msg.message_id
             && let Some(prev) = self.ledger.by_message_id(mid).map_err(io("reading the ledger"))?
             && prev.key != key
         {
-            ignored(&mut entry, format!("the same Message-ID as {} (a second copy)", prev.key));
-            entry.message_id = None;
-            return self.commit(entry, Vec::new()).map(|_| true);
+            ignored(entry, format!("the same Message-ID as {} (a second copy)", prev.key));
+            return Ok((Vec::new(), false));
         }
-        if !self.within_rate(&msg.from, now) {
-            ignored(&mut entry, format!("more than {} messages in an hour from {}", self.cfg.rate_per_hour, msg.from));
-            return self.commit(entry, Vec::new()).map(|_| true);
+        if !self.within_rate(&msg.from, key, now)? {
+            ignored(entry, format!("more than {} messages in an hour from {}", self.cfg.rate_per_hour, msg.from));
+            return Ok((Vec::new(), false));
         }
+        *reply_to = Some((msg.reply_address().to_string(), msg.message_id.clone(), self.lang_of(&msg.from)));
         let mut job = self.start_job(key, msg.message_id.clone(), &msg.from)?;
+        if let Err(e) = check_size(msg.text_bytes, self.cfg.max_message_bytes) {
+            entry.outcome = format!("refused: {e}");
+            job.notes.push(e.to_string());
+            job.stranger = true;
+            let drafts = self.finish_job(&mut job, Some(&msg))?;
+            return Ok((drafts, true));
+        }
         let parsed = orders::parse(&msg.body);
         self.handle(&mut job, &msg, &parsed)?;
         entry.outcome = if job.applied { "applied".into() } else { "answered".into() };
         entry.games = job.first.keys().cloned().collect();
+        job.stranger = !job.applied && !self.knows(&msg.from, &parsed);
         let drafts = self.finish_job(&mut job, Some(&msg))?;
-        self.commit(entry, drafts).map(|_| true)
+        Ok((drafts, true))
     }
 
-    fn within_rate(&mut self, from: &str, now: Stamp) -> bool {
-        let v = self.rate.entry(from.to_string()).or_default();
-        v.retain(|&t| now.0 - t < 3600);
-        v.push(now.0);
-        v.len() as u32 <= self.cfg.rate_per_hour
+    /// Whether `address` is a moderator's, or a player's of a game the mail names (`GAME` or
+    /// `JOIN`).
+    fn knows(&self, address: &str, parsed: &orders::Parsed) -> bool {
+        if self.cfg.moderators.iter().any(|m| m.address.eq_ignore_ascii_case(address)) {
+            return true;
+        }
+        // The lines read well, even in a mail refused for another line.
+        parsed.lines.iter().filter_map(|l| l.result.as_ref().ok()).any(|o| match o {
+            orders::Order::Game(g) | orders::Order::Join { game: g, .. } => self
+                .store
+                .load(g, None)
+                .is_ok_and(|game| game.now.players.iter().any(|p| p.address.eq_ignore_ascii_case(address))),
+            _ => false,
+        })
+    }
+
+    /// The mails that say a message could not be handled: a note to each moderator, and a
+    /// short reply to its sender when there is one to answer.
+    fn failure_notes(
+        &self,
+        entry: &Entry,
+        failure: &str,
+        reply_to: Option<(String, Option<String>, Lang)>,
+    ) -> Vec<Draft> {
+        let from = entry.from.as_deref().unwrap_or("(unknown sender)");
+        let mut drafts: Vec<Draft> = self
+            .cfg
+            .moderators
+            .iter()
+            .map(|m| Draft {
+                to: vec![m.address.clone()],
+                subject: "[steward] a mail could not be handled".into(),
+                text: cap_text(
+                    &format!(
+                        "A mail could not be handled; it is recorded as failed and will not be read again.\n\n\
+                         mailbox key: {}\nfrom:        {from}\nMessage-ID:  {}\nwhy:         {failure}\n",
+                        entry.key,
+                        entry.message_id.as_deref().unwrap_or("-"),
+                    ),
+                    STRANGER_TEXT,
+                ),
+                in_reply_to: None,
+                message_id: String::new(),
+            })
+            .collect();
+        if let Some((to, in_reply_to, lang)) = reply_to {
+            let text = if lang == Lang::Fr {
+                "Votre message n'a pas pu etre traite (erreur interne). Les moderateurs sont prevenus ; renvoyez vos ordres plus tard.\n"
+            } else {
+                "Your mail could not be handled (an internal error). The moderators have been told; send your orders again later.\n"
+            };
+            drafts.insert(
+                0,
+                Draft {
+                    to: vec![to],
+                    subject: "steward: not handled".into(),
+                    text: text.into(),
+                    in_reply_to,
+                    message_id: String::new(),
+                },
+            );
+        }
+        drafts
+    }
+
+    /// Counts a mail from `from` in its hour; false when it is over `rate_per_hour`.
+    fn within_rate(&mut self, from: &str, key: &str, now: Stamp) -> Result<bool, DaemonError> {
+        let limit = self.cfg.rate_per_hour as usize;
+        let n = self.standing.count_mail(from, key, now.0, limit).map_err(io("writing the rate log"))?;
+        Ok(n <= limit)
     }
 
     /// A job for ledger key `key`: resumes the one in flight if a crash interrupted it.
@@ -249,6 +361,7 @@ impl Daemon {
             applied: false,
             announce: Vec::new(),
             extras: Default::default(),
+            stranger: false,
         })
     }
 
@@ -262,13 +375,15 @@ impl Daemon {
         Ok(())
     }
 
-    /// Writes the job's replies to the outbox and records it in the ledger.
-    fn commit(&mut self, mut entry: Entry, drafts: Vec<Draft>) -> Result<(), DaemonError> {
+    /// Writes the job's replies to the outbox and records it in the ledger (`claim`: the entry
+    /// claims its `Message-ID`). A reply that cannot be built (an address no mail can go to,
+    /// such as a player's recorded before addresses were checked) goes straight to the outbox's
+    /// `failed/` with the reason: the job goes on.
+    fn commit(&mut self, mut entry: Entry, drafts: Vec<Draft>, claim: bool) -> Result<(), DaemonError> {
         let base = key_name("key", &entry.key);
         for (i, mut d) in drafts.into_iter().enumerate() {
             let id = format!("{base}-{i:03}");
             d.message_id = format!("{id}@{}", self.domain);
-            let raw = build(&d, &self.cfg.name, &self.cfg.address)?;
             let env = Envelope {
                 id: id.clone(),
                 from: self.cfg.address.clone(),
@@ -277,10 +392,16 @@ impl Daemon {
                 next_try: 0,
                 last_error: None,
             };
-            self.outbox.put(&env, &raw).map_err(io("writing the outbox"))?;
+            match build(&d, &self.cfg.name, &self.cfg.address) {
+                Ok(raw) => self.outbox.put(&env, &raw).map_err(io("writing the outbox"))?,
+                Err(e) => {
+                    eprintln!("steward serve: reply {id} to {}: not sent: {e}", d.to.join(", "));
+                    self.outbox.put_failed(&env, &e.to_string()).map_err(io("writing the outbox"))?;
+                }
+            }
             entry.replies.push(id);
         }
-        self.ledger.record(&entry).map_err(io("writing the ledger"))
+        self.ledger.record(&entry, claim).map_err(io("writing the ledger"))
     }
 
     /// Records a deadline job.
@@ -295,7 +416,7 @@ impl Daemon {
             games: job.first.keys().cloned().collect(),
             replies: Vec::new(),
         };
-        self.commit(entry, drafts)
+        self.commit(entry, drafts, true)
     }
 
     /// One pass: every new message, then deadlines, then the outbox.

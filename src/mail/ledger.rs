@@ -79,10 +79,13 @@ impl Ledger {
         read(&self.path("mid", message_id))
     }
 
-    /// Records `entry`: the commit point of its message.
-    pub fn record(&self, entry: &Entry) -> io::Result<()> {
+    /// Records `entry`: the commit point of its message. With `claim`, the entry also claims
+    /// its `Message-ID`, so that another copy of the message is known as a second copy; a
+    /// message that was not answered (a list's copy, a bounce) claims nothing, so that it never
+    /// hides the copy addressed to steward directly.
+    pub fn record(&self, entry: &Entry, claim: bool) -> io::Result<()> {
         let text = toml::to_string(entry).map_err(io::Error::other)?;
-        if let Some(mid) = &entry.message_id {
+        if let Some(mid) = entry.message_id.as_ref().filter(|_| claim) {
             write_atomic(&self.path("mid", mid), text.as_bytes(), self.durability, false)?;
         }
         write_atomic(&self.path("key", &entry.key), text.as_bytes(), self.durability, false)

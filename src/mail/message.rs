@@ -8,14 +8,20 @@ use std::fmt;
 use mail_parser::{Address, HeaderValue, MessageParser, MimeHeaders};
 use thiserror::Error;
 
-/// Largest mail read, in bytes: orders are a few lines; anything bigger is refused unread.
+/// Largest text read, in bytes (the default of `max_message_bytes`): orders are a few lines.
+/// Attachments and other non-text parts do not count; a mail whose text is longer gets a short
+/// reply saying so and is not read.
 pub const MAX_MESSAGE_BYTES: usize = 256 * 1024;
+
+/// Largest mail whose body is parsed at all, attachments included: a mail above this has only
+/// its headers read (for the short reply that says it was too large).
+pub const MAX_RAW_BYTES: usize = 32 * 1024 * 1024;
 
 /// Why a mail cannot be read.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum MessageError {
-    /// Bigger than [`MAX_MESSAGE_BYTES`].
-    #[error("the mail is {size} bytes; the most read is {max}: send your orders as plain text without attachments")]
+    /// Bigger than the limit.
+    #[error("the mail is {size} bytes; the most read is {max}: send your orders as plain text")]
     TooLarge {
         /// Its size.
         size: usize,
@@ -28,6 +34,10 @@ pub enum MessageError {
     /// No usable From address.
     #[error("the mail has no sender address (From:)")]
     NoSender,
+    /// A From address no reply could be sent to (checked when the mail is read, so that nothing
+    /// is committed for an address that cannot be answered).
+    #[error("the sender address `{0}` is not one a reply can be sent to")]
+    BadSender(String),
 }
 
 /// Why a mail must not be answered (RFC 3834, RFC 2369, RFC 3464).
@@ -86,15 +96,33 @@ pub struct Incoming {
     pub body: String,
     /// The whole body as text, before cleaning.
     pub full_body: String,
+    /// Bytes of the text read (the text part, or the HTML part of an HTML-only mail, decoded;
+    /// attachments and other parts not counted), or the whole mail's size when it was above
+    /// [`MAX_RAW_BYTES`] and only its headers were read.
+    pub text_bytes: usize,
     loop_reason: Option<LoopReason>,
 }
 
-/// Checks a mail's size before reading it.
-pub fn check_size(size: usize) -> Result<(), MessageError> {
-    if size > MAX_MESSAGE_BYTES {
-        return Err(MessageError::TooLarge { size, max: MAX_MESSAGE_BYTES });
+/// Checks a text's size against `max` before reading it.
+pub fn check_size(size: usize, max: usize) -> Result<(), MessageError> {
+    if size > max {
+        return Err(MessageError::TooLarge { size, max });
     }
     Ok(())
+}
+
+/// Whether a reply can be addressed to `address`: the same check the mail builder makes
+/// (`lettre::Address`), plus a domain that neither starts nor ends with a dot nor has an empty
+/// label, ASCII only, so that an address accepted here never makes the builder fail later.
+pub fn is_mailable(address: &str) -> bool {
+    let Ok(a) = address.parse::<lettre::Address>() else { return false };
+    let domain = a.domain();
+    !domain.ends_with('.')
+        && !domain.starts_with('.')
+        && !domain.contains("..")
+        && address.is_ascii()
+        && !address.chars().any(|c| c.is_ascii_control() || c == ' ')
+        && address.len() <= 254
 }
 
 fn first_address(a: Option<&Address<'_>>) -> Option<(String, Option<String>)> {
@@ -116,21 +144,30 @@ fn ids(v: &HeaderValue<'_>) -> Vec<String> {
 }
 
 impl Incoming {
-    /// Reads a raw RFC 5322 message.
+    /// Reads a raw RFC 5322 message: its headers, and its text unless the mail is above
+    /// [`MAX_RAW_BYTES`]. The From address is checked here ([`is_mailable`]); a Reply-To that
+    /// is not mailable is dropped.
     pub fn parse(raw: &[u8]) -> Result<Incoming, MessageError> {
-        check_size(raw.len())?;
-        let m = MessageParser::default().parse(raw).ok_or(MessageError::Unreadable)?;
+        let headers_only = raw.len() > MAX_RAW_BYTES;
+        let parser = MessageParser::default();
+        let m = if headers_only { parser.parse_headers(raw) } else { parser.parse(raw) };
+        let m = m.ok_or(MessageError::Unreadable)?;
         if m.headers().is_empty() {
             return Err(MessageError::Unreadable);
         }
         let headers: Vec<(String, String)> =
             m.headers_raw().map(|(n, v)| (n.to_ascii_lowercase(), v.trim().to_string())).collect();
         let (from, from_name) = first_address(m.from()).ok_or(MessageError::NoSender)?;
-        let reply_to = first_address(m.reply_to()).map(|(a, _)| a);
+        if !is_mailable(&from) {
+            return Err(MessageError::BadSender(from.chars().filter(|c| !c.is_control()).take(80).collect()));
+        }
+        let reply_to = first_address(m.reply_to()).map(|(a, _)| a).filter(|a| is_mailable(a));
         // HTML-only mail: block elements become lines and blockquotes become `>` quotes, which
         // mail-parser's own conversion does not do.
         let html_only = m.text_part(0).is_some_and(|p| p.is_text_html());
-        let full_body = if html_only {
+        let full_body = if headers_only {
+            String::new()
+        } else if html_only {
             m.body_html(0).map(|h| html_to_text(&h)).unwrap_or_default()
         } else {
             let text = m.body_text(0).map(|b| b.into_owned()).unwrap_or_default();
@@ -146,6 +183,7 @@ impl Incoming {
                 text
             }
         };
+        let text_bytes = if headers_only { raw.len() } else { full_body.len() };
         let body = clean_body(&full_body);
         let report = m.root_part().content_type().is_some_and(|ct| {
             ct.ctype().eq_ignore_ascii_case("multipart")
@@ -163,6 +201,7 @@ impl Incoming {
             date: m.date().map(|d| d.to_rfc3339()),
             body,
             full_body,
+            text_bytes,
             loop_reason,
         })
     }

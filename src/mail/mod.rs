@@ -12,6 +12,7 @@ pub mod demo;
 mod dispatch;
 pub mod league;
 pub mod ledger;
+pub mod limits;
 pub mod message;
 pub mod orders;
 pub mod outbox;
@@ -19,6 +20,7 @@ pub mod policy;
 pub mod report;
 pub mod season;
 pub mod standing;
+pub mod tracks;
 pub mod transport;
 pub mod verify;
 

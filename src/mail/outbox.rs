@@ -103,6 +103,27 @@ impl Outbox {
         write_atomic(&self.dir.join(format!("{}.toml", env.id)), text.as_bytes(), self.durability, false)
     }
 
+    /// Records a reply that cannot be sent at all (its recipient is not an address a mail can
+    /// be built for): straight to `failed/` with `why`, so that the job goes on and a
+    /// moderator can read what was not sent.
+    pub fn put_failed(&self, env: &Envelope, why: &str) -> io::Result<()> {
+        let mut env = env.clone();
+        env.last_error = Some(why.to_string());
+        let text = toml::to_string(&env).map_err(io::Error::other)?;
+        write_atomic(&self.dir.join("failed").join(format!("{}.toml", env.id)), text.as_bytes(), self.durability, false)
+    }
+
+    /// Ids refused for good or never sendable (`failed/`).
+    pub fn failed(&self) -> io::Result<Vec<String>> {
+        let mut v: Vec<String> = fs::read_dir(self.dir.join("failed"))?
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.strip_suffix(".toml").map(str::to_string))
+            .filter(|n| !n.starts_with('.'))
+            .collect();
+        v.sort();
+        Ok(v)
+    }
+
     /// Messages queued, oldest first.
     pub fn pending(&self) -> io::Result<Vec<Envelope>> {
         let mut v = Vec::new();

@@ -78,6 +78,19 @@ pub struct Inflight {
     pub first: std::collections::BTreeMap<String, u32>,
 }
 
+/// The mail an address sent in the last hour, for `rate_per_hour`: kept in the state directory
+/// so that `serve --once` run from cron counts across runs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateLog {
+    /// The address.
+    pub address: String,
+    /// Each mail counted: when it was read (seconds since 1970) and its mailbox key, so that a
+    /// mail read again after a crash is not counted twice.
+    #[serde(default)]
+    pub seen: Vec<(i64, String)>,
+}
+
 /// The standing-orders directory.
 #[derive(Clone, Debug)]
 pub struct Standing {
@@ -129,6 +142,29 @@ impl Standing {
     /// Records `address`'s language.
     pub fn set_lang(&self, address: &str, lang: &str) -> io::Result<()> {
         self.write(&self.person_path(address), &Person { address: address.to_lowercase(), lang: lang.into() })
+    }
+
+    fn rate_path(&self, address: &str) -> PathBuf {
+        self.dir.join("rate").join(format!("{}.toml", key_name("address", &address.to_lowercase())))
+    }
+
+    /// Counts mail `key` from `address` read at `now` (once per key) and returns how many
+    /// mails that address sent in the hour up to `now`, this one included, counting at most
+    /// `limit + 1` (only whether the limit is passed matters; the file stays small).
+    pub fn count_mail(&self, address: &str, key: &str, now: i64, limit: usize) -> io::Result<usize> {
+        let path = self.rate_path(address);
+        let mut log: RateLog = read(&path)?;
+        log.address = address.to_lowercase();
+        log.seen.retain(|(t, _)| now - *t < 3600);
+        if !log.seen.iter().any(|(_, k)| k == key) {
+            log.seen.push((now, key.to_string()));
+        }
+        let keep = limit.saturating_add(1).min(4096);
+        if log.seen.len() > keep {
+            log.seen.drain(..log.seen.len() - keep);
+        }
+        self.write(&path, &log)?;
+        Ok(log.seen.len())
     }
 
     /// The job in flight, if a run stopped in the middle of one.

@@ -52,6 +52,21 @@ fn a_race_played_over_real_imap_and_smtp() {
         assert!(out.status.success(), "steward serve: {}", String::from_utf8_lossy(&out.stderr));
     };
     let mut smtp = SmtpSender::new(s.smtp()).unwrap();
+    // A poison mail first (issue 13): a From no reply can be addressed to (the mail builder
+    // refuses a local part over 64 characters; Postfix passes it on, where it would drop a
+    // domain's trailing dot).
+    // It used to stop `serve` before it was recorded, so every mail behind it waited for ever.
+    smtp.send(
+        &moderator,
+        std::slice::from_ref(&steward),
+        format!(
+            "From: <racer{}@{}>\r\nTo: {steward}\r\nSubject: poison\r\nMessage-ID: <e2e-poison@players.test>\r\n\r\nJOIN e2e CAR 1\r\n",
+            "x".repeat(70),
+            s.address("x").split('@').nth(1).unwrap()
+        )
+        .as_bytes(),
+    )
+    .unwrap();
     let mut n = 0;
     let mut send = |from: &str, body: &str| {
         n += 1;
@@ -81,6 +96,11 @@ fn a_race_played_over_real_imap_and_smtp() {
         }
         std::thread::sleep(Duration::from_millis(200));
     }
+    // The poison mail is recorded, and the mail behind it was answered.
+    let ledger =
+        steward::mail::ledger::Ledger::open(&root.join("state"), steward::store::fsio::Durability::NoSync).unwrap();
+    let poison = ledger.entries().unwrap().into_iter().find(|e| e.outcome.contains("sender address"));
+    assert!(poison.is_some(), "the poison mail has its ledger entry");
     let t2 = players[1].token.clone().unwrap();
     send(&players[1].address.clone(), &format!("GAME e2e\nCAR 2\nTOKEN {t2}\nPOLICY BOT"));
     send(&moderator, "GAME e2e\nTOKEN referee-token\nSTART");

@@ -1,6 +1,7 @@
 //! Thousands of malformed mails: fixtures mutated byte by byte, cut, spliced, and random text,
 //! through `Incoming::parse`, the order parser and the receipt. Nothing may panic, and every
-//! receipt stays within 78 columns.
+//! receipt stays within 78 columns. Then 10,000 generated mails through the daemon itself
+//! (`daemon_fuzz`): every pass completes, every mail is recorded, no reply is over the cap.
 
 use proptest::prelude::*;
 use steward::mail::message::{Incoming, clean_body, html_to_text, unflow};
@@ -146,5 +147,311 @@ proptest! {
     ) {
         let text: String = lines.iter().map(|(k, rest)| format!("{k}{rest}\n")).collect();
         check_text(&text);
+    }
+}
+
+/// The daemon itself against 10,000 generated mails (issue 13): shapes of real clients (plain,
+/// quoted-printable, base64, HTML only, multipart with attachments, format=flowed, Latin-1)
+/// carrying orders for a running game, from its players, its moderator, strangers and
+/// addresses no mail can go to, with hostile headers (bad Reply-To, list and auto-reply
+/// headers, huge subjects and ids, repeated Message-IDs), sizes up to 50,000 lines, and
+/// byte-level mutations of all of it. Holds: no panic and no failed message, every pass
+/// completes, every message gets its ledger entry, no reply above `MAX_REPLY_BYTES`.
+mod daemon_fuzz {
+    use std::collections::HashMap;
+
+    use steward::mail::config::{ModeratorConfig, ServeConfig, moderator_token_hash};
+    use steward::mail::daemon::Daemon;
+    use steward::mail::limits::MAX_REPLY_BYTES;
+    use steward::mail::outbox::{Deliver, Delivery};
+    use steward::mail::transport::{Fetched, Inbox, TransportError};
+    use steward::store::fsio::Durability;
+    use steward::store::{Join, Meta, NewGame, Stamp, Store};
+
+    use super::{Edit, FRAGMENTS, apply, fixtures};
+    use crate::mail::scratch;
+
+    const MAILS: usize = 10_000;
+    const BATCH: usize = 250;
+    const MOD: &str = "mod@test.invalid";
+    const MOD_TOKEN: &str = "fuzz-moderator";
+
+    /// splitmix64: a fixed sequence, so a failure can be replayed.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n.max(1) as u64) as usize
+        }
+        fn pick(&mut self, v: &[&'static str]) -> &'static str {
+            v[self.below(v.len())]
+        }
+        fn chance(&mut self, percent: usize) -> bool {
+            self.below(100) < percent
+        }
+    }
+
+    struct MemoryInbox {
+        mails: Vec<Fetched>,
+        done: std::collections::HashSet<String>,
+    }
+
+    impl Inbox for MemoryInbox {
+        fn fetch(&mut self, limit: usize) -> Result<Vec<Fetched>, TransportError> {
+            Ok(self.mails.iter().filter(|m| !self.done.contains(&m.key)).take(limit).cloned().collect())
+        }
+        fn mark_processed(&mut self, key: &str) -> Result<(), TransportError> {
+            self.done.insert(key.to_string());
+            Ok(())
+        }
+        fn wait(&mut self, _: std::time::Duration) -> Result<(), TransportError> {
+            Ok(())
+        }
+    }
+
+    /// Delivery that keeps only what the checks need: the largest reply and who got mail.
+    #[derive(Default)]
+    struct Counting {
+        largest: usize,
+        sent: usize,
+        to: HashMap<String, usize>,
+    }
+
+    impl Deliver for Counting {
+        fn deliver(&mut self, id: &str, _: &str, to: &[String], raw: &[u8]) -> Delivery {
+            assert!(raw.len() <= MAX_REPLY_BYTES, "reply {id} is {} bytes", raw.len());
+            self.largest = self.largest.max(raw.len());
+            self.sent += 1;
+            for t in to {
+                *self.to.entry(t.clone()).or_default() += 1;
+            }
+            Delivery::Done
+        }
+    }
+
+    const SENDERS: &[&str] = &[
+        "p1@test.invalid",
+        "Racer Two <p2@test.invalid>",
+        MOD,
+        "stranger@test.invalid",
+        "\"Dupont, Jean\" <jean.dupont@test.invalid>",
+        "=?UTF-8?B?w4lsb2TDqWU=?= <elodie@test.invalid>",
+        "x@example.com.",
+        "racer-with-a-local-part-longer-than-sixty-four-characters-is-refused@test.invalid",
+        "a@@b",
+        "<>",
+        "",
+        "no-at-sign",
+        "üser@exämple.com",
+        "\u{202e}evil\u{202c} <bidi@test.invalid>",
+        "\"MODERATOR NOTICE:\r\n mail your TOKEN\" <fake@test.invalid>",
+        "p1@test.invalid (comment) , second@test.invalid",
+    ];
+
+    const HEADERS: &[&str] = &[
+        "Reply-To: <victim@example.com.>",
+        "Reply-To: other@test.invalid",
+        "List-Id: <racing.lists.test.invalid>",
+        "Auto-Submitted: auto-replied",
+        "Precedence: bulk",
+        "Return-Path: <>",
+        "In-Reply-To: <turn-3.g@test.invalid>",
+        "Content-Type: text/plain; charset=utf-16",
+        "Content-Type: multipart/mixed",
+        "X-Long: =?UTF-8?Q?=E9=E9=E9?=",
+        "Subject: =?ISO-8859-1?Q?Re=3A_=5Bg=5D_tour_3?=",
+        "Date: not a date",
+    ];
+
+    fn body(rng: &mut Rng) -> String {
+        let c = 1 + rng.below(2);
+        let turn = rng.below(12);
+        let orders = [
+            format!("GAME g\nCAR {c}\nTOKEN t{c}\nTURN {turn}\nGEAR {}", 1 + rng.below(6)),
+            format!("GAME g\nCAR {c}\nTOKEN t{c}\nTURN {turn}\nCHOOSE {}", ["A", "B", "C", "Z"][rng.below(4)]),
+            format!("GAME g\nCAR {c}\nTOKEN t{c}\nPOLICY FARTHEST-FREE ELSE SAFEST"),
+            format!("GAME g\nCAR {c}\nTOKEN wrong\nGEAR 2"),
+            "HELP".into(),
+            "GAME g\nBOARD".into(),
+            "STANDINGS".into(),
+            format!("LANG {}", ["fr", "en"][rng.below(2)]),
+            "JOIN g CAR 3\nPHRASE fuzz".into(),
+            format!("GAME g\nTOKEN {MOD_TOKEN}\n{}", ["PAUSE", "RESUME", "DEADLINE 12"][rng.below(3)]),
+            "Dear Steward,\n\nGAME g\nCAR 1\nTOKEN t1\nGEAR 3\n\nThanks\nAnn".into(),
+            "geer 4\nVITESSE 9".into(),
+            format!("TOKEN {MOD_TOKEN}\nCREATE g TRACK ../../etc/passwd LAPS 1 CARS 2"),
+            String::new(),
+        ];
+        let mut b = orders[rng.below(orders.len())].clone();
+        match rng.below(100) {
+            0..=1 => {
+                // Tens of thousands of short lines (the issue's 50,000-line mail).
+                let n = [2_000, 20_000, 50_000][rng.below(3)];
+                b.extend((0..n).map(|i| ["\nGEAR 7", "\nx", "\n>", "\nCHOOSE A"][i % 4]));
+            }
+            2..=4 => b.push_str(&format!("\n{}", "A".repeat(1 + rng.below(20_000)))),
+            5..=7 => b.push_str("\n\u{0}\u{7}\u{1b}[31m\u{202e}\r\r\n"),
+            8..=10 => b.push_str("\n\n-- \nAnn\nGEAR 6"),
+            _ => {}
+        }
+        b
+    }
+
+    fn encode_qp(s: &str) -> String {
+        let mut o = String::new();
+        for b in s.bytes() {
+            match b {
+                b'\n' => o.push_str("\r\n"),
+                b'=' => o.push_str("=3D"),
+                b' '..=b'~' => o.push(b as char),
+                _ => o.push_str(&format!("={b:02X}")),
+            }
+        }
+        o
+    }
+
+    fn encode_b64(s: &[u8]) -> String {
+        const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let mut o = String::new();
+        for (i, ch) in s.chunks(3).enumerate() {
+            let n = ch.iter().enumerate().fold(0u32, |a, (k, &b)| a | (b as u32) << (16 - 8 * k));
+            for k in 0..4 {
+                o.push(if k <= ch.len() { T[(n >> (18 - 6 * k) & 63) as usize] as char } else { '=' });
+            }
+            if i % 19 == 18 {
+                o.push_str("\r\n");
+            }
+        }
+        o
+    }
+
+    /// One mail in one of the clients' shapes.
+    fn mail(rng: &mut Rng, i: usize) -> Vec<u8> {
+        let from = rng.pick(SENDERS);
+        let mut head = format!("From: {from}\r\nTo: steward@test.invalid\r\n");
+        let mid = match rng.below(20) {
+            0 => format!("<{}@test.invalid>", "x".repeat(5_000)),
+            1..=3 => format!("<dup-{}@test.invalid>", rng.below(5)),
+            4 => String::new(),
+            _ => format!("<fuzz-{i}@test.invalid>"),
+        };
+        if !mid.is_empty() {
+            head.push_str(&format!("Message-ID: {mid}\r\n"));
+        }
+        let subject = if rng.chance(3) { "S".repeat(1 + rng.below(60_000)) } else { "Re: [g] turn 3".into() };
+        head.push_str(&format!("Subject: {subject}\r\n"));
+        for _ in 0..rng.below(3) {
+            head.push_str(rng.pick(HEADERS));
+            head.push_str("\r\n");
+        }
+        let text = body(rng);
+        let crlf = text.replace('\n', "\r\n");
+        let shaped = match rng.below(8) {
+            0 => format!("{head}Content-Type: text/plain; charset=utf-8\r\n\r\n{crlf}\r\n"),
+            1 => format!(
+                "{head}MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n{}\r\n",
+                encode_qp(&text)
+            ),
+            2 => format!(
+                "{head}MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n{}\r\n",
+                encode_b64(text.as_bytes())
+            ),
+            3 => format!(
+                "{head}MIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<html><body>{}</body></html>\r\n",
+                text.lines().map(|l| format!("<div>{l}</div>")).collect::<String>()
+            ),
+            4 => format!(
+                "{head}MIME-Version: 1.0\r\nContent-Type: multipart/alternative; boundary=\"a\"\r\n\r\n--a\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{crlf}\r\n--a\r\nContent-Type: text/html\r\n\r\n<p>{}</p>\r\n--a--\r\n",
+                text.replace('\n', "<br>")
+            ),
+            5 => {
+                let size = if rng.chance(10) { 400_000 } else { rng.below(20_000) };
+                let photo: String = (0..size / 76).map(|k| format!("{:A>76}\r\n", k % 977)).collect();
+                format!(
+                    "{head}MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"m\"\r\n\r\n--m\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{crlf}\r\n--m\r\nContent-Type: image/jpeg\r\nContent-Disposition: attachment; filename=\"p.jpg\"\r\nContent-Transfer-Encoding: base64\r\n\r\n{photo}--m--\r\n"
+                )
+            }
+            6 => format!(
+                "{head}Content-Type: text/plain; charset=utf-8; format=flowed; delsp=yes\r\n\r\n{}\r\n",
+                crlf.replace("\r\n", " \r\n")
+            ),
+            _ => {
+                let latin1: Vec<u8> = text.chars().map(|c| if (c as u32) < 256 { c as u8 } else { b'?' }).collect();
+                let mut v = format!("{head}Content-Type: text/plain; charset=iso-8859-1\r\n\r\n").into_bytes();
+                v.extend(latin1);
+                return v;
+            }
+        };
+        shaped.into_bytes()
+    }
+
+    fn edits(rng: &mut Rng) -> Vec<Edit> {
+        (0..1 + rng.below(8))
+            .map(|_| match rng.below(4) {
+                0 => Edit::Set(rng.next() as usize, rng.next() as u8),
+                1 => Edit::Insert(rng.next() as usize, rng.pick(FRAGMENTS)),
+                2 => Edit::Delete(rng.next() as usize, 1 + rng.below(64)),
+                _ => Edit::Cut(rng.next() as usize),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn ten_thousand_mails_never_stop_the_daemon() {
+        let root = scratch("fuzz-daemon");
+        let mut cfg = ServeConfig::local(&root, "steward@test.invalid");
+        cfg.moderators.push(ModeratorConfig { address: MOD.into(), token_sha256: moderator_token_hash(MOD_TOKEN) });
+        cfg.rate_per_hour = 1_000_000;
+        cfg.max_message_bytes = 1 << 20;
+        let store = Store { dir: root.join("games"), durability: Durability::NoSync };
+        let mut h = store.create(&NewGame::plain("g", "sprint", 3), [3; 32], Meta::now()).unwrap();
+        h.join(&Join::plain("p1@test.invalid", "t1", 1), Meta::now()).unwrap();
+        h.join(&Join::plain("p2@test.invalid", "t2", 2), Meta::now()).unwrap();
+        h.start(Meta::now()).unwrap();
+        drop(h); // its lock
+        let mut daemon = Daemon::new(cfg, Durability::NoSync).unwrap();
+        let clock = std::sync::Arc::new(std::sync::Mutex::new(Stamp::parse("2026-11-22T12:00:00Z").unwrap().0));
+        let c = clock.clone();
+        daemon.set_clock(move || Stamp(*c.lock().unwrap()));
+        let real: Vec<Vec<u8>> =
+            fixtures().into_iter().map(|f| String::from_utf8_lossy(&f).replace("monaco-1", "g").into_bytes()).collect();
+        let mut rng = Rng(0x005e_ed13);
+        let mut via = Counting::default();
+        let mut inbox = MemoryInbox { mails: Vec::new(), done: Default::default() };
+        let mut n = 0;
+        while n < MAILS {
+            let start = inbox.mails.len();
+            for _ in 0..BATCH {
+                let raw = if rng.chance(15) { real[rng.below(real.len())].clone() } else { mail(&mut rng, n) };
+                let raw = if rng.chance(40) { apply(raw, &edits(&mut rng)) } else { raw };
+                inbox.mails.push(Fetched { key: format!("fuzz-{n}"), raw });
+                n += 1;
+            }
+            let p = daemon.pass(&mut inbox, &mut via).unwrap_or_else(|e| panic!("the pass stopped at mail {n}: {e}"));
+            assert_eq!(p.fetched, BATCH);
+            assert_eq!(p.processed, BATCH, "every mail processed in its pass");
+            for m in &inbox.mails[start..] {
+                let e = daemon.ledger().get(&m.key).unwrap().unwrap_or_else(|| panic!("{} has no ledger entry", m.key));
+                assert!(
+                    !e.outcome.starts_with("failed"),
+                    "{} failed: {}\n{}",
+                    m.key,
+                    e.outcome,
+                    String::from_utf8_lossy(&m.raw[..m.raw.len().min(3000)])
+                );
+            }
+            *clock.lock().unwrap() += 600;
+        }
+        assert!(n >= 10_000);
+        assert!(via.sent > MAILS / 4, "most mails are answered: {} replies", via.sent);
+        assert!(via.to.keys().all(|t| steward::mail::message::is_mailable(t)), "{:?}", via.to.keys());
+        eprintln!("{n} mails, {} replies, largest {} bytes", via.sent, via.largest);
     }
 }

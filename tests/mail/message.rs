@@ -2,7 +2,9 @@
 //! and which ones must never be answered.
 
 use steward::engine::{Part, Tyres};
-use steward::mail::message::{Incoming, LoopReason, MAX_MESSAGE_BYTES, MessageError, clean_body, html_to_text, unflow};
+use steward::mail::message::{
+    Incoming, LoopReason, MAX_MESSAGE_BYTES, MAX_RAW_BYTES, MessageError, check_size, clean_body, html_to_text, unflow,
+};
 use steward::mail::orders::{Order, Stop, parse};
 use steward::mail::policy::Rule;
 
@@ -173,11 +175,17 @@ fn each_loop_signal_alone() {
 
 #[test]
 fn size_limit_and_unreadable_mail() {
-    let big = vec![b'a'; MAX_MESSAGE_BYTES + 1];
+    // The limit is on the text read (the daemon checks `text_bytes`); a mail over
+    // MAX_RAW_BYTES in all has only its headers read.
     assert_eq!(
-        Incoming::parse(&big),
+        check_size(MAX_MESSAGE_BYTES + 1, MAX_MESSAGE_BYTES),
         Err(MessageError::TooLarge { size: MAX_MESSAGE_BYTES + 1, max: MAX_MESSAGE_BYTES })
     );
+    assert_eq!(check_size(MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES), Ok(()));
+    let mut big = b"From: a@x.org\r\nSubject: big\r\n\r\nGEAR 4\r\n".to_vec();
+    big.resize(MAX_RAW_BYTES + 1, b'a');
+    let m = Incoming::parse(&big).unwrap();
+    assert_eq!((m.from.as_str(), m.body.as_str(), m.text_bytes), ("a@x.org", "", MAX_RAW_BYTES + 1));
     assert_eq!(Incoming::parse(b""), Err(MessageError::Unreadable));
     assert_eq!(Incoming::parse(b"Subject: hi\r\n\r\nGEAR 4\r\n"), Err(MessageError::NoSender));
     assert!(MessageError::NoSender.to_string().contains("From"));

@@ -1,13 +1,15 @@
 //! Mail: incoming-message normalisation on real-world fixtures, the order language, receipts,
 //! standing orders, a property test that no mail makes them panic; the transports (Maildir, and
 //! IMAP/SMTP against real Dovecot and Postfix started by the harness in `servers`); the daemon
-//! end to end, and its crash test.
+//! end to end, its crash test, and hostile mail (`hostile`: poison addresses, failures, caps,
+//! the rate limit, attachments, list copies, `TRACK`).
 
 mod crash;
 mod daemon;
 mod dicemail;
 mod e2e;
 mod fuzz;
+mod hostile;
 mod message;
 mod orders;
 mod policy;

@@ -19,6 +19,7 @@ use crate::store::{By, Game, Handle, Join, Meta, Moderation, NewGame, Stamp, Sto
 use super::compose::Draft;
 use super::config::moderator_token_hash;
 use super::daemon::{Daemon, DaemonError, Job, io};
+use super::limits::MAX_ORDERS;
 use super::message::Incoming;
 use super::orders::{Order, Parsed, receipt};
 use super::policy::{Decision, decide_at};
@@ -132,6 +133,14 @@ impl Daemon {
             if !all.iter().any(|o| matches!(o, Order::Lang(_))) {
                 job.extras.help = true;
             }
+            return Ok(());
+        }
+        if actions.len() > MAX_ORDERS {
+            job.notes.push(tr(
+                job.lang,
+                &format!("This mail has {} orders; one mail may give at most {MAX_ORDERS}. Nothing was applied.", actions.len()),
+                &format!("Ce message contient {} ordres ; un message peut en donner au plus {MAX_ORDERS}. Rien n'a ete applique.", actions.len()),
+            ));
             return Ok(());
         }
         if actions.iter().any(|o| o.is_moderator())
@@ -500,9 +509,11 @@ impl Daemon {
                     }
                     return Err(format!("A game `{game}` exists already."));
                 }
+                let track_file =
+                    super::tracks::track_file(track, self.cfg.tracks.as_deref()).map_err(|e| e.to_string())?;
                 let req = NewGame {
                     id: game.clone(),
-                    track: track.clone(),
+                    track: track_file.to_string_lossy().into_owned(),
                     // `eurogames-advanced` alone plays all seven toggles; `...:a,b` those named.
                     profile: match profile.as_deref() {
                         None => "competition-2004".into(),

@@ -3,6 +3,7 @@
 //! Split from the orders of a message (`super`).
 
 use super::*;
+use crate::mail::limits::{ECHO_BYTES, ECHO_LINES, STRANGER_ECHO_LINES, STRANGER_TEXT, cap_receipt, cap_text};
 
 impl Daemon {
     /// The replies of a job: the sender's (receipt, help, the reports they asked for or that
@@ -16,8 +17,9 @@ impl Daemon {
         let mut out = Vec::new();
         let mut sender_text = String::new();
         if msg.is_some() {
+            let lines = if job.stranger { STRANGER_ECHO_LINES } else { ECHO_LINES };
             let ctx = serde_json::json!({
-                "receipt": job.extras.receipt,
+                "receipt": cap_receipt(&job.extras.receipt, lines, ECHO_BYTES),
                 "applied": job.applied,
                 "notes": job.notes,
                 "subject": msg.map(|m| m.subject.as_str()).unwrap_or(""),
@@ -79,6 +81,9 @@ impl Daemon {
             let car = h.game().now.players.iter().find(|p| p.address.eq_ignore_ascii_case(&job.sender)).map(|p| p.car);
             sender_text.push('\n');
             sender_text.push_str(&self.report_text(h.game(), first, car, job.lang, &[])?);
+        }
+        if job.stranger {
+            sender_text = cap_text(&sender_text, STRANGER_TEXT);
         }
         if let Some(m) = msg {
             let subject = if m.subject.is_empty() {

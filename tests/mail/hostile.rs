@@ -1,0 +1,350 @@
+//! The daemon against hostile or odd mail (issue 13): a message that cannot be handled never
+//! stops a pass, replies stay small whatever was sent, the rate limit survives `serve --once`,
+//! attachments do not hide the orders, a list copy does not hide the direct copy, and `TRACK`
+//! opens no file of the sender's choosing.
+
+use std::sync::{Arc, Mutex};
+
+use steward::mail::config::{ModeratorConfig, ServeConfig, moderator_token_hash};
+use steward::mail::daemon::Daemon;
+use steward::mail::limits::{MAX_REPLY_BYTES, STRANGER_TEXT};
+use steward::mail::message::{Incoming, MessageError, is_mailable};
+use steward::mail::outbox::Via;
+use steward::mail::transport::{Inbox, MaildirInbox, MaildirSender, deliver};
+use steward::store::fsio::Durability;
+use steward::store::{Join, Meta, NewGame, Stamp, Store};
+
+use super::scratch;
+
+const STEWARD: &str = "steward@test.invalid";
+const MOD: &str = "mod@test.invalid";
+const MOD_TOKEN: &str = "moderator-secret";
+
+fn mail(from: &str, id: &str, body: &str) -> Vec<u8> {
+    format!(
+        "From: {from}\r\nTo: {STEWARD}\r\nSubject: orders\r\nMessage-ID: <{id}@test.invalid>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n"
+    )
+    .into_bytes()
+}
+
+struct World {
+    root: std::path::PathBuf,
+    daemon: Daemon,
+    inbox: MaildirInbox,
+    via: Via<MaildirSender>,
+}
+
+fn config(root: &std::path::Path) -> ServeConfig {
+    let mut cfg = ServeConfig::local(root, STEWARD);
+    cfg.moderators.push(ModeratorConfig { address: MOD.into(), token_sha256: moderator_token_hash(MOD_TOKEN) });
+    cfg
+}
+
+impl World {
+    fn new(name: &str, edit: impl FnOnce(&mut ServeConfig)) -> World {
+        let root = scratch(&format!("hostile-{name}"));
+        let mut cfg = config(&root);
+        edit(&mut cfg);
+        World::open(root, cfg)
+    }
+
+    /// A daemon on `root`'s state, as a new `serve --once` run would start.
+    fn open(root: std::path::PathBuf, cfg: ServeConfig) -> World {
+        let mut daemon = Daemon::new(cfg, Durability::NoSync).unwrap();
+        let at = Stamp::parse("2026-11-22T12:00:00Z").unwrap().0;
+        let clock = Arc::new(Mutex::new(at));
+        daemon.set_clock(move || Stamp(*clock.lock().unwrap()));
+        let inbox = MaildirInbox::open(root.join("mail").join(STEWARD)).unwrap();
+        let via = Via(MaildirSender::per_recipient(root.join("mail")));
+        World { root, daemon, inbox, via }
+    }
+
+    fn deliver(&self, raw: &[u8]) {
+        deliver(&self.root.join("mail").join(STEWARD), raw).unwrap();
+    }
+
+    fn pass(&mut self) -> steward::mail::daemon::Pass {
+        self.daemon.pass(&mut self.inbox, &mut self.via).expect("the pass goes on")
+    }
+
+    /// The raw mails `address` received, marked read.
+    fn raw(&self, address: &str) -> Vec<Vec<u8>> {
+        let Ok(mut ib) = MaildirInbox::open(self.root.join("mail").join(address)) else { return Vec::new() };
+        let mut v = Vec::new();
+        for m in ib.fetch(10_000).unwrap() {
+            ib.mark_processed(&m.key).unwrap();
+            v.push(m.raw);
+        }
+        v
+    }
+
+    fn text(&self, address: &str) -> String {
+        self.raw(address).iter().map(|r| Incoming::parse(r).unwrap().full_body).collect::<Vec<_>>().join("\n=====\n")
+    }
+
+    fn outcome(&self, id: &str) -> String {
+        let e = self.daemon.ledger().by_message_id(&format!("{id}@test.invalid")).unwrap();
+        let e = e.or_else(|| {
+            self.daemon
+                .ledger()
+                .entries()
+                .unwrap()
+                .into_iter()
+                .find(|e| e.message_id.as_deref() == Some(&format!("{id}@test.invalid")))
+        });
+        e.map(|e| e.outcome).unwrap_or_else(|| "no ledger entry".into())
+    }
+
+    /// A started game `g` on sprint whose car 1 belongs to `first` (token `t1`) and car 2 to
+    /// p2@test.invalid (token `t2`), made through the store as an older daemon would have.
+    fn game(&self, g: &str, first: &str) {
+        let store = Store::new(self.root.join("games"));
+        let mut h = store.create(&NewGame::plain(g, "sprint", 1), [7; 32], Meta::now()).unwrap();
+        h.join(&Join::plain(first, "t1", 1), Meta::now()).unwrap();
+        h.join(&Join::plain("p2@test.invalid", "t2", 2), Meta::now()).unwrap();
+        h.start(Meta::now()).unwrap();
+    }
+}
+
+#[test]
+fn addresses_are_checked_when_the_mail_is_read() {
+    for bad in [
+        "a@example.com.",
+        "a@.example.com",
+        "a@exa..mple.com",
+        "a b@example.com",
+        "a@exam ple.com",
+        "@example.com",
+        "\"a b\"@example.com",
+        &*format!("{}@example.com", "a".repeat(65)),
+    ] {
+        assert!(!is_mailable(bad), "{bad}");
+    }
+    for good in ["a@example.com", "first.last+tag@sub.example.org", "x@localhost"] {
+        assert!(is_mailable(good), "{good}");
+    }
+    let raw = b"From: <racer@example.com.>\r\nMessage-ID: <x@y>\r\n\r\nJOIN g CAR 1\r\n";
+    assert!(matches!(Incoming::parse(raw), Err(MessageError::BadSender(_))), "{:?}", Incoming::parse(raw));
+    // A Reply-To no mail can go to is dropped: the reply goes to From.
+    let raw = b"From: racer@example.com\r\nReply-To: <x@example.com.>\r\n\r\nHELP\r\n";
+    let m = Incoming::parse(raw).unwrap();
+    assert_eq!((m.reply_to.as_deref(), m.reply_address()), (None, "racer@example.com"));
+}
+
+/// Issue 13, 1: a From (or Reply-To) the mail builder cannot use made `serve` exit before the
+/// message was recorded, so every later mail waited behind it for ever.
+#[test]
+fn a_poison_address_does_not_stop_the_pass() {
+    let mut w = World::new("poison", |_| {});
+    w.deliver(&mail("racer@example.com.", "poison1", "HELP"));
+    w.deliver(
+        b"From: racer@example.com\r\nReply-To: <x@example.com.>\r\nMessage-ID: <poison2@test.invalid>\r\n\r\nHELP\r\n",
+    );
+    w.deliver(&mail("ok@test.invalid", "behind", "HELP"));
+    let p = w.pass();
+    assert_eq!(p.processed, 3);
+    let entries = w.daemon.ledger().entries().unwrap();
+    assert_eq!(entries.len(), 3);
+    assert!(entries.iter().any(|e| e.outcome.starts_with("ignored: the sender address")), "{entries:?}");
+    assert_eq!(w.outcome("poison2"), "answered");
+    assert_eq!(w.outcome("behind"), "answered");
+    assert!(w.text("ok@test.invalid").contains("HELP"), "the mail behind the poison is answered");
+    assert!(!w.text("racer@example.com").is_empty(), "the bad Reply-To is not used; From is");
+}
+
+/// Issue 13, 1: a player whose address cannot be mailed (joined before addresses were checked)
+/// made every later report of the game crash the daemon. Now that reply is a failed outbox
+/// entry and the others go out.
+#[test]
+fn a_player_with_an_unmailable_address_does_not_stop_reports() {
+    let mut w = World::new("unmailable-player", |_| {});
+    w.game("g", "bad@example.com.");
+    w.deliver(&mail(MOD, "pause", &format!("GAME g\nTOKEN {MOD_TOKEN}\nPAUSE")));
+    w.deliver(&mail("ok@test.invalid", "behind", "HELP"));
+    let p = w.pass();
+    assert_eq!(p.processed, 2);
+    assert_eq!(w.outcome("pause"), "applied");
+    assert_eq!(w.outcome("behind"), "answered");
+    let failed = w.daemon.outbox().failed().unwrap();
+    assert_eq!(failed.len(), 1, "the report to the bad address is a failed outbox entry: {failed:?}");
+    assert!(w.text("p2@test.invalid").to_lowercase().contains("pause"), "the other player got the report");
+}
+
+/// Issue 13, 1: any failure while handling one message (here a template that fails for it)
+/// becomes its outcome, the moderators are told, and the mail behind it is handled.
+#[test]
+fn a_failure_while_handling_is_recorded_and_the_pass_goes_on() {
+    let root = scratch("hostile-failure");
+    let templates = root.join("templates").join("en");
+    std::fs::create_dir_all(&templates).unwrap();
+    std::fs::write(
+        templates.join("receipt.txt"),
+        "{{ receipt }}{% if 'GEAR 5' in receipt %}{{ no_such_function() }}{% endif %}\n",
+    )
+    .unwrap();
+    let mut cfg = config(&root);
+    cfg.templates = Some(root.join("templates"));
+    let mut w = World::open(root, cfg);
+    w.deliver(&mail("racer@test.invalid", "boom", "GEAR 5"));
+    w.deliver(&mail("ok@test.invalid", "behind", "HELP"));
+    let p = w.pass();
+    assert_eq!(p.processed, 2);
+    assert!(w.outcome("boom").starts_with("failed: "), "{}", w.outcome("boom"));
+    assert_eq!(w.outcome("behind"), "answered");
+    let note = w.text(MOD);
+    assert!(note.contains("could not be handled") && note.contains("racer@test.invalid"), "{note}");
+    assert!(w.text("racer@test.invalid").contains("could not be handled"), "the sender is told");
+    // Read again, it is not handled twice.
+    assert_eq!(w.pass().processed, 0);
+}
+
+/// Issue 13, 2: a 50,000-line mail drew a 10.5 MB receipt. Every reply is now under the cap,
+/// with the lines not shown counted; a stranger gets a short reply.
+#[test]
+fn replies_are_capped_whatever_was_sent() {
+    let mut w = World::new("caps", |c| c.max_message_bytes = 1 << 20);
+    w.game("g", "p1@test.invalid");
+    let lines: String = (0..50_000).map(|i| format!("GEAR {}\n", 1 + i % 6)).collect();
+    w.deliver(&mail("p1@test.invalid", "big", &format!("GAME g\nCAR 1\nTOKEN t1\n{lines}")));
+    let short: String = (0..20_000).map(|i| format!("GEAR {}\n", 7 + i % 3)).collect();
+    w.deliver(&mail("victim@test.invalid", "spoofed", &short));
+    assert_eq!(w.pass().processed, 2);
+    let stranger = w.raw("victim@test.invalid");
+    assert_eq!(stranger.len(), 1);
+    let text = Incoming::parse(&stranger[0]).unwrap().full_body;
+    assert!(text.len() <= STRANGER_TEXT, "{} bytes of text to a stranger", text.len());
+    assert!(stranger[0].len() < 4 * STRANGER_TEXT, "{} bytes to a stranger", stranger[0].len());
+    let player = w.raw("p1@test.invalid");
+    assert_eq!(player.len(), 1);
+    assert!(player[0].len() <= MAX_REPLY_BYTES, "{} bytes", player[0].len());
+    let text = Incoming::parse(&player[0]).unwrap().full_body;
+    assert!(text.contains("more lines not shown"), "{}", &text[..2000.min(text.len())]);
+    assert!(text.contains("at most 100"), "50,000 orders are refused whole");
+    let echoed = text.lines().filter(|l| l.contains("GEAR")).count();
+    assert!(echoed > 100, "a player's receipt is not cut to a stranger's: {echoed} lines");
+}
+
+/// Issue 13, 2: the hourly rate limit lived in memory, so each `serve --once` started afresh.
+#[test]
+fn the_rate_limit_holds_across_runs() {
+    let root = scratch("hostile-rate");
+    let mut cfg = config(&root);
+    cfg.rate_per_hour = 2;
+    for i in 0..3 {
+        let mut w = World::open(root.clone(), cfg.clone());
+        w.deliver(&mail("chatty@test.invalid", &format!("r{i}"), "HELP"));
+        assert_eq!(w.pass().processed, 1);
+    }
+    let w = World::open(root, cfg);
+    assert_eq!(w.outcome("r1"), "answered");
+    assert!(w.outcome("r2").starts_with("ignored: more than 2 messages"), "{}", w.outcome("r2"));
+}
+
+fn with_attachment(from: &str, id: &str, text: &str, attachment: usize) -> Vec<u8> {
+    let photo: String = (0..attachment / 76).map(|i| format!("{:0>76}\r\n", i % 997)).collect();
+    format!(
+        "From: {from}\r\nTo: {STEWARD}\r\nSubject: orders\r\nMessage-ID: <{id}@test.invalid>\r\nMIME-Version: 1.0\r\n\
+         Content-Type: multipart/mixed; boundary=\"b1\"\r\n\r\n--b1\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{text}\r\n\
+         --b1\r\nContent-Type: image/jpeg; name=\"photo.jpg\"\r\nContent-Disposition: attachment; filename=\"photo.jpg\"\r\n\
+         Content-Transfer-Encoding: base64\r\n\r\n{photo}--b1--\r\n"
+    )
+    .into_bytes()
+}
+
+/// Issue 13, 3: an order mail carrying a 300 KB photo was dropped without a word.
+#[test]
+fn attachments_are_ignored_and_the_text_read() {
+    let mut w = World::new("attachment", |_| {});
+    w.game("g", "p1@test.invalid");
+    w.deliver(&with_attachment("p1@test.invalid", "photo", "GAME g\nCAR 1\nTOKEN t1\nPOLICY SAFEST", 300 * 1024));
+    assert_eq!(w.pass().processed, 1);
+    assert_eq!(w.outcome("photo"), "applied");
+    assert!(w.text("p1@test.invalid").contains("POLICY SAFEST"));
+}
+
+/// Issue 13, 3: a mail whose text is over the limit gets a reply saying so.
+#[test]
+fn a_text_over_the_limit_gets_a_short_reply() {
+    let mut w = World::new("too-long", |c| c.max_message_bytes = 10_000);
+    let text: String = (0..2_000).map(|i| format!("line {i}\n")).collect();
+    w.deliver(&mail("p1@test.invalid", "long", &text));
+    assert_eq!(w.pass().processed, 1);
+    assert!(w.outcome("long").starts_with("refused: the mail is"), "{}", w.outcome("long"));
+    let reply = w.raw("p1@test.invalid");
+    assert_eq!(reply.len(), 1);
+    let body = Incoming::parse(&reply[0]).unwrap().full_body;
+    assert!(body.contains("the most read is 10000"), "{body}");
+    assert!(reply[0].len() < 4 * STRANGER_TEXT, "{} bytes", reply[0].len());
+}
+
+/// Issue 13, 3: an order copied to a mailing list whose copy arrived first was dropped as "a
+/// second copy" when the direct copy came.
+#[test]
+fn a_list_copy_does_not_hide_the_direct_copy() {
+    let mut w = World::new("list-copy", |_| {});
+    let direct = mail("p1@test.invalid", "both", "HELP");
+    let mut list = b"List-Id: <racing.lists.test.invalid>\r\n".to_vec();
+    list.extend_from_slice(&direct);
+    w.deliver(&list);
+    assert_eq!(w.pass().processed, 1);
+    w.deliver(&direct);
+    assert_eq!(w.pass().processed, 1);
+    let entries = w.daemon.ledger().entries().unwrap();
+    let mut outcomes: Vec<&str> = entries.iter().map(|e| e.outcome.as_str()).collect();
+    outcomes.sort();
+    assert_eq!(outcomes[0], "answered", "{outcomes:?}");
+    assert!(outcomes[1].starts_with("ignored: not answered (mailing-list"), "{outcomes:?}");
+    assert!(w.text("p1@test.invalid").contains("HELP"));
+    // A third copy is a second copy of the answered one.
+    w.deliver(&direct);
+    w.pass();
+    assert_eq!(w.daemon.ledger().entries().unwrap().iter().filter(|e| e.outcome.contains("second copy")).count(), 1);
+}
+
+/// Issue 13, 8: `CREATE ... TRACK name` opened any file relative to the daemon's working
+/// directory. `steward serve --once` runs here in a directory holding a valid track file.
+#[test]
+fn track_takes_a_shipped_name_or_a_file_of_the_tracks_folder() {
+    let root = scratch("hostile-tracks");
+    let folder = root.join("league-tracks");
+    std::fs::create_dir_all(&folder).unwrap();
+    let sprint = crate::support::root().join("tracks/sprint.toml");
+    std::fs::copy(&sprint, folder.join("club.toml")).unwrap();
+    std::fs::copy(&sprint, root.join("outside.toml")).unwrap();
+    std::os::unix::fs::symlink(root.join("outside.toml"), folder.join("link.toml")).unwrap();
+    std::fs::write(
+        root.join("steward.toml"),
+        format!(
+            "address = \"{STEWARD}\"\ngames = \"games\"\nstate = \"state\"\ntracks = \"league-tracks\"\n\
+             [inbox]\nkind = \"maildir\"\ndir = \"mail/{STEWARD}\"\n[send]\nkind = \"maildir\"\ndir = \"mail\"\n\
+             [[moderator]]\naddress = \"{MOD}\"\ntoken_sha256 = \"{}\"\n",
+            moderator_token_hash(MOD_TOKEN)
+        ),
+    )
+    .unwrap();
+    let create = |g: &str, track: &str| format!("TOKEN {MOD_TOKEN}\nCREATE {g} TRACK {track} LAPS 1 CARS 2");
+    let inbox = root.join("mail").join(STEWARD);
+    let refused = ["outside.toml", "outside", "link", "link.toml", "..", "steward.toml"];
+    for (i, t) in refused.iter().enumerate() {
+        deliver(&inbox, &mail(MOD, &format!("bad{i}"), &create(&format!("bad{i}"), t))).unwrap();
+    }
+    for (g, t) in [("shipped", "sprint"), ("club", "club"), ("clubfile", "club.toml")] {
+        deliver(&inbox, &mail(MOD, g, &create(g, t))).unwrap();
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_steward"))
+        .current_dir(&root)
+        .args(["serve", "--once", "--config", "steward.toml"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let store = Store::new(root.join("games"));
+    for (i, t) in refused.iter().enumerate() {
+        assert!(store.load(&format!("bad{i}"), None).is_err(), "TRACK {t} was opened");
+    }
+    for g in ["shipped", "club", "clubfile"] {
+        assert!(store.load(g, None).is_ok(), "{g}");
+    }
+    let mut ib = MaildirInbox::open(root.join("mail").join(MOD)).unwrap();
+    let replies: String = ib.fetch(100).unwrap().iter().map(|m| Incoming::parse(&m.raw).unwrap().full_body).collect();
+    assert!(replies.contains("there is no track `outside.toml`"), "{replies}");
+}
