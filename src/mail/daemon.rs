@@ -18,6 +18,7 @@ use super::config::ServeConfig;
 use super::ledger::{Entry, Ledger, key_name};
 use super::message::Incoming;
 use super::outbox::{Deliver, Envelope, Flushed, Outbox};
+use super::secrets::Secrets;
 use super::standing::{Inflight, Standing};
 use super::transport::{Inbox, TransportError};
 use super::{Lang, orders};
@@ -66,8 +67,13 @@ pub(super) struct Job {
     pub lang: Lang,
     /// Where each touched game's report starts.
     pub first: std::collections::BTreeMap<String, u32>,
-    /// Replies to send.
+    /// Replies to send (masked: `secrets`).
     pub drafts: Vec<Draft>,
+    /// Mails carrying a secret to the address it belongs to (a welcome and its token): the
+    /// only drafts not masked.
+    pub secret_drafts: Vec<Draft>,
+    /// What the sender wrote that must not be echoed (docs/orders.md).
+    pub secrets: super::secrets::Secrets,
     /// Notes for the sender's receipt.
     pub notes: Vec<String>,
     /// Whether any order was applied.
@@ -215,6 +221,7 @@ impl Daemon {
             return self.commit(entry, Vec::new()).map(|_| true);
         }
         let mut job = self.start_job(key, msg.message_id.clone(), &msg.from)?;
+        job.secrets = Secrets::of(&[&msg.body, &msg.subject, msg.from_name.as_deref().unwrap_or("")]);
         let parsed = orders::parse(&msg.body);
         self.handle(&mut job, &msg, &parsed)?;
         entry.outcome = if job.applied { "applied".into() } else { "answered".into() };
@@ -245,6 +252,8 @@ impl Daemon {
             lang: self.lang_of(sender),
             first,
             drafts: Vec::new(),
+            secret_drafts: Vec::new(),
+            secrets: Default::default(),
             notes: Vec::new(),
             applied: false,
             announce: Vec::new(),

@@ -18,6 +18,7 @@ pub mod outbox;
 pub mod policy;
 pub mod report;
 pub mod season;
+pub mod secrets;
 pub mod standing;
 pub mod transport;
 

@@ -10,6 +10,7 @@ mod fuzz;
 mod message;
 mod orders;
 mod policy;
+mod secrets;
 mod servers;
 mod transport;
 

@@ -114,12 +114,48 @@ impl Daemon {
 
     /// Reads the message's orders and applies them (`job.extras` gets the receipt).
     pub(super) fn handle(&mut self, job: &mut Job, msg: &Incoming, parsed: &Parsed) -> Result<(), DaemonError> {
-        for o in parsed.orders() {
-            if let Order::Lang(l) = o {
+        let all = parsed.orders();
+        let wanted = all.iter().rev().find_map(|o| if let Order::Lang(l) = o { Some(*l) } else { None });
+        if let Some(l) = wanted {
+            job.lang = l;
+        }
+        self.handle_orders(job, msg, parsed)?;
+        // A preference is kept only for a sender who proved who they are: From can be forged,
+        // and a LANG must not change another player's language (docs/orders.md).
+        if let Some(l) = wanted {
+            if self.signed_on(job, &Header::of(&all)) {
                 self.standing.set_lang(&job.sender, l.code()).map_err(io("writing a language"))?;
-                job.lang = *l;
+            } else {
+                job.notes.push(tr(
+                    job.lang,
+                    "LANG changed this reply only: to keep it, send it with your GAME, CAR and TOKEN lines (or with your JOIN).",
+                    "LANGUE vaut pour cette reponse seulement : pour la garder, envoyez-la avec vos lignes PARTIE, VOITURE et JETON (ou avec votre REJOINDRE).",
+                ));
             }
         }
+        Ok(())
+    }
+
+    /// Whether the mail proves its sender: a moderator's token from the moderator's address,
+    /// the token of a car registered at the sender's address, or a JOIN this mail applied.
+    fn signed_on(&self, job: &Job, head: &Header) -> bool {
+        if self.is_moderator(&job.sender, head.token.as_deref()) {
+            return true;
+        }
+        let Some(game) = &head.game else { return false };
+        let Ok(g) = self.store.load(game, None) else { return false };
+        if Self::done_before(&g, &job.mid, Kind::Join, None) {
+            return true;
+        }
+        let (Some(car), Some(token)) = (head.car, head.token.as_deref()) else { return false };
+        g.player(car).is_some_and(|(_, p)| {
+            p.address.eq_ignore_ascii_case(&job.sender)
+                && p.token_sha256 == crate::store::replay::token_hash(&g.setup.id, token)
+        })
+    }
+
+    /// The orders of `handle`, the language of the reply chosen.
+    fn handle_orders(&mut self, job: &mut Job, msg: &Incoming, parsed: &Parsed) -> Result<(), DaemonError> {
         job.extras.receipt = receipt(parsed, job.lang);
         if !parsed.is_ok() {
             return Ok(());
@@ -357,8 +393,10 @@ impl Daemon {
                     "game": game, "car": number, "token": token, "track": g.track.title, "laps": g.setup.laps,
                 });
                 let text = self.templates.render(lang, "welcome", ctx).map_err(|e| e.to_string())?;
-                job.drafts.push(Draft {
-                    to: vec![msg.reply_address().to_string()],
+                // The token goes to the address that joined, never to a Reply-To: whoever
+                // wrote `From: victim` and `Reply-To: attacker` must not get the victim's car.
+                job.secret_drafts.push(Draft {
+                    to: vec![job.sender.clone()],
                     subject: format!("[{game}] you drive car {number}"),
                     text,
                     in_reply_to: msg.message_id.clone(),
@@ -577,7 +615,7 @@ impl Daemon {
                 });
                 let l = self.lang_of(address);
                 let text = self.templates.render(l, "welcome", ctx).map_err(|e| e.to_string())?;
-                job.drafts.push(Draft {
+                job.secret_drafts.push(Draft {
                     to: vec![address.to_lowercase()],
                     subject: format!("[{game}] you now drive car {car}"),
                     text,

@@ -1,0 +1,243 @@
+//! Secrets and impersonation (issue 13, items 5 and 6): no mail but the welcome to the address
+//! that joined carries a token, whatever a sender echoes (refusals, subjects, misspelt orders,
+//! display names); display names are cleaned before anyone sees them; a JOIN's token goes to
+//! From, never to Reply-To; a LANG needs the token. Then a property test throws thousands of
+//! hostile mails at a daemon on a Maildir and checks the same on every mail that leaves it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use steward::mail::config::{ModeratorConfig, ServeConfig, moderator_token_hash};
+use steward::mail::daemon::Daemon;
+use steward::mail::outbox::Via;
+use steward::mail::transport::{MaildirInbox, MaildirSender, deliver};
+use steward::store::fsio::Durability;
+use steward::store::{Stamp, Store};
+
+use super::scratch;
+
+const STEWARD: &str = "steward@sec.invalid";
+const MOD: &str = "mod@sec.invalid";
+const MOD_TOKEN: &str = "moderator-secret";
+
+/// A mail leaving the daemon, as a player's client shows it.
+#[derive(Debug)]
+struct Out {
+    mailbox: String,
+    subject: String,
+    text: String,
+}
+
+/// A daemon on Maildirs with game `g` created and `players` joined.
+struct Rig {
+    root: std::path::PathBuf,
+    daemon: Daemon,
+    inbox: MaildirInbox,
+    via: Via<MaildirSender>,
+    n: u32,
+}
+
+impl Rig {
+    fn new(name: &str) -> Rig {
+        let root = scratch(name);
+        let mut cfg = ServeConfig::local(&root, STEWARD);
+        cfg.moderators.push(ModeratorConfig { address: MOD.into(), token_sha256: moderator_token_hash(MOD_TOKEN) });
+        cfg.rate_per_hour = 1_000_000;
+        let mut daemon = Daemon::new(cfg, Durability::NoSync).unwrap();
+        let clock = Arc::new(Mutex::new(Stamp::parse("2026-11-22T12:00:00Z").unwrap().0));
+        daemon.set_clock(move || Stamp(*clock.lock().unwrap()));
+        let inbox = MaildirInbox::open(root.join("mail").join(STEWARD)).unwrap();
+        let via = Via(MaildirSender::per_recipient(root.join("mail")));
+        Rig { root, daemon, inbox, via, n: 0 }
+    }
+
+    /// Delivers a mail with these header lines and body (no pass).
+    fn drop_mail(&mut self, headers: &str, body: &str) {
+        self.n += 1;
+        let raw = format!(
+            "{headers}\r\nTo: {STEWARD}\r\nMessage-ID: <s{}@sec.invalid>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n",
+            self.n
+        );
+        deliver(&self.root.join("mail").join(STEWARD), raw.as_bytes()).unwrap();
+    }
+
+    fn pass(&mut self) {
+        self.daemon.pass(&mut self.inbox, &mut self.via).unwrap();
+    }
+
+    fn send(&mut self, from: &str, body: &str) {
+        self.drop_mail(&format!("From: {from}\r\nSubject: orders"), body);
+        self.pass();
+    }
+
+    /// Every mail delivered so far to anyone but steward (text and HTML parts, subject).
+    fn mails(&self) -> Vec<Out> {
+        let mut v = Vec::new();
+        for e in std::fs::read_dir(self.root.join("mail")).unwrap() {
+            let dir = e.unwrap().path();
+            let mailbox = dir.file_name().unwrap().to_string_lossy().into_owned();
+            if mailbox == STEWARD {
+                continue;
+            }
+            for sub in ["new", "cur"] {
+                let Ok(rd) = std::fs::read_dir(dir.join(sub)) else { continue };
+                for f in rd {
+                    let raw = std::fs::read(f.unwrap().path()).unwrap();
+                    let m = mail_parser::MessageParser::default().parse(&raw).unwrap();
+                    let mut text = String::new();
+                    for i in 0..4 {
+                        text.extend(m.body_text(i).map(|t| t.into_owned()));
+                        text.extend(m.body_html(i).map(|t| t.into_owned()));
+                    }
+                    v.push(Out { mailbox: mailbox.clone(), subject: m.subject().unwrap_or("").to_string(), text });
+                }
+            }
+        }
+        v
+    }
+
+    /// The tokens mailed so far: token → the mailbox of its welcome.
+    fn tokens(&self) -> HashMap<String, String> {
+        let mut t = HashMap::new();
+        for m in self.mails() {
+            if m.subject.contains("drive car") {
+                for l in m.text.lines() {
+                    if let Some(tok) = l.trim().strip_prefix("TOKEN ") {
+                        t.insert(tok.trim().to_string(), m.mailbox.clone());
+                    }
+                }
+            }
+        }
+        t
+    }
+
+    /// Game `g` on sprint with players `p1`...`pN`; their tokens.
+    fn game(&mut self, players: u8) -> Vec<String> {
+        self.send(MOD, &format!("TOKEN {MOD_TOKEN}\nCREATE g TRACK sprint LAPS 1 CARS 6 HOURS 24"));
+        for c in 1..=players {
+            self.send(&format!("p{c}@sec.invalid"), &format!("JOIN g CAR {c}"));
+        }
+        let tokens = self.tokens();
+        (1..=players)
+            .map(|c| {
+                let who = format!("p{c}@sec.invalid");
+                tokens.iter().find(|(_, m)| **m == who).map(|(t, _)| t.clone()).expect("a welcome with a token")
+            })
+            .collect()
+    }
+
+    /// Fails if a token is in any mail but the welcome to the address that joined.
+    fn assert_no_leak(&self) {
+        let tokens = self.tokens();
+        for m in self.mails() {
+            for (t, owner) in &tokens {
+                let welcome = m.subject.contains("drive car") && m.mailbox == *owner;
+                let seen = m.text.contains(t.as_str()) || m.subject.contains(t.as_str());
+                assert!(welcome || !seen, "token of {owner} in a mail to {}: {:?}\n{}", m.mailbox, m.subject, m.text);
+            }
+        }
+    }
+}
+
+#[test]
+fn refusals_and_echoed_subjects_never_show_a_token() {
+    let mut r = Rig::new("sec-echo");
+    let t = r.game(2);
+    let t1 = &t[0];
+    // Each of these echoed the token in clear (issue 13, item 5).
+    r.drop_mail(&format!("From: p1@sec.invalid\r\nSubject: TOKEN {t1}"), "GAME g\nCAR 1\nHELP");
+    r.drop_mail("From: p1@sec.invalid\r\nSubject: o", &format!("GAME g\nCAR 1 TOKEN {t1}\nBOARD"));
+    r.drop_mail("From: p1@sec.invalid\r\nSubject: o", &format!("GAME g\nCAR 1\nTOKEN {t1}\nGEAR zz{t1}zz"));
+    r.drop_mail("From: p1@sec.invalid\r\nSubject: o", &format!("GAME g\nJETON : {t1}\nBOARD"));
+    r.drop_mail("From: p1@sec.invalid\r\nSubject: o", &format!("GAME g\nCAR 1\nTOKEN: {t1}\nCHOOSE {t1}"));
+    r.drop_mail(
+        &format!("From: \"{t1}\" <p2@sec.invalid>\r\nSubject: o"),
+        &format!("GAME g\nCAR 2\nTOKEN {}\nBOARD", t[1]),
+    );
+    r.drop_mail("From: p1@sec.invalid\r\nSubject: o", &format!("JOIN g CAR 1 PASSWORD {MOD_TOKEN}\nGEER 4"));
+    r.pass();
+    r.assert_no_leak();
+    let all: String = r.mails().iter().map(|m| format!("{}\n{}\n", m.subject, m.text)).collect();
+    assert!(!all.contains(MOD_TOKEN), "the moderator's token is echoed");
+    assert!(all.contains("********"), "the echoes are masked, not dropped");
+}
+
+#[test]
+fn a_join_mails_the_token_to_from_never_to_reply_to() {
+    let mut r = Rig::new("sec-replyto");
+    r.game(1);
+    r.drop_mail("From: victim@sec.invalid\r\nReply-To: attacker@sec.invalid\r\nSubject: join", "JOIN g CAR 2");
+    r.pass();
+    let tokens = r.tokens();
+    assert!(tokens.values().any(|m| m == "victim@sec.invalid"), "the welcome goes to From");
+    assert!(!tokens.values().any(|m| m == "attacker@sec.invalid"), "no welcome to Reply-To");
+    r.assert_no_leak();
+}
+
+#[test]
+fn display_names_are_cleaned_before_anyone_sees_them() {
+    let mut r = Rig::new("sec-names");
+    r.game(1);
+    // "Eve\r\nMODERATOR NOTICE: mail your TOKEN to eve@evil.invalid" with an ANSI escape and a
+    // bidi override, as an RFC 2047 word so the line breaks survive the header.
+    let evil = "Eve\r\n\u{1b}[2J\u{202e}MODERATOR NOTICE: mail your TOKEN to eve@evil.invalid\u{200b}";
+    let b64 = base64(evil.as_bytes());
+    r.send_headers(&format!("From: =?utf-8?b?{b64}?= <eve@sec.invalid>\r\nSubject: join"), "JOIN g CAR 2");
+    let g = Store::new(r.root.join("games")).load("g", None).unwrap();
+    let name = g.now.players.iter().find(|p| p.car == 2).and_then(|p| p.name.clone()).unwrap();
+    assert!(!name.chars().any(steward::names::is_unsafe), "{name:?}");
+    assert!(name.chars().count() <= steward::names::MAX_NAME_CHARS, "{name:?}");
+    let to_p1: Vec<Out> = r.mails().into_iter().filter(|m| m.mailbox == "p1@sec.invalid").collect();
+    let report = to_p1.last().expect("p1 is told of the join");
+    for l in report.text.lines() {
+        assert!(!l.trim_start().starts_with("MODERATOR NOTICE"), "a line of its own: {}", report.text);
+    }
+    assert!(!report.text.contains('\u{1b}') && !report.text.contains('\u{202e}'), "{}", report.text);
+}
+
+#[test]
+fn a_lang_without_the_token_changes_nobody_s_language() {
+    let mut r = Rig::new("sec-lang");
+    let t = r.game(2);
+    // A forged From: p1 asks for French without p1's token: this reply only.
+    r.send("p1@sec.invalid", "LANG fr\nHELP");
+    assert_eq!(r.daemon_lang("p1@sec.invalid"), None, "p1's language changed without p1's token");
+    assert!(
+        r.mails().iter().any(|m| m.mailbox == "p1@sec.invalid" && m.text.contains("VITESSE")),
+        "the reply itself is in French"
+    );
+    // With the token, it is kept.
+    r.send("p1@sec.invalid", &format!("GAME g\nCAR 1\nTOKEN {}\nLANG fr", t[0]));
+    assert_eq!(r.daemon_lang("p1@sec.invalid"), Some("fr".into()));
+}
+
+impl Rig {
+    fn send_headers(&mut self, headers: &str, body: &str) {
+        self.drop_mail(headers, body);
+        self.pass();
+    }
+
+    fn daemon_lang(&self, address: &str) -> Option<String> {
+        steward::mail::standing::Standing::open(&self.root.join("mail-state"), Durability::NoSync)
+            .unwrap()
+            .lang(address)
+            .unwrap()
+    }
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for c in bytes.chunks(3) {
+        let n =
+            (u32::from(c[0]) << 16) | (u32::from(*c.get(1).unwrap_or(&0)) << 8) | u32::from(*c.get(2).unwrap_or(&0));
+        for i in 0..4 {
+            if i <= c.len() {
+                out.push(A[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
