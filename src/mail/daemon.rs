@@ -82,6 +82,8 @@ pub(super) struct Job {
     pub announce: Vec<(String, String)>,
     /// What the sender's reply carries besides the notes.
     pub extras: super::dispatch::SenderExtras,
+    /// When the message arrived in the mailbox, if the mailbox says (lateness is judged on it).
+    pub arrived: Option<Stamp>,
 }
 
 /// Counts of one pass of the loop.
@@ -177,6 +179,26 @@ impl Daemon {
     /// Processes one message read under mailbox key `key`, unless the ledger has it. Returns
     /// whether it was processed now. The caller marks it processed in the mailbox afterwards.
     pub fn process(&mut self, key: &str, raw: &[u8]) -> Result<bool, DaemonError> {
+        self.process_arrived(key, raw, None)
+    }
+
+    /// [`Daemon::process`] for a message that arrived at `arrived`: the deadlines that passed
+    /// before it are played first (their default moves, docs/daemon.md), so an order that
+    /// arrived after its deadline is late however long it waited to be read. An arrival time
+    /// after the daemon's clock is not believed (a clock set by tests or the demo).
+    pub fn process_arrived(&mut self, key: &str, raw: &[u8], arrived: Option<Stamp>) -> Result<bool, DaemonError> {
+        if self.ledger.get(key).map_err(io("reading the ledger"))?.is_some() {
+            return Ok(false);
+        }
+        let now = self.now();
+        let arrived = arrived.filter(|a| *a <= now);
+        if let Some(a) = arrived {
+            self.deadlines_until(a)?;
+        }
+        self.process_message(key, raw, arrived)
+    }
+
+    fn process_message(&mut self, key: &str, raw: &[u8], arrived: Option<Stamp>) -> Result<bool, DaemonError> {
         if self.ledger.get(key).map_err(io("reading the ledger"))?.is_some() {
             return Ok(false);
         }
@@ -221,6 +243,7 @@ impl Daemon {
             return self.commit(entry, Vec::new()).map(|_| true);
         }
         let mut job = self.start_job(key, msg.message_id.clone(), &msg.from)?;
+        job.arrived = arrived;
         job.secrets = Secrets::of(&[&msg.body, &msg.subject, msg.from_name.as_deref().unwrap_or("")]);
         let parsed = orders::parse(&msg.body);
         self.handle(&mut job, &msg, &parsed)?;
@@ -258,6 +281,7 @@ impl Daemon {
             applied: false,
             announce: Vec::new(),
             extras: Default::default(),
+            arrived: None,
         })
     }
 
@@ -317,8 +341,9 @@ impl Daemon {
             }
             let n = batch.len();
             p.fetched += n;
+            // In arrival order (the inbox gives them so); each after the deadlines before it.
             for m in batch {
-                if self.process(&m.key, &m.raw)? {
+                if self.process_arrived(&m.key, &m.raw, m.arrived.map(Stamp))? {
                     p.processed += 1;
                 }
                 inbox.mark_processed(&m.key)?;

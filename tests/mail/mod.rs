@@ -7,6 +7,7 @@ mod crash;
 mod daemon;
 mod e2e;
 mod fuzz;
+mod late;
 mod message;
 mod orders;
 mod policy;

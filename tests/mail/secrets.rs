@@ -22,56 +22,68 @@ const MOD_TOKEN: &str = "moderator-secret";
 
 /// A mail leaving the daemon, as a player's client shows it.
 #[derive(Debug)]
-struct Out {
-    mailbox: String,
-    subject: String,
-    text: String,
+pub(super) struct Out {
+    pub(super) mailbox: String,
+    pub(super) subject: String,
+    pub(super) text: String,
 }
 
 /// A daemon on Maildirs with game `g` created and `players` joined.
-struct Rig {
-    root: std::path::PathBuf,
+pub(super) struct Rig {
+    pub(super) root: std::path::PathBuf,
     daemon: Daemon,
     inbox: MaildirInbox,
     via: Via<MaildirSender>,
     n: u32,
+    /// The daemon's clock, seconds since 1970.
+    pub(super) clock: Arc<Mutex<i64>>,
 }
 
 impl Rig {
-    fn new(name: &str) -> Rig {
+    pub(super) fn new(name: &str) -> Rig {
         let root = scratch(name);
         let mut cfg = ServeConfig::local(&root, STEWARD);
         cfg.moderators.push(ModeratorConfig { address: MOD.into(), token_sha256: moderator_token_hash(MOD_TOKEN) });
         cfg.rate_per_hour = 1_000_000;
         let mut daemon = Daemon::new(cfg, Durability::NoSync).unwrap();
         let clock = Arc::new(Mutex::new(Stamp::parse("2026-11-22T12:00:00Z").unwrap().0));
-        daemon.set_clock(move || Stamp(*clock.lock().unwrap()));
+        let c = clock.clone();
+        daemon.set_clock(move || Stamp(*c.lock().unwrap()));
         let inbox = MaildirInbox::open(root.join("mail").join(STEWARD)).unwrap();
         let via = Via(MaildirSender::per_recipient(root.join("mail")));
-        Rig { root, daemon, inbox, via, n: 0 }
+        Rig { root, daemon, inbox, via, n: 0, clock }
     }
 
-    /// Delivers a mail with these header lines and body (no pass).
-    fn drop_mail(&mut self, headers: &str, body: &str) {
+    /// Delivers a mail with these header lines and body (no pass); its Maildir key.
+    pub(super) fn drop_mail(&mut self, headers: &str, body: &str) -> String {
         self.n += 1;
         let raw = format!(
             "{headers}\r\nTo: {STEWARD}\r\nMessage-ID: <s{}@sec.invalid>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n",
             self.n
         );
-        deliver(&self.root.join("mail").join(STEWARD), raw.as_bytes()).unwrap();
+        deliver(&self.root.join("mail").join(STEWARD), raw.as_bytes()).unwrap()
     }
 
-    fn pass(&mut self) {
+    /// Sets the delivery time of the message `key` in steward's mailbox.
+    pub(super) fn set_arrival(&self, key: &str, at: i64) {
+        let f = std::fs::File::options()
+            .write(true)
+            .open(self.root.join("mail").join(STEWARD).join("new").join(key))
+            .unwrap();
+        f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(at as u64)).unwrap();
+    }
+
+    pub(super) fn pass(&mut self) {
         self.daemon.pass(&mut self.inbox, &mut self.via).unwrap();
     }
 
-    fn send(&mut self, from: &str, body: &str) {
+    pub(super) fn send(&mut self, from: &str, body: &str) {
         self.drop_mail(&format!("From: {from}\r\nSubject: orders"), body);
         self.pass();
     }
 
     /// Every mail delivered so far to anyone but steward (text and HTML parts, subject).
-    fn mails(&self) -> Vec<Out> {
+    pub(super) fn mails(&self) -> Vec<Out> {
         let mut v = Vec::new();
         for e in std::fs::read_dir(self.root.join("mail")).unwrap() {
             let dir = e.unwrap().path();
@@ -97,7 +109,7 @@ impl Rig {
     }
 
     /// The tokens mailed so far: token → the mailbox of its welcome.
-    fn tokens(&self) -> HashMap<String, String> {
+    pub(super) fn tokens(&self) -> HashMap<String, String> {
         let mut t = HashMap::new();
         for m in self.mails() {
             if m.subject.contains("drive car") {
@@ -112,7 +124,7 @@ impl Rig {
     }
 
     /// Game `g` on sprint with players `p1`...`pN`; their tokens.
-    fn game(&mut self, players: u8) -> Vec<String> {
+    pub(super) fn game(&mut self, players: u8) -> Vec<String> {
         self.send(MOD, &format!("TOKEN {MOD_TOKEN}\nCREATE g TRACK sprint LAPS 1 CARS 6 HOURS 24"));
         for c in 1..=players {
             self.send(&format!("p{c}@sec.invalid"), &format!("JOIN g CAR {c}"));
@@ -127,7 +139,7 @@ impl Rig {
     }
 
     /// Fails if a token is in any mail but the welcome to the address that joined.
-    fn assert_no_leak(&self) {
+    pub(super) fn assert_no_leak(&self) {
         let tokens = self.tokens();
         for m in self.mails() {
             for (t, owner) in &tokens {

@@ -413,6 +413,9 @@ impl Daemon {
                     job.applied = true;
                     return Ok(Some(game));
                 }
+                if let Some(late) = self.late_answer(job, h.game(), head, car, false) {
+                    return Err(late);
+                }
                 self.stale_gear(job, h.game(), head, car)?;
                 if h.game().awaited_cars().contains(&(car, false)) && !h.game().now.paused {
                     let next = h.game().next_turn();
@@ -660,7 +663,11 @@ impl Daemon {
             job.applied = true;
             return Ok(None);
         }
-        if !h.game().awaited_cars().contains(&(car, true)) {
+        let awaited = h.game().awaited_cars().contains(&(car, true));
+        if let Some(late) = self.late_answer(job, h.game(), head, car, !awaited) {
+            return Err(late);
+        }
+        if !awaited {
             return Err(tr(
                 job.lang,
                 &format!("No roll of car {car} awaits a choice: send GEAR first."),
@@ -669,6 +676,69 @@ impl Daemon {
         }
         self.stale_choice(job, h.game(), head, car)?;
         Ok(Some((game, h, car)))
+    }
+
+    /// Why an answer for `car` is late, if it is (docs/daemon.md): its deadline passed before
+    /// the mail arrived and the bot played a default move for the car after the turn the mail
+    /// answers (`TURN n`; without one, when the answer is refused anyway, `not_awaited`, and the
+    /// car's last move was the default one). Says when the deadline passed and what was played.
+    fn late_answer(&self, job: &Job, g: &Game, head: &Header, car: u8, not_awaited: bool) -> Option<String> {
+        let by_deadline = |t: &TurnFile| {
+            t.source.as_ref().and_then(|s| s.by.as_deref()) == Some("deadline") && t.orders.iter().any(|o| o.car == car)
+        };
+        let first = match head.turn {
+            Some(n) => g.turns.iter().find(|t| t.turn > n && by_deadline(t))?,
+            None if not_awaited => {
+                let last = g.turns.iter().rev().find(|t| t.orders.iter().any(|o| o.car == car))?;
+                if !by_deadline(last) {
+                    return None;
+                }
+                // The first of the default moves in a row (a move may take two turns).
+                let mut first = last;
+                while let Some(prev) = first.turn.checked_sub(1).and_then(|p| g.turns.get(p as usize)) {
+                    if !by_deadline(prev) {
+                        break;
+                    }
+                    first = prev;
+                }
+                first
+            }
+            None => return None,
+        };
+        let due_text = g.turns.get(first.turn.checked_sub(1)? as usize).and_then(|t| t.due.clone())?;
+        let due = Stamp::parse(&due_text)?;
+        if job.arrived.is_some_and(|a| a < due) {
+            return None;
+        }
+        let mut played = Vec::new();
+        for t in g.turns[first.turn as usize..].iter().take_while(|t| by_deadline(t)) {
+            for o in t.orders.iter().filter(|o| o.car == car) {
+                if let Some(gear) = o.gear {
+                    played.push(format!("GEAR {gear}"));
+                }
+                if let Some(c) = &o.choose {
+                    played.push(match &o.space {
+                        Some(s) => format!("CHOOSE {c} ({s})"),
+                        None => format!("CHOOSE {c}"),
+                    });
+                }
+            }
+        }
+        let played = played.join(", ");
+        let arrived = job.arrived.map(|a| a.to_string());
+        Some(tr(
+            job.lang,
+            &format!(
+                "Late: the deadline for car {car} passed at {due}{}; the bot played a default move for it at turn {}: {played}. Nothing of this mail was applied: send BOARD for the game as it stands.",
+                arrived.as_ref().map(|a| format!(" and your mail arrived at {a}")).unwrap_or_default(),
+                first.turn
+            ),
+            &format!(
+                "En retard : le delai de la voiture {car} a expire le {due}{} ; le bot a joue un coup par defaut pour elle au tour {} : {played}. Rien de ce message n'a ete applique : envoyez PLATEAU pour la partie telle qu'elle est.",
+                arrived.as_ref().map(|a| format!(" et votre message est arrive le {a}")).unwrap_or_default(),
+                first.turn
+            ),
+        ))
     }
 
     /// The turn the orders answer: `TURN n`, or the current turn when the mail names none
