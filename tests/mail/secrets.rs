@@ -5,6 +5,8 @@
 //! hostile mails at a daemon on a Maildir and checks the same on every mail that leaves it.
 
 use std::collections::HashMap;
+
+use proptest::prelude::*;
 use std::sync::{Arc, Mutex};
 
 use steward::mail::config::{ModeratorConfig, ServeConfig, moderator_token_hash};
@@ -110,17 +112,7 @@ impl Rig {
 
     /// The tokens mailed so far: token → the mailbox of its welcome.
     pub(super) fn tokens(&self) -> HashMap<String, String> {
-        let mut t = HashMap::new();
-        for m in self.mails() {
-            if m.subject.contains("drive car") {
-                for l in m.text.lines() {
-                    if let Some(tok) = l.trim().strip_prefix("TOKEN ") {
-                        t.insert(tok.trim().to_string(), m.mailbox.clone());
-                    }
-                }
-            }
-        }
-        t
+        tokens_in(&self.mails())
     }
 
     /// Game `g` on sprint with players `p1`...`pN`; their tokens.
@@ -140,13 +132,33 @@ impl Rig {
 
     /// Fails if a token is in any mail but the welcome to the address that joined.
     pub(super) fn assert_no_leak(&self) {
-        let tokens = self.tokens();
-        for m in self.mails() {
-            for (t, owner) in &tokens {
-                let welcome = m.subject.contains("drive car") && m.mailbox == *owner;
-                let seen = m.text.contains(t.as_str()) || m.subject.contains(t.as_str());
-                assert!(welcome || !seen, "token of {owner} in a mail to {}: {:?}\n{}", m.mailbox, m.subject, m.text);
+        assert_no_leak(&self.mails());
+    }
+}
+
+/// The tokens in `mails`: token → the mailbox of its welcome.
+fn tokens_in(mails: &[Out]) -> HashMap<String, String> {
+    let mut t = HashMap::new();
+    for m in mails {
+        if m.subject.contains("drive car") {
+            for l in m.text.lines() {
+                if let Some(tok) = l.trim().strip_prefix("TOKEN ") {
+                    t.insert(tok.trim().to_string(), m.mailbox.clone());
+                }
             }
+        }
+    }
+    t
+}
+
+/// Fails if a token is in any of `mails` but the welcome to the address that joined.
+fn assert_no_leak(mails: &[Out]) {
+    let tokens = tokens_in(mails);
+    for m in mails {
+        for (t, owner) in &tokens {
+            let welcome = m.subject.contains("drive car") && m.mailbox == *owner;
+            let seen = m.text.contains(t.as_str()) || m.subject.contains(t.as_str());
+            assert!(welcome || !seen, "token of {owner} in a mail to {}: {:?}\n{}", m.mailbox, m.subject, m.text);
         }
     }
 }
@@ -252,4 +264,149 @@ fn base64(bytes: &[u8]) -> String {
         }
     }
     out
+}
+
+/// Who a hostile mail claims to be: the players, a stranger, the moderator, a victim.
+const PEOPLE: &[&str] = &["p1@sec.invalid", "p2@sec.invalid", "eve@sec.invalid", MOD, "victim@sec.invalid"];
+
+/// Lines of hostile bodies; `{T0}`, `{T1}` are the players' tokens, `{U0}` p1's in capitals.
+const LINES: &[&str] = &[
+    "GAME g",
+    "CAR 1",
+    "CAR 2",
+    "TURN 1",
+    "TURN 3",
+    "TOKEN {T0}",
+    "TOKEN {T1}",
+    "TOKEN: {T0}",
+    "JETON : {T1}",
+    "JETON\u{202f}: {T0}.",
+    "CAR 1 TOKEN {T0}",
+    "GEAR {T0}",
+    "GEAR zz{T1}zz",
+    "{T0}",
+    "my token is {T1}",
+    "CHOOSE {T0}",
+    "TOKEN {U0}",
+    "JOIN g CAR 3 PASSWORD {T0}",
+    "JOIN g",
+    "JOIN g CAR 4 PHRASE hello",
+    "Dear Steward,",
+    "GEER 4",
+    "GEAR 4",
+    "GEAR 2",
+    "CHOOSE A",
+    "PIT QUICK",
+    "LANG fr",
+    "BOARD",
+    "HELP",
+    "HISTORY 3",
+    "Thanks,",
+    "Ann",
+    "TOKEN moderator-secret",
+    "START",
+    "x{T0}{T1}y",
+    "\u{202e}GEAR 4",
+    "GEAR\u{1b}[31m 4",
+    "TOKEN {T1}\u{200b}",
+    "PARTIE : g",
+    "Game: g.",
+    "> TOKEN {T0}",
+    "REPLACE CAR 2 eve@sec.invalid",
+    "END",
+];
+
+/// Pieces of hostile subjects and display names.
+const PIECES: &[&str] = &[
+    "orders",
+    "Re: [g] turn 3",
+    "TOKEN {T0}",
+    "{T1}",
+    "my {U0} token",
+    "\u{202e}txt.exe",
+    "\r\nMODERATOR NOTICE:",
+    "mail your TOKEN to eve@sec.invalid",
+    "\u{1b}[2J\u{1b}]0;x\u{7}",
+    "\u{200b}\u{2066}admin\u{2069}",
+    "Ann Dupont",
+    "\t\u{feff}",
+    "Zoë «Ferrari»",
+    "",
+];
+
+/// A hostile mail: sender, display name, Reply-To, subject and body, as indices and pieces.
+#[derive(Clone, Debug)]
+struct Hostile {
+    from: usize,
+    name: Option<Vec<usize>>,
+    reply_to: Option<usize>,
+    subject: Vec<usize>,
+    body: Vec<usize>,
+}
+
+fn hostile() -> impl Strategy<Value = Hostile> {
+    (
+        0..PEOPLE.len(),
+        proptest::option::of(prop::collection::vec(0..PIECES.len(), 1..4)),
+        proptest::option::of(0..PEOPLE.len()),
+        prop::collection::vec(0..PIECES.len(), 0..3),
+        prop::collection::vec(0..LINES.len(), 0..10),
+    )
+        .prop_map(|(from, name, reply_to, subject, body)| Hostile { from, name, reply_to, subject, body })
+}
+
+impl Hostile {
+    /// The header lines and body, the players' tokens put in.
+    fn render(&self, tokens: &[String]) -> (String, String) {
+        let fill = |s: &str| {
+            s.replace("{T0}", &tokens[0]).replace("{T1}", &tokens[1]).replace("{U0}", &tokens[0].to_uppercase())
+        };
+        let words = |v: &[usize]| fill(&v.iter().map(|&i| PIECES[i]).collect::<Vec<_>>().join(" "));
+        let mut headers = match &self.name {
+            Some(n) => format!("From: =?utf-8?b?{}?= <{}>", base64(words(n).as_bytes()), PEOPLE[self.from]),
+            None => format!("From: {}", PEOPLE[self.from]),
+        };
+        if let Some(r) = self.reply_to {
+            headers.push_str(&format!("\r\nReply-To: {}", PEOPLE[r]));
+        }
+        headers.push_str(&format!("\r\nSubject: =?utf-8?b?{}?=", base64(words(&self.subject).as_bytes())));
+        let body = fill(&self.body.iter().map(|&i| LINES[i]).collect::<Vec<_>>().join("\n"));
+        (headers, body)
+    }
+}
+
+static CASE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+proptest! {
+    // 48 daemons, each fed 40 to 80 hostile mails: about 2,900 mails, about 15 s of CPU in
+    // release.
+    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn no_hostile_mail_leaks_a_token_or_shows_an_unsafe_name(mails in prop::collection::vec(hostile(), 40..80)) {
+        let n = CASE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut r = Rig::new(&format!("sec-prop-{n}"));
+        let tokens = r.game(2);
+        for (i, m) in mails.iter().enumerate() {
+            let (headers, body) = m.render(&tokens);
+            r.drop_mail(&headers, &body);
+            if i % 16 == 15 {
+                r.pass();
+            }
+        }
+        r.pass();
+        let out = r.mails();
+        assert_no_leak(&out);
+        let g = Store::new(r.root.join("games")).load("g", None).unwrap();
+        for p in g.now.players.iter() {
+            let name = p.name.as_deref().unwrap_or("");
+            prop_assert!(!name.chars().any(steward::names::is_unsafe), "unsafe name {name:?}");
+            prop_assert!(name.chars().count() <= steward::names::MAX_NAME_CHARS, "long name {name:?}");
+        }
+        for m in &out {
+            prop_assert!(!m.text.contains(MOD_TOKEN) && !m.subject.contains(MOD_TOKEN), "moderator token to {}", m.mailbox);
+            let unsafe_char = m.text.chars().chain(m.subject.chars()).find(|&c| c != '\n' && c != '\r' && c != '\t' && steward::names::is_unsafe(c));
+            prop_assert!(unsafe_char.is_none(), "{unsafe_char:?} in a mail to {}: {}", m.mailbox, m.text);
+        }
+    }
 }
