@@ -162,11 +162,11 @@ mod tests {
         let reply = format!("   1  CAR 1 TOKEN {T}\n ERROR: not 'zz{T}zz'\n JETON : moderator-pw.");
         let m = s.mask(&reply);
         assert!(!m.contains(T) && !m.contains("moderator-pw"), "{m}");
-        assert!(m.contains("CAR 1 TOKEN ********") && m.contains("JETON : ********."), "{m}");
+        assert!(m.contains("CAR 1 TOKEN ********") && m.contains("JETON : ********"), "{m}");
         // An echo cut short still hides what it shows of a longer run.
         let long = format!("ab{T}cd");
         let s = Secrets::of(&[&long]);
-        assert_eq!(s.mask(&format!("x {}...", &long[..30])), "x ********...");
+        assert_eq!(s.mask(&format!("x {}...", &long[..26])), "x ********...");
         // Nothing else is touched; short words after a keyword are no secret.
         let s = Secrets::of(&["my token is lost"]);
         assert!(s.is_empty());
