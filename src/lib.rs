@@ -29,6 +29,7 @@ pub mod league;
 pub mod league_cli;
 pub mod mail;
 pub mod mail_cli;
+pub mod names;
 pub mod qualify;
 pub mod render;
 pub mod scenario;

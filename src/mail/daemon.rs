@@ -18,6 +18,7 @@ use super::ledger::{Entry, Ledger, key_name};
 use super::limits::{STRANGER_TEXT, cap_text};
 use super::message::{Incoming, check_size};
 use super::outbox::{Deliver, Envelope, Flushed, Outbox};
+use super::secrets::Secrets;
 use super::standing::{Inflight, Standing};
 use super::transport::{Inbox, TransportError};
 use super::{Lang, orders};
@@ -66,8 +67,13 @@ pub(super) struct Job {
     pub lang: Lang,
     /// Where each touched game's report starts.
     pub first: std::collections::BTreeMap<String, u32>,
-    /// Replies to send.
+    /// Replies to send (masked: `secrets`).
     pub drafts: Vec<Draft>,
+    /// Mails carrying a secret to the address it belongs to (a welcome and its token): the
+    /// only drafts not masked.
+    pub secret_drafts: Vec<Draft>,
+    /// What the sender wrote that must not be echoed (docs/orders.md).
+    pub secrets: super::secrets::Secrets,
     /// Notes for the sender's receipt.
     pub notes: Vec<String>,
     /// Whether any order was applied.
@@ -79,6 +85,8 @@ pub(super) struct Job {
     /// Whether the sender is a stranger to the mail's game (not a player of it, not a
     /// moderator) whose mail applied nothing: they get a short reply (`limits`).
     pub stranger: bool,
+    /// When the message arrived in the mailbox, if the mailbox says (lateness is judged on it).
+    pub arrived: Option<Stamp>,
 }
 
 /// Counts of one pass of the loop.
@@ -177,6 +185,26 @@ impl Daemon {
     /// line on standard error, a note to the moderators and a short reply to its sender). Only
     /// a failure to record that (the state directory itself) is returned.
     pub fn process(&mut self, key: &str, raw: &[u8]) -> Result<bool, DaemonError> {
+        self.process_arrived(key, raw, None)
+    }
+
+    /// [`Daemon::process`] for a message that arrived at `arrived`: the deadlines that passed
+    /// before it are played first (their default moves, docs/daemon.md), so an order that
+    /// arrived after its deadline is late however long it waited to be read. An arrival time
+    /// after the daemon's clock is not believed (a clock set by tests or the demo).
+    pub fn process_arrived(&mut self, key: &str, raw: &[u8], arrived: Option<Stamp>) -> Result<bool, DaemonError> {
+        if self.ledger.get(key).map_err(io("reading the ledger"))?.is_some() {
+            return Ok(false);
+        }
+        let now = self.now();
+        let arrived = arrived.filter(|a| *a <= now);
+        if let Some(a) = arrived {
+            self.deadlines_until(a)?;
+        }
+        self.process_message(key, raw, arrived)
+    }
+
+    fn process_message(&mut self, key: &str, raw: &[u8], arrived: Option<Stamp>) -> Result<bool, DaemonError> {
         if self.ledger.get(key).map_err(io("reading the ledger"))?.is_some() {
             return Ok(false);
         }
@@ -192,7 +220,7 @@ impl Daemon {
         };
         let mut reply_to: Option<(String, Option<String>, Lang)> = None;
         let handled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.read_and_handle(key, raw, now, &mut entry, &mut reply_to)
+            self.read_and_handle(key, raw, now, arrived, &mut entry, &mut reply_to)
         }));
         let failure = match handled {
             Ok(Ok((drafts, claim))) => return self.commit(entry, drafts, claim).map(|_| true),
@@ -224,6 +252,7 @@ impl Daemon {
         key: &str,
         raw: &[u8],
         now: Stamp,
+        arrived: Option<Stamp>,
         entry: &mut Entry,
         reply_to: &mut Option<(String, Option<String>, Lang)>,
     ) -> Result<(Vec<Draft>, bool), DaemonError> {
@@ -254,6 +283,8 @@ impl Daemon {
         }
         *reply_to = Some((msg.reply_address().to_string(), msg.message_id.clone(), self.lang_of(&msg.from)));
         let mut job = self.start_job(key, msg.message_id.clone(), &msg.from)?;
+        job.arrived = arrived;
+        job.secrets = Secrets::of(&[&msg.body, &msg.subject, msg.from_name.as_deref().unwrap_or("")]);
         if let Err(e) = check_size(msg.text_bytes, self.cfg.max_message_bytes) {
             entry.outcome = format!("refused: {e}");
             job.notes.push(e.to_string());
@@ -357,11 +388,14 @@ impl Daemon {
             lang: self.lang_of(sender),
             first,
             drafts: Vec::new(),
+            secret_drafts: Vec::new(),
+            secrets: Default::default(),
             notes: Vec::new(),
             applied: false,
             announce: Vec::new(),
             extras: Default::default(),
             stranger: false,
+            arrived: None,
         })
     }
 
@@ -429,8 +463,9 @@ impl Daemon {
             }
             let n = batch.len();
             p.fetched += n;
+            // In arrival order (the inbox gives them so); each after the deadlines before it.
             for m in batch {
-                if self.process(&m.key, &m.raw)? {
+                if self.process_arrived(&m.key, &m.raw, m.arrived.map(Stamp))? {
                     p.processed += 1;
                 }
                 inbox.mark_processed(&m.key)?;

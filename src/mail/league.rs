@@ -113,7 +113,7 @@ impl Daemon {
             return;
         }
         let token = self.marshal_token(game, &r);
-        job.drafts.push(Draft {
+        job.secret_drafts.push(Draft {
             to: vec![r.to_ascii_lowercase()],
             subject: format!("[{game}] you are the Track Marshal of race {n} of {}", league.name),
             text: format!(

@@ -19,6 +19,7 @@ pub mod outbox;
 pub mod policy;
 pub mod report;
 pub mod season;
+pub mod secrets;
 pub mod standing;
 pub mod tracks;
 pub mod transport;

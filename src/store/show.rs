@@ -64,7 +64,7 @@ pub fn show(game: &Game) -> String {
                     out,
                     "  car {:>2}  {}{}  {} tyres, {}",
                     p.car,
-                    p.name.as_deref().unwrap_or(&p.address),
+                    shown_name(p),
                     if p.bot { " (bot)" } else { "" },
                     p.tyres,
                     wear_line(&p.wear)
@@ -197,7 +197,7 @@ pub(crate) fn turn_summary(t: &TurnFile, out: &mut String) {
         }
     }
     if let Some(p) = &t.player {
-        let _ = writeln!(out, "{} joins with car {}", p.name.as_deref().unwrap_or(&p.address), p.car);
+        let _ = writeln!(out, "{} joins with car {}", shown_name(p), p.car);
     }
     for c in &t.contributions {
         let _ = writeln!(out, "Car {} contributes entropy {:?}", c.car, c.entropy);
@@ -222,7 +222,7 @@ pub(crate) fn sheets(game: &Game, st: &RaceState, out: &mut String) {
     for (i, c) in st.cars.iter().enumerate() {
         // Backmarkers come after the players (002, ruling 49): nobody drives them.
         let who: String = match game.now.players.get(i) {
-            Some(p) => p.name.as_deref().unwrap_or(&p.address).chars().take(14).collect(),
+            Some(p) => shown_name(p).chars().take(14).collect(),
             None if c.backmarker => "backmarker".into(),
             None => "-".into(),
         };
@@ -301,4 +301,10 @@ fn positions(game: &Game, st: &RaceState) -> Vec<Option<usize>> {
         pos[i] = Some(rank + 1);
     }
     pos
+}
+
+/// A player as shown to the others: the display name cleaned and shortened (`crate::names`;
+/// names stored before cleaning existed are cleaned here too), else the address.
+fn shown_name(p: &super::files::PlayerRecord) -> String {
+    p.name.as_deref().and_then(crate::names::clean_display_name).unwrap_or_else(|| p.address.clone())
 }

@@ -431,7 +431,7 @@ mod daemon_fuzz {
             for _ in 0..BATCH {
                 let raw = if rng.chance(15) { real[rng.below(real.len())].clone() } else { mail(&mut rng, n) };
                 let raw = if rng.chance(40) { apply(raw, &edits(&mut rng)) } else { raw };
-                inbox.mails.push(Fetched { key: format!("fuzz-{n}"), raw });
+                inbox.mails.push(Fetched { key: format!("fuzz-{n}"), raw, arrived: None });
                 n += 1;
             }
             let p = daemon.pass(&mut inbox, &mut via).unwrap_or_else(|e| panic!("the pass stopped at mail {n}: {e}"));

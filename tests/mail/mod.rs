@@ -10,9 +10,11 @@ mod dicemail;
 mod e2e;
 mod fuzz;
 mod hostile;
+mod late;
 mod message;
 mod orders;
 mod policy;
+mod secrets;
 mod servers;
 mod transport;
 

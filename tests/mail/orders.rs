@@ -299,7 +299,10 @@ fn receipts_mark_errors_on_their_line() {
     assert!(fr.starts_with("Ordres lus :\n   1  VITESSE 4\n   2  CHOIX\n      ERREUR : CHOIX attend"), "{fr}");
     assert!(fr.contains("1 erreur : rien n'a été appliqué."), "{fr}");
     let ok = receipt(&parse("Bonjour\nVITESSE 4"), Lang::Fr);
-    assert!(ok.contains("1 ligne lue, aucune erreur.") && ok.contains("(1 ligne de texte ignorée.)"), "{ok}");
+    assert!(
+        ok.contains("1 ligne lue, aucune erreur.") && ok.contains("(1 ligne de texte ignorée : 1 \"Bonjour\".)"),
+        "{ok}"
+    );
     assert!(receipt(&parse("hello"), Lang::En).starts_with("No order found"));
     let long = format!("JOIN g PHRASE {}", "très longue phrase ".repeat(10));
     for r in
@@ -426,4 +429,34 @@ fn receipts_never_echo_a_secret() {
     let r = receipt(&parse("GAME g\nTOKEN k7w2-x9qa\nJOIN g PASSWORD letmein PHRASE my words\nGEAR 9"), Lang::En);
     assert!(!r.contains("k7w2") && !r.contains("letmein"), "{r}");
     assert!(r.contains("TOKEN ********") && r.contains("PASSWORD ******** PHRASE my words"), "{r}");
+}
+
+#[test]
+fn greetings_sign_offs_and_french_typography_do_not_refuse_a_mail() {
+    // Issue 13, item 4: each of these mails was refused whole.
+    let p = parse("Dear Steward,\n\nGAME gp1\nCAR 1\nTURN 8\nGEAR 4\n\nThanks,\nAnn\n");
+    assert!(p.is_ok(), "{:#?}", p.lines);
+    assert_eq!(p.orders(), [&Order::Game("gp1".into()), &Order::Car(1), &Order::Turn(8), &Order::Gear(4)]);
+    let ignored: Vec<(usize, &str)> = p.ignored.iter().map(|(n, t)| (*n, t.as_str())).collect();
+    assert_eq!(ignored, [(1, "Dear Steward,"), (8, "Thanks,"), (9, "Ann")]);
+    let p = parse(
+        "Bonjour,\nPARTIE : gp1\nVOITURE\u{a0}: 1\nJETON\u{202f}: k7w2\nTOUR : 8.\nVITESSE 4.\nCordialement,\nPierre",
+    );
+    assert!(p.is_ok(), "{:#?}", p.lines);
+    assert_eq!(
+        p.orders(),
+        [&Order::Game("gp1".into()), &Order::Car(1), &Order::Token("k7w2".into()), &Order::Turn(8), &Order::Gear(4)]
+    );
+    let p = parse("Game: gp1.\nTurn: 8.\nGAME:gp1\nCHOOSE B!\nCheers\nLane");
+    assert!(p.is_ok(), "{:#?}", p.lines);
+    assert_eq!(p.orders().len(), 4);
+    // A line that looks like a misspelt keyword still refuses the mail.
+    for text in
+        ["Dear 4\nGEAR 4", "GEAR 4\nGEER 4", "GAME gp1\nGEAR 4\nGEER", "Geer 4\nGEAR 4", "GEAR 4\nThanks\nCHOOSE B"]
+    {
+        assert!(!parse(text).is_ok(), "{text:?} is accepted");
+    }
+    // The receipt lists the lines it ignored.
+    let r = receipt(&parse("Dear Steward,\nGEAR 4\nThanks,"), Lang::En);
+    assert!(r.contains("1 \"Dear Steward,\"") && r.contains("3 \"Thanks,\""), "{r}");
 }

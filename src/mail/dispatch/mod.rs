@@ -115,12 +115,48 @@ impl Daemon {
 
     /// Reads the message's orders and applies them (`job.extras` gets the receipt).
     pub(super) fn handle(&mut self, job: &mut Job, msg: &Incoming, parsed: &Parsed) -> Result<(), DaemonError> {
-        for o in parsed.orders() {
-            if let Order::Lang(l) = o {
+        let all = parsed.orders();
+        let wanted = all.iter().rev().find_map(|o| if let Order::Lang(l) = o { Some(*l) } else { None });
+        if let Some(l) = wanted {
+            job.lang = l;
+        }
+        self.handle_orders(job, msg, parsed)?;
+        // A preference is kept only for a sender who proved who they are: From can be forged,
+        // and a LANG must not change another player's language (docs/orders.md).
+        if let Some(l) = wanted {
+            if self.signed_on(job, &Header::of(&all)) {
                 self.standing.set_lang(&job.sender, l.code()).map_err(io("writing a language"))?;
-                job.lang = *l;
+            } else {
+                job.notes.push(tr(
+                    job.lang,
+                    "LANG changed this reply only: to keep it, send it with your GAME, CAR and TOKEN lines (or with your JOIN).",
+                    "LANGUE vaut pour cette reponse seulement : pour la garder, envoyez-la avec vos lignes PARTIE, VOITURE et JETON (ou avec votre REJOINDRE).",
+                ));
             }
         }
+        Ok(())
+    }
+
+    /// Whether the mail proves its sender: a moderator's token from the moderator's address,
+    /// the token of a car registered at the sender's address, or a JOIN this mail applied.
+    fn signed_on(&self, job: &Job, head: &Header) -> bool {
+        if self.is_moderator(&job.sender, head.token.as_deref()) {
+            return true;
+        }
+        let Some(game) = &head.game else { return false };
+        let Ok(g) = self.store.load(game, None) else { return false };
+        if Self::done_before(&g, &job.mid, Kind::Join, None) {
+            return true;
+        }
+        let (Some(car), Some(token)) = (head.car, head.token.as_deref()) else { return false };
+        g.player(car).is_some_and(|(_, p)| {
+            p.address.eq_ignore_ascii_case(&job.sender)
+                && p.token_sha256 == crate::store::replay::token_hash(&g.setup.id, token)
+        })
+    }
+
+    /// The orders of `handle`, the language of the reply chosen.
+    fn handle_orders(&mut self, job: &mut Job, msg: &Incoming, parsed: &Parsed) -> Result<(), DaemonError> {
         job.extras.receipt = receipt(parsed, job.lang);
         if !parsed.is_ok() {
             return Ok(());
@@ -367,8 +403,10 @@ impl Daemon {
                     "proof": crate::mail::report::proof(g),
                 });
                 let text = self.templates.render(lang, "welcome", ctx).map_err(|e| e.to_string())?;
-                job.drafts.push(Draft {
-                    to: vec![msg.reply_address().to_string()],
+                // The token goes to the address that joined, never to a Reply-To: whoever
+                // wrote `From: victim` and `Reply-To: attacker` must not get the victim's car.
+                job.secret_drafts.push(Draft {
+                    to: vec![job.sender.clone()],
                     subject: format!("[{game}] you drive car {number}"),
                     text,
                     in_reply_to: msg.message_id.clone(),
@@ -384,6 +422,9 @@ impl Daemon {
                     // Applied before a crash: the message is being processed again.
                     job.applied = true;
                     return Ok(Some(game));
+                }
+                if let Some(late) = self.late_answer(job, h.game(), head, car, false) {
+                    return Err(late);
                 }
                 self.stale_gear(job, h.game(), head, car)?;
                 if h.game().awaited_cars().contains(&(car, false)) && !h.game().now.paused {
@@ -591,7 +632,7 @@ impl Daemon {
                 });
                 let l = self.lang_of(address);
                 let text = self.templates.render(l, "welcome", ctx).map_err(|e| e.to_string())?;
-                job.drafts.push(Draft {
+                job.secret_drafts.push(Draft {
                     to: vec![address.to_lowercase()],
                     subject: format!("[{game}] you now drive car {car}"),
                     text,
@@ -636,7 +677,11 @@ impl Daemon {
             job.applied = true;
             return Ok(None);
         }
-        if !h.game().awaited_cars().contains(&(car, true)) {
+        let awaited = h.game().awaited_cars().contains(&(car, true));
+        if let Some(late) = self.late_answer(job, h.game(), head, car, !awaited) {
+            return Err(late);
+        }
+        if !awaited {
             return Err(tr(
                 job.lang,
                 &format!("No roll of car {car} awaits a choice: send GEAR first."),
@@ -645,6 +690,69 @@ impl Daemon {
         }
         self.stale_choice(job, h.game(), head, car)?;
         Ok(Some((game, h, car)))
+    }
+
+    /// Why an answer for `car` is late, if it is (docs/daemon.md): its deadline passed before
+    /// the mail arrived and the bot played a default move for the car after the turn the mail
+    /// answers (`TURN n`; without one, when the answer is refused anyway, `not_awaited`, and the
+    /// car's last move was the default one). Says when the deadline passed and what was played.
+    fn late_answer(&self, job: &Job, g: &Game, head: &Header, car: u8, not_awaited: bool) -> Option<String> {
+        let by_deadline = |t: &TurnFile| {
+            t.source.as_ref().and_then(|s| s.by.as_deref()) == Some("deadline") && t.orders.iter().any(|o| o.car == car)
+        };
+        let first = match head.turn {
+            Some(n) => g.turns.iter().find(|t| t.turn > n && by_deadline(t))?,
+            None if not_awaited => {
+                let last = g.turns.iter().rev().find(|t| t.orders.iter().any(|o| o.car == car))?;
+                if !by_deadline(last) {
+                    return None;
+                }
+                // The first of the default moves in a row (a move may take two turns).
+                let mut first = last;
+                while let Some(prev) = first.turn.checked_sub(1).and_then(|p| g.turns.get(p as usize)) {
+                    if !by_deadline(prev) {
+                        break;
+                    }
+                    first = prev;
+                }
+                first
+            }
+            None => return None,
+        };
+        let due_text = g.turns.get(first.turn.checked_sub(1)? as usize).and_then(|t| t.due.clone())?;
+        let due = Stamp::parse(&due_text)?;
+        if job.arrived.is_some_and(|a| a < due) {
+            return None;
+        }
+        let mut played = Vec::new();
+        for t in g.turns[first.turn as usize..].iter().take_while(|t| by_deadline(t)) {
+            for o in t.orders.iter().filter(|o| o.car == car) {
+                if let Some(gear) = o.gear {
+                    played.push(format!("GEAR {gear}"));
+                }
+                if let Some(c) = &o.choose {
+                    played.push(match &o.space {
+                        Some(s) => format!("CHOOSE {c} ({s})"),
+                        None => format!("CHOOSE {c}"),
+                    });
+                }
+            }
+        }
+        let played = played.join(", ");
+        let arrived = job.arrived.map(|a| a.to_string());
+        Some(tr(
+            job.lang,
+            &format!(
+                "Late: the deadline for car {car} passed at {due}{}; the bot played a default move for it at turn {}: {played}. Nothing of this mail was applied: send BOARD for the game as it stands.",
+                arrived.as_ref().map(|a| format!(" and your mail arrived at {a}")).unwrap_or_default(),
+                first.turn
+            ),
+            &format!(
+                "En retard : le delai de la voiture {car} a expire le {due}{} ; le bot a joue un coup par defaut pour elle au tour {} : {played}. Rien de ce message n'a ete applique : envoyez PLATEAU pour la partie telle qu'elle est.",
+                arrived.as_ref().map(|a| format!(" et votre message est arrive le {a}")).unwrap_or_default(),
+                first.turn
+            ),
+        ))
     }
 
     /// The turn the orders answer: `TURN n`, or the current turn when the mail names none

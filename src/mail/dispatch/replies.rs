@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::mail::limits::{ECHO_BYTES, ECHO_LINES, STRANGER_ECHO_LINES, STRANGER_TEXT, cap_receipt, cap_text};
+use crate::mail::secrets::visible;
 
 impl Daemon {
     /// The replies of a job: the sender's (receipt, help, the reports they asked for or that
@@ -105,6 +106,13 @@ impl Daemon {
             );
         }
         out.append(&mut job.drafts);
+        // Nothing a sender wrote leaves with a secret in it; a welcome goes to the address
+        // that joined (docs/orders.md).
+        for d in &mut out {
+            d.subject = visible(&job.secrets.mask(&d.subject));
+            d.text = visible(&job.secrets.mask(&d.text));
+        }
+        out.append(&mut job.secret_drafts);
         Ok(out)
     }
 

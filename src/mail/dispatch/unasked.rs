@@ -120,6 +120,12 @@ impl Daemon {
     /// Reminders and default moves for every game whose deadline is near or past.
     pub fn deadlines(&mut self) -> Result<usize, DaemonError> {
         let now = self.now();
+        self.deadlines_until(now)
+    }
+
+    /// Reminders and default moves for every game whose deadline is near or past at `now`
+    /// (the daemon's clock, or the arrival of the message about to be read).
+    pub fn deadlines_until(&mut self, now: Stamp) -> Result<usize, DaemonError> {
         let ids = self.store.list().map_err(|source| DaemonError::Store { game: "-".into(), source })?;
         let mut jobs = 0;
         for id in ids {

@@ -234,8 +234,10 @@ pub struct Headers {
 pub struct Parsed {
     /// The lines read as orders, in order.
     pub lines: Vec<Line>,
-    /// Lines of prose before the first order, skipped.
+    /// Lines of prose around the orders, skipped.
     pub skipped: usize,
+    /// Those lines: their number and text, for the receipt to list.
+    pub ignored: Vec<(usize, String)>,
     /// Whether an `END` line stopped the reading.
     pub ended: bool,
 }
@@ -285,17 +287,21 @@ const MAX_LINE: usize = 1000;
 /// skipped and every other line must be an order. `END` stops the reading.
 pub fn parse(text: &str) -> Parsed {
     let mut out = Parsed::default();
+    let last_line = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).last().map(|(i, _)| i);
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
-        let words = split(line);
+        let words = order_words(line);
         let Some(first) = words.first() else { continue };
-        let first = squash(first.trim_end_matches(':'));
+        let first = squash(first);
         let kw = Kw::lookup(&first);
         // A short line whose first word is one letter off a keyword is a misspelt order; a
-        // longer one is prose ("Pour le tour 12, voici mes ordres").
-        let suggestion = if words.len() <= 3 { Kw::suggest(&first) } else { None };
+        // longer one is prose ("Pour le tour 12, voici mes ordres"), and so are a greeting, a
+        // sign-off and a name alone on the last line (docs/orders.md).
+        let courtesy = kw.is_none() && (is_courtesy(&words, line) || (Some(i) == last_line && is_name(line)));
+        let suggestion = if words.len() <= 3 && !courtesy { Kw::suggest(&first) } else { None };
         if kw.is_none() && out.lines.is_empty() && suggestion.is_none() {
             out.skipped += 1;
+            out.ignored.push((i + 1, line.to_string()));
             continue;
         }
         if kw == Some(Kw::End) && words.len() == 1 {
@@ -324,10 +330,13 @@ pub fn parse(text: &str) -> Parsed {
     // Prose after the last order ("Thanks, Ann") is skipped too, unless it looks like a
     // misspelt keyword.
     let prose = |l: &Line| matches!(l.result, Err(OrderError::Unknown { suggestion: None, .. }));
+    let mut trailing = Vec::new();
     while out.lines.last().is_some_and(prose) {
-        out.lines.pop();
+        let l = out.lines.pop().expect("checked");
         out.skipped += 1;
+        trailing.push((l.number, l.text));
     }
+    out.ignored.extend(trailing.into_iter().rev());
     out
 }
 
@@ -344,6 +353,104 @@ fn k_of(o: &Order) -> Kw {
 /// Words of a line: separated by white space, commas and semicolons.
 fn split(line: &str) -> Vec<&str> {
     line.split(|c: char| c.is_whitespace() || c == ',' || c == ';').filter(|w| !w.is_empty()).collect()
+}
+
+/// The words of an order line, its typography undone (docs/orders.md): the colon after the
+/// keyword, French style with a (non-breaking) space before it or not (`JETON : x`,
+/// `PARTIE: gp1`, `GAME:gp1`), and a full stop, `!` or `?` ending the line (`Turn: 8.`).
+fn order_words(line: &str) -> Vec<&str> {
+    let mut words = split(line);
+    if let Some(first) = words.first().copied()
+        && let Some((kw, rest)) = first.split_once(':')
+    {
+        words[0] = kw;
+        if !rest.is_empty() {
+            words.insert(1, rest);
+        }
+    }
+    if let Some(second) = words.get(1).copied()
+        && let Some(rest) = second.strip_prefix(':')
+    {
+        if rest.is_empty() {
+            words.remove(1);
+        } else {
+            words[1] = rest;
+        }
+    }
+    if words.len() > 1
+        && let Some(last) = words.last_mut()
+    {
+        *last = last.trim_end_matches(['.', '!', '?']);
+        if last.is_empty() {
+            words.pop();
+        }
+    }
+    words.retain(|w| !w.is_empty());
+    words
+}
+
+/// Words that open a greeting or a sign-off, in English and French (folded).
+const COURTESY: &[&str] = &[
+    "dear",
+    "hi",
+    "hello",
+    "hey",
+    "greetings",
+    "good",
+    "morning",
+    "evening",
+    "thanks",
+    "thank",
+    "thx",
+    "cheers",
+    "regards",
+    "best",
+    "kind",
+    "yours",
+    "sincerely",
+    "cordially",
+    "ta",
+    "bye",
+    "bonjour",
+    "bonsoir",
+    "salut",
+    "coucou",
+    "cher",
+    "chere",
+    "chers",
+    "madame",
+    "monsieur",
+    "merci",
+    "cordialement",
+    "amicalement",
+    "amities",
+    "bises",
+    "bisous",
+    "salutations",
+    "bien",
+    "a+",
+    "@+",
+    "bonne",
+];
+
+/// A greeting or sign-off: its first word is one of [`COURTESY`] and it holds no digit
+/// (`Dear Steward,`, `Thanks,`, `Cheers`, `Bien à vous`; not `Dear 4`, a misspelt `GEAR 4`).
+fn is_courtesy(words: &[&str], line: &str) -> bool {
+    let Some(first) = words.first() else { return false };
+    let first = fold(first.trim_end_matches([',', '.', '!', ':']));
+    COURTESY.contains(&first.as_str()) && !line.chars().any(|c| c.is_ascii_digit())
+}
+
+/// A name signing the mail: one word of letters, a capital then small letters (`Ann`, `Lane.`),
+/// not written as keywords are (`GEER`, `geer`).
+fn is_name(line: &str) -> bool {
+    let w = line.trim_end_matches(['.', ',', '!']);
+    let mut chars = w.chars();
+    let Some(c) = chars.next() else { return false };
+    c.is_uppercase()
+        && w.chars().count() >= 2
+        && chars.all(|c| c.is_lowercase() || c == '-' || c == '\'')
+        && !w.contains(char::is_whitespace)
 }
 
 fn number(order: Kw, what: Arg, word: Option<&&str>, min: u32, max: u32) -> Result<u32, OrderError> {

@@ -49,14 +49,38 @@ pub fn receipt(parsed: &Parsed, lang: Lang) -> String {
     wrap(&mut out, &summary, 0);
     if parsed.skipped > 0 {
         let s = parsed.skipped;
+        let listed = ignored_list(parsed, fr);
         let note = if fr {
-            format!("({s} ligne{} de texte ignorée{}.)", plural(s), plural(s))
+            format!("({s} ligne{} de texte ignorée{}{listed}.)", plural(s), plural(s))
         } else {
-            format!("({s} line{} of text skipped.)", plural(s))
+            format!("({s} line{} of text skipped{listed}.)", plural(s))
         };
         wrap(&mut out, &note, 0);
     }
     out
+}
+
+/// Most ignored lines the receipt names.
+const IGNORED_LISTED: usize = 5;
+
+/// `: 1 "Dear Steward,", 9 "Thanks,"` — the first ignored lines, each cut short.
+fn ignored_list(parsed: &Parsed, fr: bool) -> String {
+    let shown: Vec<String> = parsed
+        .ignored
+        .iter()
+        .take(IGNORED_LISTED)
+        .map(|(n, text)| {
+            let t: String = masked(text).chars().map(|c| if c.is_control() { '?' } else { c }).collect();
+            let t = if t.chars().count() > 30 { format!("{}...", t.chars().take(27).collect::<String>()) } else { t };
+            format!("{n} \"{t}\"")
+        })
+        .collect();
+    if shown.is_empty() {
+        return String::new();
+    }
+    let more = parsed.ignored.len().saturating_sub(IGNORED_LISTED);
+    let more = if more > 0 { format!(", +{more}") } else { String::new() };
+    format!("{}{}{more}", if fr { " : " } else { ": " }, shown.join(", "))
 }
 
 fn plural(n: usize) -> &'static str {

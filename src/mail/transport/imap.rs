@@ -414,15 +414,19 @@ impl Inbox for ImapInbox {
             uids.truncate(limit);
             let mut out = Vec::with_capacity(uids.len());
             if !uids.is_empty() {
-                let fetches = c.session.uid_fetch(uid_set(&uids), "(UID BODY.PEEK[])")?;
-                let mut by_uid: HashMap<u32, Vec<u8>> = fetches
+                let fetches = c.session.uid_fetch(uid_set(&uids), "(UID INTERNALDATE BODY.PEEK[])")?;
+                let mut by_uid: HashMap<u32, (Vec<u8>, Option<i64>)> = fetches
                     .iter()
-                    .filter_map(|f| Some((f.uid?, f.body().map(<[u8]>::to_vec).unwrap_or_default())))
+                    .filter_map(|f| {
+                        let raw = f.body().map(<[u8]>::to_vec).unwrap_or_default();
+                        Some((f.uid?, (raw, f.internal_date().map(|d| d.timestamp()))))
+                    })
                     .collect();
-                // In UID order; a message expunged meanwhile is simply absent.
+                // In UID order (the order the server received them); a message expunged
+                // meanwhile is simply absent.
                 for uid in uids {
-                    if let Some(raw) = by_uid.remove(&uid) {
-                        out.push(Fetched { key: format!("{}:{uid}", c.uid_validity), raw });
+                    if let Some((raw, arrived)) = by_uid.remove(&uid) {
+                        out.push(Fetched { key: format!("{}:{uid}", c.uid_validity), raw, arrived });
                     }
                 }
             }

@@ -179,7 +179,10 @@ impl Inbox for MaildirInbox {
                 break;
             }
             match fs::read(&e.path) {
-                Ok(raw) => out.push(Fetched { key: e.key, raw }),
+                Ok(raw) => {
+                    let arrived = e.modified.duration_since(UNIX_EPOCH).ok().map(|d| d.as_secs() as i64);
+                    out.push(Fetched { key: e.key, raw, arrived })
+                }
                 // Marked or removed by someone else since the listing.
                 Err(err) if err.kind() == io::ErrorKind::NotFound => continue,
                 Err(err) => return Err(TransportError::maildir("read", e.path, err)),

@@ -25,11 +25,16 @@ pub use self::maildir::{MaildirInbox, MaildirSender, deliver};
 pub use self::smtp::{SmtpConfig, SmtpSender};
 
 /// A message as it sits in a mailbox: `key` is stable and unique within that mailbox
-/// (Maildir: the unique part of the file name; IMAP: "<uidvalidity>:<uid>").
+/// (Maildir: the unique part of the file name; IMAP: "<uidvalidity>:<uid>"), and when it
+/// arrived there, which decides whether an order was late (docs/daemon.md).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fetched {
     pub key: String,
     pub raw: Vec<u8>,
+    /// When the mailbox received it, in seconds since 1970 (UTC): the Maildir delivery time
+    /// (the file's modification time, set when it was written into `tmp/`), the IMAP
+    /// INTERNALDATE. `None` when the mailbox cannot say.
+    pub arrived: Option<i64>,
 }
 
 /// Where incoming mail is read.
