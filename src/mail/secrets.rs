@@ -35,9 +35,14 @@ pub struct Secrets {
     windows: HashSet<String>,
 }
 
-/// Whether a (squashed) word announces a secret.
+/// Secret keywords, squashed.
+const ANNOUNCING: [&str; 7] = ["token", "jeton", "password", "passwd", "motdepasse", "mdp", "secret"];
+
+/// Whether a word announces a secret: a secret keyword, or a word ending in one (a mail whose
+/// line breaks were lost glues `GAME g` and `TOKEN x` into `gTOKEN x`).
 fn announces(word: &str) -> bool {
-    matches!(squash(word).as_str(), "token" | "jeton" | "password" | "passwd" | "motdepasse" | "mdp" | "secret")
+    let w = squash(word);
+    ANNOUNCING.iter().any(|k| w == *k || (w.len() > k.len() && w.ends_with(k)))
 }
 
 /// Characters of a word that may be a secret (`orders::name`: letters, digits, `-`, `_`, `.`).
@@ -152,6 +157,14 @@ pub fn visible(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_keyword_glued_to_the_word_before_still_announces_a_secret() {
+        let s = super::Secrets::of(&["GAME gTOKEN fuzz-moderatorDEADLINE 12"]);
+        let echo = s.mask("ERROR: GAME does not take 'fuzz-moderatorDEADLINE': write GAME monaco-1");
+        assert!(!echo.contains("fuzz-moderator"), "{echo}");
+        assert!(echo.contains(super::MASK), "{echo}");
+    }
+
     use super::*;
 
     const T: &str = "0123456789abcdef01234567";

@@ -175,6 +175,8 @@ mod daemon_fuzz {
     const BATCH: usize = 250;
     const MOD: &str = "mod@test.invalid";
     const MOD_TOKEN: &str = "fuzz-moderator";
+    /// The two players' tokens: long and distinctive, so any copy of one in a reply is found.
+    const TOKENS: [&str; 2] = ["5f3a9c0e1d2b4a6f8e7d6c5b4a3f2e1d", "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b"];
 
     /// splitmix64: a fixed sequence, so a failure can be replayed.
     struct Rng(u64);
@@ -227,6 +229,19 @@ mod daemon_fuzz {
     impl Deliver for Counting {
         fn deliver(&mut self, id: &str, _: &str, to: &[String], raw: &[u8]) -> Delivery {
             assert!(raw.len() <= MAX_REPLY_BYTES, "reply {id} is {} bytes", raw.len());
+            // No token in any mail (no welcome is sent here: the players joined before): the
+            // decoded subject and every text part, so an encoding cannot hide one.
+            let m = mail_parser::MessageParser::default().parse(raw).expect("steward's replies parse");
+            let mut seen = m.subject().unwrap_or_default().to_string();
+            for i in 0..m.text_body_count() {
+                seen.push_str(&m.body_text(i).unwrap_or_default());
+            }
+            for i in 0..m.html_body_count() {
+                seen.push_str(&m.body_html(i).unwrap_or_default());
+            }
+            for t in TOKENS.iter().chain([&MOD_TOKEN]) {
+                assert!(!seen.contains(t), "reply {id} to {to:?} shows the token {t}:\n{seen}");
+            }
             self.largest = self.largest.max(raw.len());
             self.sent += 1;
             for t in to {
@@ -274,9 +289,14 @@ mod daemon_fuzz {
         let c = 1 + rng.below(2);
         let turn = rng.below(12);
         let orders = [
-            format!("GAME g\nCAR {c}\nTOKEN t{c}\nTURN {turn}\nGEAR {}", 1 + rng.below(6)),
-            format!("GAME g\nCAR {c}\nTOKEN t{c}\nTURN {turn}\nCHOOSE {}", ["A", "B", "C", "Z"][rng.below(4)]),
-            format!("GAME g\nCAR {c}\nTOKEN t{c}\nPOLICY FARTHEST-FREE ELSE SAFEST"),
+            format!("GAME g\nCAR {c}\nTOKEN {}\nTURN {turn}\nGEAR {}", TOKENS[c - 1], 1 + rng.below(6)),
+            format!(
+                "GAME g\nCAR {c}\nTOKEN {}\nTURN {turn}\nCHOOSE {}",
+                TOKENS[c - 1],
+                ["A", "B", "C", "Z"][rng.below(4)]
+            ),
+            format!("GAME g\nCAR {c}\nTOKEN {}\nPOLICY FARTHEST-FREE ELSE SAFEST", TOKENS[c - 1]),
+            format!("Subject line echo: my token is {}", TOKENS[c - 1]),
             format!("GAME g\nCAR {c}\nTOKEN wrong\nGEAR 2"),
             "HELP".into(),
             "GAME g\nBOARD".into(),
@@ -284,7 +304,7 @@ mod daemon_fuzz {
             format!("LANG {}", ["fr", "en"][rng.below(2)]),
             "JOIN g CAR 3\nPHRASE fuzz".into(),
             format!("GAME g\nTOKEN {MOD_TOKEN}\n{}", ["PAUSE", "RESUME", "DEADLINE 12"][rng.below(3)]),
-            "Dear Steward,\n\nGAME g\nCAR 1\nTOKEN t1\nGEAR 3\n\nThanks\nAnn".into(),
+            format!("Dear Steward,\n\nGAME g\nCAR 1\nTOKEN {}\nGEAR 3\n\nThanks\nAnn", TOKENS[0]),
             "geer 4\nVITESSE 9".into(),
             format!("TOKEN {MOD_TOKEN}\nCREATE g TRACK ../../etc/passwd LAPS 1 CARS 2"),
             String::new(),
@@ -412,8 +432,8 @@ mod daemon_fuzz {
         cfg.max_message_bytes = 1 << 20;
         let store = Store { dir: root.join("games"), durability: Durability::NoSync };
         let mut h = store.create(&NewGame::plain("g", "sprint", 3), [3; 32], Meta::now()).unwrap();
-        h.join(&Join::plain("p1@test.invalid", "t1", 1), Meta::now()).unwrap();
-        h.join(&Join::plain("p2@test.invalid", "t2", 2), Meta::now()).unwrap();
+        h.join(&Join::plain("p1@test.invalid", TOKENS[0], 1), Meta::now()).unwrap();
+        h.join(&Join::plain("p2@test.invalid", TOKENS[1], 2), Meta::now()).unwrap();
         h.start(Meta::now()).unwrap();
         drop(h); // its lock
         let mut daemon = Daemon::new(cfg, Durability::NoSync).unwrap();
