@@ -257,3 +257,20 @@ fn headless_chromium_loads_every_page_without_error() {
         assert!(bytes.starts_with(b"\x89PNG") && bytes.len() > 10_000, "{name}: a real picture");
     }
 }
+
+#[test]
+fn the_daemon_hook_rebuilds_only_when_the_job_ended_the_race() {
+    let games = season();
+    let g = steward::store::driver::load_dir(&games.join("web-01"), None).unwrap();
+    let end = g.turns.iter().position(|t| t.over).expect("the race ended") as u32;
+    let out = fresh_out("hook");
+    // A job whose turns came after the end: no site.
+    steward::site::refresh_if_ended(Some(&out), games, &g, end + 1);
+    assert!(!out.join("index.html").exists());
+    // No `site` setting: no site.
+    steward::site::refresh_if_ended(None, games, &g, end);
+    assert!(!out.join("index.html").exists());
+    // The job that wrote the last turn: the site.
+    steward::site::refresh_if_ended(Some(&out), games, &g, end);
+    assert!(out.join("race-web-01.html").is_file() && out.join("league-web.html").is_file());
+}

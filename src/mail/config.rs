@@ -50,6 +50,9 @@ pub struct ServeConfig {
     /// Directory of mail templates overriding the built-in ones (`templates/` layout).
     #[serde(default)]
     pub templates: Option<PathBuf>,
+    /// Where `steward site` writes the web pages, refreshed whenever a race ends (docs/site.md).
+    #[serde(default)]
+    pub site: Option<PathBuf>,
 }
 
 fn default_name() -> String {
@@ -295,6 +298,9 @@ impl ServeConfig {
         if let Some(t) = &mut self.templates {
             fix(t);
         }
+        if let Some(t) = &mut self.site {
+            fix(t);
+        }
     }
 
     /// Checks values that serde cannot.
@@ -332,6 +338,7 @@ impl ServeConfig {
             send: SendConfig::Maildir { dir: root.join("mail") },
             moderators: Vec::new(),
             templates: None,
+            site: None,
         }
     }
 }

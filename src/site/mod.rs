@@ -162,6 +162,18 @@ pub fn game_pages(games: &Path, game: &str, league: Option<&str>, out: &Path) ->
     write(&out.join(html::dice_href(game)), &dice)
 }
 
+/// The daemon's hook (`site = "DIR"` in steward.toml): when the turns this job wrote (from
+/// `first`) ended game `g`, rebuild the site. A site that cannot be written never fails the
+/// mail job: the error is printed for the operator, and the next race's end (or `steward site`
+/// by hand) writes it again.
+pub fn refresh_if_ended(out: Option<&Path>, games: &Path, g: &crate::store::Game, first: u32) {
+    let Some(out) = out else { return };
+    let ended = g.turns.iter().position(|t| t.over).is_some_and(|i| i as u32 >= first);
+    if ended && let Err(e) = build(games, out) {
+        eprintln!("steward: the web pages in {} were not refreshed: {e}", out.display());
+    }
+}
+
 fn index(games: &[String], leagues: &[String]) -> String {
     let mut b = String::new();
     if !leagues.is_empty() {
