@@ -27,7 +27,7 @@ pub fn page(title: &str, links: &[(&str, String)], body: &str, script: Option<&s
     }
     let _ = write!(o, "</nav>\n<h1>{}</h1>\n{body}", escape(title));
     if let Some(s) = script {
-        let _ = write!(o, "<script>{s}</script>\n");
+        let _ = writeln!(o, "<script>{s}</script>");
     }
     o.push_str("</body>\n</html>\n");
     o

@@ -45,7 +45,7 @@ pub enum SiteError {
         /// The game.
         game: String,
         /// Cause.
-        source: StoreError,
+        source: Box<StoreError>,
     },
     /// A league does not load.
     #[error("league {league}: {source}")]
@@ -53,7 +53,7 @@ pub enum SiteError {
         /// The league.
         league: String,
         /// Cause.
-        source: crate::league::config::LeagueError,
+        source: Box<crate::league::config::LeagueError>,
     },
 }
 
@@ -117,7 +117,7 @@ pub fn build(games: &Path, out: &Path) -> Result<Built, SiteError> {
     let mut leagues = BTreeMap::new();
     for l in &league_names {
         let lg = crate::league::config::League::load(games, l)
-            .map_err(|source| SiteError::League { league: l.clone(), source })?;
+            .map_err(|source| SiteError::League { league: l.clone(), source: Box::new(source) })?;
         leagues.insert(l.clone(), lg);
     }
     let league_of = |g: &str| leagues.iter().find(|(_, lg)| lg.race_of_game(g).is_some()).map(|(n, _)| n.as_str());
@@ -125,7 +125,8 @@ pub fn build(games: &Path, out: &Path) -> Result<Built, SiteError> {
     let mut manifest = BTreeMap::new();
     for g in &game_names {
         let dir = games.join(g);
-        let hash = last_turn_hash(&dir).map_err(|source| SiteError::Game { game: g.clone(), source })?;
+        let hash =
+            last_turn_hash(&dir).map_err(|source| SiteError::Game { game: g.clone(), source: Box::new(source) })?;
         let fresh = old.get(g) == Some(&hash)
             && out.join(html::race_href(g)).is_file()
             && out.join(html::dice_href(g)).is_file();
@@ -138,8 +139,8 @@ pub fn build(games: &Path, out: &Path) -> Result<Built, SiteError> {
         manifest.insert(g.clone(), hash);
     }
     for (name, lg) in &leagues {
-        let (page, dice) =
-            league::pages(games, lg).map_err(|source| SiteError::League { league: name.clone(), source })?;
+        let (page, dice) = league::pages(games, lg)
+            .map_err(|source| SiteError::League { league: name.clone(), source: Box::new(source) })?;
         write(&out.join(html::league_href(name)), &page)?;
         write(&out.join(html::league_dice_href(name)), &dice)?;
         built.leagues.push(name.clone());
@@ -155,7 +156,7 @@ pub fn build(games: &Path, out: &Path) -> Result<Built, SiteError> {
 
 /// Writes one game's race page and dice page.
 pub fn game_pages(games: &Path, game: &str, league: Option<&str>, out: &Path) -> Result<(), SiteError> {
-    let err = |source| SiteError::Game { game: game.into(), source };
+    let err = |source| SiteError::Game { game: game.into(), source: Box::new(source) };
     let rp = race::replay(&games.join(game)).map_err(err)?;
     write(&out.join(html::race_href(game)), &race::race_page(game, &rp, league))?;
     let dice = race::dice_page(game, games, &rp, league).map_err(err)?;
