@@ -94,6 +94,16 @@ enum Command {
         #[arg(long, value_delimiter = ',')]
         toggles: Option<Vec<String>>,
     },
+    /// Write the leagues' and races' web pages: standings, race replays, dice audits
+    /// (docs/site.md). Only games changed since the last build are rebuilt.
+    Site {
+        /// The games directory.
+        #[arg(long, value_name = "DIR")]
+        games: PathBuf,
+        /// Where the pages go.
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
     /// Leagues: a season of races, drivers, teams, grids and standings (docs/leagues.md).
     #[command(subcommand)]
     League(crate::league_cli::LeagueCommand),
@@ -172,6 +182,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Game(g) => crate::game_cli::run(g),
         Command::League(l) => crate::league_cli::run(l),
+        Command::Site { games, out } => {
+            let b = crate::site::build(&games, &out)?;
+            outln!(
+                "{} game(s) rebuilt, {} unchanged, {} league(s); open {}",
+                b.rebuilt.len(),
+                b.kept.len(),
+                b.leagues.len(),
+                out.join("index.html").display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Qualify { track: name, cars, seed, weather, ties, profile, toggles } => {
             let rules = crate::engine::Rulebook::from_cli(&profile, toggles.as_deref())?;
             let weather = crate::qualify::SessionWeather::parse(&weather)

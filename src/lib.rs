@@ -34,5 +34,6 @@ pub mod qualify;
 pub mod render;
 pub mod scenario;
 pub mod sim;
+pub mod site;
 pub mod store;
 pub mod track;

@@ -11,6 +11,7 @@ mod mail;
 mod qualifying;
 mod scenarios;
 mod sim;
+mod site;
 mod store;
 mod support;
 mod tidy;

@@ -54,6 +54,9 @@ pub struct ServeConfig {
     /// tracks (`name`, `name.toml` or `name.dat` inside it, nothing outside it).
     #[serde(default)]
     pub tracks: Option<PathBuf>,
+    /// Where `steward site` writes the web pages, refreshed whenever a race ends (docs/site.md).
+    #[serde(default)]
+    pub site: Option<PathBuf>,
 }
 
 fn default_name() -> String {
@@ -302,6 +305,9 @@ impl ServeConfig {
         if let Some(t) = &mut self.tracks {
             fix(t);
         }
+        if let Some(t) = &mut self.site {
+            fix(t);
+        }
     }
 
     /// Checks values that serde cannot.
@@ -340,6 +346,7 @@ impl ServeConfig {
             moderators: Vec::new(),
             templates: None,
             tracks: None,
+            site: None,
         }
     }
 }

@@ -1,3 +1,5 @@
-//! Plain-text rendering for mail: the ASCII board (and later car sheets).
+//! Rendering: the ASCII board for plain-text mail, and the board as an SVG picture for the web
+//! pages (and, rasterised, the mails).
 
 pub mod board;
+pub mod picture;

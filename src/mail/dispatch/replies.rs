@@ -41,6 +41,7 @@ impl Daemon {
             };
             let g = h.game();
             out.extend(self.league_news(g, first)?);
+            crate::site::refresh_if_ended(self.cfg.site.as_deref(), &self.store.dir, g, first);
             let extra: Vec<&str> = job.announce.iter().filter(|(a, _)| *a == game).map(|(_, t)| t.as_str()).collect();
             if g.next_turn() <= first && extra.is_empty() {
                 continue;

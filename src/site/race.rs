@@ -1,0 +1,270 @@
+//! A race's pages, read from its stored game: the race page (grid, result, weather, each car's
+//! sheet at the end, and the replay turn by turn: the board picture, the turn's rolls and
+//! events, one anchor per turn with previous/next links, arrow keys with JavaScript) and the
+//! dice page (the audit's statistics for this game, the commitment, the seed, the players'
+//! contributions and the commands that re-check every roll).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::engine::{RaceState, Status};
+use crate::render::picture::{self, CarMark, Marks};
+use crate::store::replay::hex32;
+use crate::store::{Game, StoreError, audit};
+
+use super::charts;
+use super::html::{self, escape};
+
+/// The arrow keys move between the turns' anchors; the pages work without it.
+const ARROWS: &str = "(function(){var s=[].slice.call(document.querySelectorAll('section.turn'));\
+document.addEventListener('keydown',function(e){if(e.key!=='ArrowLeft'&&e.key!=='ArrowRight')return;\
+var h=location.hash.slice(1),i=s.findIndex(function(x){return x.id===h;});\
+i=e.key==='ArrowRight'?Math.min(i+1,s.length-1):Math.max(i-1,0);if(s[i]){location.hash=s[i].id;}});})();";
+
+/// A game replayed turn by turn: the final game and the race state after each turn (`None`
+/// before the race starts).
+pub struct Replayed {
+    /// The game as it stands.
+    pub game: Game,
+    /// The race state after each turn, in turn order.
+    pub states: Vec<Option<RaceState>>,
+}
+
+/// Loads the game in `dir` and replays it once more, keeping each turn's race state.
+pub fn replay(dir: &Path) -> Result<Replayed, StoreError> {
+    let g = crate::store::driver::load_dir(dir, None)?;
+    let (mut r, first) = Game::create(g.track.clone(), &g.turns[0], g.seed)?;
+    let next = r.now.clone();
+    r.push(first, next, String::new());
+    let mut states = vec![None];
+    for t in &g.turns[1..] {
+        let (_, next) = r.apply(t)?;
+        states.push(next.race.as_ref().map(|x| x.state.clone()));
+        r.push(t.clone(), next, String::new());
+    }
+    Ok(Replayed { game: g, states })
+}
+
+fn player_name(g: &Game, number: u8) -> String {
+    g.player(number)
+        .map_or_else(|| format!("car {number}"), |(_, p)| p.name.clone().unwrap_or_else(|| p.address.clone()))
+}
+
+fn status_text(s: &Status) -> String {
+    match s {
+        Status::Finished { place } => format!("finished {place}"),
+        Status::Eliminated { reason, .. } => format!("out ({reason:?})"),
+        other => format!("{other:?}").to_lowercase(),
+    }
+}
+
+/// The marks of one race state: cars still on the board, stickers.
+pub fn marks(s: &RaceState) -> Marks {
+    let cars = s
+        .cars
+        .iter()
+        .filter(|c| !matches!(c.status, Status::Eliminated { removed: true, .. } | Status::Withdrawn))
+        .map(|c| CarMark {
+            number: c.number,
+            space: c.space,
+            running: !matches!(c.status, Status::Finished { .. } | Status::Eliminated { .. }),
+        })
+        .collect();
+    Marks { cars, dangerous: s.dangerous.clone(), options: Vec::new() }
+}
+
+/// The race page.
+pub fn race_page(game: &str, rp: &Replayed, league: Option<&str>) -> String {
+    let g = &rp.game;
+    let mut b = String::new();
+    let weather = g.setup.weather.as_deref().unwrap_or("track");
+    let wet = g.now.race.as_ref().map(|r| if r.state.wet { "wet" } else { "dry" });
+    let _ = writeln!(
+        b,
+        "<p>{} ({} lap(s)), rules {}; weather setting {}{}; {}.</p>",
+        escape(&g.track.title),
+        g.setup.laps,
+        escape(&g.setup.profile),
+        escape(weather),
+        wet.map(|w| format!(", the track {w}")).unwrap_or_default(),
+        if g.now.over { "race over" } else { "race under way" }
+    );
+    b.push_str("<h2 id=\"grid\">Grid</h2>\n");
+    let rows: Vec<Vec<String>> = g
+        .now
+        .players
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            vec![
+                (i + 1).to_string(),
+                p.car.to_string(),
+                escape(p.name.as_deref().unwrap_or(&p.address)),
+                if p.bot { "bot".into() } else { String::new() },
+                escape(&p.tyres),
+            ]
+        })
+        .collect();
+    b.push_str(&html::table(&["pos", "car", "driver", "", "tyres"], &rows));
+    if let Some(race) = &g.now.race {
+        b.push_str("<h2 id=\"result\">Result and car sheets</h2>\n");
+        let mut cars: Vec<_> = race.state.cars.iter().filter(|c| !c.backmarker).collect();
+        cars.sort_by_key(|c| match c.status {
+            Status::Finished { place } => (0, u32::from(place)),
+            _ => (1, u32::MAX - u32::from(c.crossings)),
+        });
+        let rows: Vec<Vec<String>> = cars
+            .iter()
+            .map(|c| {
+                let w = &c.wear;
+                vec![
+                    c.number.to_string(),
+                    escape(&player_name(g, c.number)),
+                    escape(&status_text(&c.status)),
+                    w.tyres.to_string(),
+                    w.brakes.to_string(),
+                    w.gas.to_string(),
+                    w.body.to_string(),
+                    w.engine.to_string(),
+                    w.handling.to_string(),
+                    c.gear.to_string(),
+                ]
+            })
+            .collect();
+        b.push_str(&html::table(
+            &["car", "driver", "status", "tyres", "brakes", "gas", "body", "engine", "handling", "gear"],
+            &rows,
+        ));
+        b.push_str("<h2 id=\"replay\">Replay</h2>\n<p>One section per turn; the arrow keys move between them.</p>\n");
+        let _ = writeln!(
+            b,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"0\" height=\"0\" aria-hidden=\"true\"><defs><g id=\"track\">{}</g></defs></svg>",
+            picture::track(&g.track)
+        );
+        let turns: Vec<usize> = (0..g.turns.len()).filter(|&i| rp.states[i].is_some()).collect();
+        for (k, &i) in turns.iter().enumerate() {
+            let t = &g.turns[i];
+            let s = rp.states[i].as_ref().expect("filtered");
+            let _ = write!(
+                b,
+                "<section class=\"turn\" id=\"t{}\">\n<h3>Turn {} (round {})</h3>\n<p>",
+                t.turn, t.turn, s.round
+            );
+            if k > 0 {
+                let _ = write!(b, "<a href=\"#t{}\">previous</a> ", g.turns[turns[k - 1]].turn);
+            }
+            if k + 1 < turns.len() {
+                let _ = write!(b, "<a href=\"#t{}\">next</a>", g.turns[turns[k + 1]].turn);
+            }
+            b.push_str("</p>\n");
+            // The picture of the mails, its track drawn once per page and referred to.
+            b.push_str(&picture::open(&format!("{} after turn {}", g.track.title, t.turn)));
+            b.push_str("<use href=\"#track\"/>");
+            b.push_str(&picture::overlay(&g.track, &marks(s)));
+            b.push_str("</svg>\n");
+            if !t.rolls.is_empty() {
+                b.push_str("<p>Rolls: ");
+                let rolls: Vec<String> = t
+                    .rolls
+                    .iter()
+                    .map(|r| format!("{} <code>{}</code> {}", escape(&r.die), escape(&r.label), r.value))
+                    .collect();
+                b.push_str(&rolls.join("; "));
+                b.push_str("</p>\n");
+            }
+            if !t.events.is_empty() {
+                b.push_str("<ul>\n");
+                for e in &t.events {
+                    let _ = writeln!(b, "<li>{} <small>({})</small></li>", escape(&e.text), escape(&e.article));
+                }
+                b.push_str("</ul>\n");
+            }
+            b.push_str("</section>\n");
+        }
+    }
+    let mut links = vec![("index", "index.html".to_string())];
+    if let Some(l) = league {
+        links.push(("league", html::league_href(l)));
+    }
+    links.push(("dice", html::dice_href(game)));
+    html::page(&format!("Race {game}"), &links, &b, Some(ARROWS))
+}
+
+/// The statistics of every die, as charts with their numbers and verdicts.
+pub fn dice_sections(dirs: &[std::path::PathBuf]) -> Result<String, StoreError> {
+    let by_die = audit::collect(dirs)?;
+    let mut b = String::new();
+    let total: usize = by_die.values().map(|r| r.values.len()).sum();
+    let _ = writeln!(b, "<p>{total} rolls. Each test flags a result below p = {}.</p>", audit::FLAG_BELOW);
+    let mut names: Vec<&String> = by_die.keys().collect();
+    names.sort_by_key(|n| {
+        audit::die_named(n).map_or((2, 0), |d| match d {
+            crate::engine::Die::Gear(g) => (0, g),
+            crate::engine::Die::Black => (1, 0),
+        })
+    });
+    for name in names {
+        let r = audit::analyse(name, &by_die[name]);
+        let _ = writeln!(b, "<h3 id=\"die-{}\">{}</h3>", escape(&r.die), escape(&r.die));
+        b.push_str(&charts::die_bars(&r));
+        let _ = writeln!(
+            b,
+            "\n<p>{} rolls; chi-square {:.2} on {} degree(s) of freedom, p = {:.3}; longest run {} × {} (p = {:.3}). Bars: counts rolled; red lines: counts expected from the real faces.</p>",
+            r.n, r.chi2, r.dof, r.p, r.run.1, r.run.0, r.run_p
+        );
+        if r.flags.is_empty() {
+            b.push_str("<p class=\"ok\">Verdict: nothing improbable; these rolls look like fair dice.</p>\n");
+        } else {
+            for f in &r.flags {
+                let _ = writeln!(b, "<p class=\"flag\">Verdict: {}</p>", escape(f));
+            }
+        }
+    }
+    Ok(b)
+}
+
+/// The dice page of a game: commitment, seed, contributions, statistics and commands.
+pub fn dice_page(game: &str, games_dir: &Path, rp: &Replayed, league: Option<&str>) -> Result<String, StoreError> {
+    let g = &rp.game;
+    let mut b = String::new();
+    let _ = writeln!(
+        b,
+        "<p>Dice scheme <code>{}</code> (docs/dice.md). Commitment: <code>{}</code>.</p>",
+        escape(g.scheme().name()),
+        escape(&g.setup.commitment)
+    );
+    match &g.now.revealed {
+        Some(seed) => {
+            let _ = writeln!(b, "<p>Revealed seed: <code>{}</code>.</p>", hex32(seed));
+        }
+        None => b.push_str(
+            "<p class=\"flag\">The seed is not yet revealed: the rolls can be re-checked once the race is over.</p>\n",
+        ),
+    }
+    b.push_str("<h2 id=\"contributions\">The key's contributions</h2>\n");
+    let mut rows = Vec::new();
+    for t in &g.turns {
+        for c in &t.contributions {
+            rows.push(vec![t.turn.to_string(), c.car.to_string(), format!("<code>{}</code>", escape(&c.entropy))]);
+        }
+    }
+    if rows.is_empty() {
+        b.push_str("<p>No player contributed a phrase.</p>\n");
+    } else {
+        b.push_str(&html::table(&["turn", "car", "phrase"], &rows));
+    }
+    b.push_str("<h2 id=\"dice\">Every die</h2>\n");
+    b.push_str(&dice_sections(&[games_dir.join(game)])?);
+    let d = games_dir.display().to_string();
+    let _ = writeln!(
+        b,
+        "<h2 id=\"check\">Check every roll</h2>\n<pre>steward verify --games {d} {game}\npython3 tools/verify_game.py {d}/{game}\nsteward verify --mail PATH --games {d}</pre>\n<p>The first replays the game and checks every roll against the seed; the second re-derives the rolls independently; the third checks a player's own mails (PATH: their Maildir or mbox).</p>",
+        d = escape(&d),
+        game = escape(game)
+    );
+    let mut links = vec![("index", "index.html".to_string()), ("race", html::race_href(game))];
+    if let Some(l) = league {
+        links.push(("league", html::league_href(l)));
+    }
+    Ok(html::page(&format!("Dice of {game}"), &links, &b, None))
+}

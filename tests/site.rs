@@ -1,0 +1,276 @@
+//! `steward site`: the pages of a small simulated season are well-formed HTML with one title and
+//! a language, no duplicate ids, every relative link resolving to a file (and every anchor to
+//! an id); the rebuild is incremental; a game not yet revealed says so; and, when Debian's
+//! `chromium` is installed (`.ci/run` installs it), headless Chromium loads the pages with no
+//! console error, every chart and board in the DOM, and takes screenshots of a league page
+//! and a dice page (left in `target/site-screenshots/`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use steward::mail::season::{SeasonSpec, run};
+
+/// A two-race season on the sprint track, built once for every test here.
+fn season() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("steward-site-season-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let spec = SeasonSpec {
+            dir: dir.clone(),
+            league: "web".into(),
+            races: 2,
+            drivers: 4,
+            laps: 1,
+            tracks: vec!["sprint".into()],
+            seed: 3,
+        };
+        run(&spec).expect("the season runs");
+        dir.join("games")
+    })
+}
+
+fn fresh_out(name: &str) -> PathBuf {
+    let out = std::env::temp_dir().join(format!("steward-site-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    out
+}
+
+/// What a structural read of a page found.
+#[derive(Debug, Default)]
+struct Page {
+    /// `<title>` elements outside SVG.
+    titles: usize,
+    lang: bool,
+    ids: Vec<String>,
+    hrefs: Vec<String>,
+}
+
+const VOID: [&str; 6] = ["meta", "br", "hr", "img", "input", "link"];
+
+/// Reads `html` as a tag stream and checks that it is well-formed: every element closed in
+/// order (void elements and `/>` apart), script and style bodies skipped.
+fn read_page(html: &str) -> Result<Page, String> {
+    let mut page = Page::default();
+    let mut stack: Vec<String> = Vec::new();
+    let mut rest = html;
+    while let Some(i) = rest.find('<') {
+        rest = &rest[i..];
+        let end = rest.find('>').ok_or("a tag is not closed")?;
+        let tag = &rest[1..end];
+        rest = &rest[end + 1..];
+        if tag.starts_with('!') {
+            continue;
+        }
+        if let Some(name) = tag.strip_prefix('/') {
+            let open = stack.pop().ok_or_else(|| format!("</{name}> closes nothing"))?;
+            if open != name.trim() {
+                return Err(format!("</{name}> closes <{open}>"));
+            }
+            continue;
+        }
+        let name: String = tag.split(|c: char| c.is_whitespace() || c == '/').next().unwrap_or("").to_string();
+        let in_svg = stack.iter().any(|t| t == "svg");
+        if name == "title" && !in_svg {
+            page.titles += 1;
+        }
+        if name == "html" && tag.contains("lang=\"") {
+            page.lang = true;
+        }
+        for (attr, list) in [(" id=\"", &mut page.ids), (" href=\"", &mut page.hrefs)] {
+            if let Some(j) = tag.find(attr) {
+                let v = &tag[j + attr.len()..];
+                list.push(v[..v.find('"').ok_or("an attribute is not closed")?].to_string());
+            }
+        }
+        if tag.ends_with('/') || VOID.contains(&name.as_str()) {
+            continue;
+        }
+        if name == "script" || name == "style" {
+            let close = format!("</{name}>");
+            let j = rest.find(&close).ok_or_else(|| format!("<{name}> is not closed"))?;
+            rest = &rest[j + close.len()..];
+            continue;
+        }
+        stack.push(name);
+    }
+    if !stack.is_empty() {
+        return Err(format!("unclosed: {stack:?}"));
+    }
+    Ok(page)
+}
+
+/// Every `.html` file of the site, read.
+fn pages(out: &Path) -> BTreeMap<String, Page> {
+    let mut m = BTreeMap::new();
+    for e in std::fs::read_dir(out).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".html") {
+            let text = std::fs::read_to_string(e.path()).unwrap();
+            m.insert(name.clone(), read_page(&text).unwrap_or_else(|err| panic!("{name}: {err}")));
+        }
+    }
+    m
+}
+
+#[test]
+fn the_checker_rejects_what_it_should() {
+    assert!(read_page("<html lang=\"en\"><p></html>").is_err());
+    assert!(read_page("<html lang=\"en\"><p></b></p></html>").is_err());
+    let p = read_page("<html lang=\"en\"><title>a</title><svg><title>b</title><use href=\"#x\"/></svg><br></html>")
+        .unwrap();
+    assert_eq!((p.titles, p.lang, p.hrefs.len()), (1, true, 1));
+}
+
+#[test]
+fn every_page_is_well_formed_and_every_link_resolves() {
+    let games = season();
+    let out = fresh_out("links");
+    let built = steward::site::build(games, &out).unwrap();
+    assert_eq!(built.rebuilt.len(), 2);
+    assert_eq!(built.leagues, vec!["web".to_string()]);
+    let all = pages(&out);
+    // index, a league page and its dice page, and two pages per race.
+    assert_eq!(all.len(), 1 + 2 + 2 * 2, "{:?}", all.keys());
+    for (name, p) in &all {
+        assert_eq!(p.titles, 1, "{name}: one title");
+        assert!(p.lang, "{name}: the document's language");
+        let unique: BTreeSet<&String> = p.ids.iter().collect();
+        assert_eq!(unique.len(), p.ids.len(), "{name}: duplicate ids");
+        for h in &p.hrefs {
+            assert!(!h.contains("://") && !h.starts_with('/'), "{name}: {h} is not relative");
+            let (file, anchor) = h.split_once('#').unwrap_or((h, ""));
+            let target = if file.is_empty() { name.as_str() } else { file };
+            let tp = all.get(target).unwrap_or_else(|| panic!("{name}: {h} leads to no page"));
+            assert!(anchor.is_empty() || tp.ids.iter().any(|i| i == anchor), "{name}: no id for {h}");
+        }
+    }
+    // Every league race is linked from the league page.
+    for g in ["web-01", "web-02"] {
+        assert!(all["league-web.html"].hrefs.contains(&format!("race-{g}.html")), "{g}");
+        assert!(all["league-web.html"].hrefs.contains(&format!("dice-{g}.html")), "{g}");
+    }
+}
+
+#[test]
+fn only_changed_games_are_rebuilt() {
+    let games = season();
+    let out = fresh_out("incremental");
+    assert_eq!(steward::site::build(games, &out).unwrap().rebuilt.len(), 2);
+    let again = steward::site::build(games, &out).unwrap();
+    assert!(again.rebuilt.is_empty(), "{again:?}");
+    assert_eq!(again.kept.len(), 2);
+    // A game whose last turn is not the one the manifest recorded is rebuilt, alone.
+    let m = out.join("manifest.txt");
+    let text = std::fs::read_to_string(&m).unwrap();
+    std::fs::write(&m, text.replace("web-02 ", "web-02 0:")).unwrap();
+    let third = steward::site::build(games, &out).unwrap();
+    assert_eq!(third.rebuilt, vec!["web-02".to_string()]);
+    // So is a game whose page went missing.
+    std::fs::remove_file(out.join("dice-web-01.html")).unwrap();
+    assert_eq!(steward::site::build(games, &out).unwrap().rebuilt, vec!["web-01".to_string()]);
+}
+
+#[test]
+fn a_game_not_yet_revealed_says_so() {
+    let games = season();
+    // The same race before its reveal: its turn files without the last one.
+    let copy = fresh_out("unrevealed");
+    let g = copy.join("web-01");
+    std::fs::create_dir_all(g.join("turns")).unwrap();
+    for f in ["game.toml", "track.toml"] {
+        std::fs::copy(games.join("web-01").join(f), g.join(f)).unwrap();
+    }
+    let mut turns: Vec<_> =
+        std::fs::read_dir(games.join("web-01/turns")).unwrap().flatten().map(|e| e.path()).collect();
+    turns.sort();
+    let last = turns.pop().unwrap();
+    assert!(std::fs::read_to_string(&last).unwrap().contains("seed"), "the last turn reveals the seed");
+    for t in &turns {
+        std::fs::copy(t, g.join("turns").join(t.file_name().unwrap())).unwrap();
+    }
+    let out = copy.join("site");
+    steward::site::build(&copy, &out).unwrap();
+    let dice = std::fs::read_to_string(out.join("dice-web-01.html")).unwrap();
+    assert!(dice.contains("not yet revealed"), "{dice}");
+    assert!(!dice.contains("Revealed seed"));
+    let revealed = fresh_out("revealed");
+    steward::site::build(games, &revealed).unwrap();
+    let dice = std::fs::read_to_string(revealed.join("dice-web-01.html")).unwrap();
+    assert!(dice.contains("Revealed seed") && !dice.contains("not yet revealed"));
+    for cmd in ["steward verify --games", "python3 tools/verify_game.py", "steward verify --mail PATH --games"] {
+        assert!(dice.contains(cmd), "{cmd}");
+    }
+}
+
+fn chromium() -> Option<PathBuf> {
+    std::env::var_os("PATH")?.to_str()?.split(':').map(|d| Path::new(d).join("chromium")).find(|p| p.is_file())
+}
+
+fn headless(browser: &Path, args: &[&str], url: &str) -> (String, String) {
+    let o = Command::new(browser)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--enable-logging=stderr", "--v=0"])
+        .args(args)
+        .arg(url)
+        .output()
+        .expect("chromium runs");
+    (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+#[test]
+fn headless_chromium_loads_every_page_without_error() {
+    let Some(browser) = chromium() else {
+        eprintln!("SKIPPED: Debian's chromium is not installed (apt-get install chromium; .ci/run does)");
+        return;
+    };
+    let games = season();
+    let out = fresh_out("chromium");
+    steward::site::build(games, &out).unwrap();
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/site-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    for (name, _) in pages(&out) {
+        let path = out.join(&name);
+        let source = std::fs::read_to_string(&path).unwrap();
+        let url = format!("file://{}", path.display());
+        let (dom, log) = headless(&browser, &["--dump-dom"], &url);
+        let errors: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+        assert!(dom.contains("</html>"), "{name}: no DOM dumped: {log}");
+        for class in ["class=\"chart\"", "class=\"board\"", "class=\"bar\"", "class=\"car\""] {
+            assert_eq!(dom.matches(class).count(), source.matches(class).count(), "{name}: {class} drawn");
+        }
+        if name.starts_with("dice-") {
+            assert!(source.contains("class=\"chart\""), "{name} has charts");
+        }
+        if name.starts_with("race-") {
+            assert!(source.contains("class=\"board\""), "{name} has boards");
+        }
+    }
+    for name in ["league-web.html", "dice-web-01.html"] {
+        let png = shots.join(name.replace(".html", ".png"));
+        let _ = std::fs::remove_file(&png);
+        let shot = format!("--screenshot={}", png.display());
+        headless(&browser, &[&shot, "--window-size=1000,1400"], &format!("file://{}", out.join(name).display()));
+        let bytes = std::fs::read(&png).unwrap_or_else(|_| panic!("no screenshot of {name}"));
+        assert!(bytes.starts_with(b"\x89PNG") && bytes.len() > 10_000, "{name}: a real picture");
+    }
+}
+
+#[test]
+fn the_daemon_hook_rebuilds_only_when_the_job_ended_the_race() {
+    let games = season();
+    let g = steward::store::driver::load_dir(&games.join("web-01"), None).unwrap();
+    let end = g.turns.iter().position(|t| t.over).expect("the race ended") as u32;
+    let out = fresh_out("hook");
+    // A job whose turns came after the end: no site.
+    steward::site::refresh_if_ended(Some(&out), games, &g, end + 1);
+    assert!(!out.join("index.html").exists());
+    // No `site` setting: no site.
+    steward::site::refresh_if_ended(None, games, &g, end);
+    assert!(!out.join("index.html").exists());
+    // The job that wrote the last turn: the site.
+    steward::site::refresh_if_ended(Some(&out), games, &g, end);
+    assert!(out.join("race-web-01.html").is_file() && out.join("league-web.html").is_file());
+}
