@@ -205,6 +205,31 @@ fn a_game_not_yet_revealed_says_so() {
     }
 }
 
+/// Every page passes HTML Tidy (Debian's `tidy`, an HTML5 checker; `.ci/run` installs it) with
+/// no error and no warning.
+#[test]
+fn every_page_passes_html_tidy() {
+    let Some(tidy) =
+        std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join("tidy")).find(|p| p.is_file()))
+    else {
+        eprintln!("SKIPPED: Debian's tidy is not installed (apt-get install tidy; .ci/run does)");
+        return;
+    };
+    let out = fresh_out("tidy");
+    steward::site::build(season(), &out).unwrap();
+    let all = pages(&out);
+    assert!(all.len() >= 7);
+    for name in all.keys() {
+        let o = Command::new(&tidy)
+            .args(["-q", "-e", "--drop-empty-elements", "no"])
+            .arg(out.join(name))
+            .output()
+            .expect("tidy runs");
+        let said = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success() && said.trim().is_empty(), "{name}: tidy says\n{said}");
+    }
+}
+
 fn chromium() -> Option<PathBuf> {
     std::env::var_os("PATH")?.to_str()?.split(':').map(|d| Path::new(d).join("chromium")).find(|p| p.is_file())
 }
