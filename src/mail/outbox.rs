@@ -115,7 +115,12 @@ impl Outbox {
 
     /// Ids refused for good or never sendable (`failed/`).
     pub fn failed(&self) -> io::Result<Vec<String>> {
-        let mut v: Vec<String> = fs::read_dir(self.dir.join("failed"))?
+        self.ids_in("failed")
+    }
+
+    /// The ids recorded in the sub-folder `sub` (`sent`, `failed`), sorted.
+    fn ids_in(&self, sub: &str) -> io::Result<Vec<String>> {
+        let mut v: Vec<String> = fs::read_dir(self.dir.join(sub))?
             .flatten()
             .filter_map(|e| e.file_name().to_str()?.strip_suffix(".toml").map(str::to_string))
             .filter(|n| !n.starts_with('.'))
@@ -152,13 +157,7 @@ impl Outbox {
 
     /// Ids delivered so far.
     pub fn sent(&self) -> io::Result<Vec<String>> {
-        let mut v: Vec<String> = fs::read_dir(self.dir.join("sent"))?
-            .flatten()
-            .filter_map(|e| e.file_name().to_str()?.strip_suffix(".toml").map(str::to_string))
-            .filter(|n| !n.starts_with('.'))
-            .collect();
-        v.sort();
-        Ok(v)
+        self.ids_in("sent")
     }
 
     /// Tries every message whose time has come.

@@ -14,12 +14,12 @@ use steward::store::{Stamp, Store};
 
 use super::scratch;
 
-const STEWARD: &str = "steward@test.invalid";
-const MOD: &str = "mod@test.invalid";
-const MOD_TOKEN: &str = "moderator-secret";
+pub(super) const STEWARD: &str = "steward@test.invalid";
+pub(super) const MOD: &str = "mod@test.invalid";
+pub(super) const MOD_TOKEN: &str = "moderator-secret";
 
 /// A plain-text mail.
-fn mail(from: &str, id: &str, body: &str) -> Vec<u8> {
+pub(super) fn mail(from: &str, id: &str, body: &str) -> Vec<u8> {
     format!(
         "From: {from}\r\nTo: {STEWARD}\r\nSubject: orders\r\nMessage-ID: <{id}@test.invalid>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n"
     )

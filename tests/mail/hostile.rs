@@ -16,16 +16,7 @@ use steward::store::{Join, Meta, NewGame, Stamp, Store};
 
 use super::scratch;
 
-const STEWARD: &str = "steward@test.invalid";
-const MOD: &str = "mod@test.invalid";
-const MOD_TOKEN: &str = "moderator-secret";
-
-fn mail(from: &str, id: &str, body: &str) -> Vec<u8> {
-    format!(
-        "From: {from}\r\nTo: {STEWARD}\r\nSubject: orders\r\nMessage-ID: <{id}@test.invalid>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n"
-    )
-    .into_bytes()
-}
+use super::daemon::{MOD, MOD_TOKEN, STEWARD, mail};
 
 struct World {
     root: std::path::PathBuf,
