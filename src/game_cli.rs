@@ -209,7 +209,8 @@ pub enum GameCommand {
         #[command(flatten)]
         games: GamesArg,
     },
-    /// Replay a game and check everything; exits 1 naming the first bad turn.
+    /// Replay a game and check everything; exits 1 naming the first bad turn, 3 when there is
+    /// no such game (or mailbox) to check.
     Verify {
         /// The game (a name, or a game directory); not with --mail.
         #[arg(required_unless_present = "mail", conflicts_with = "mail")]
@@ -240,6 +241,10 @@ pub enum GameCommand {
         games: GamesArg,
     },
 }
+
+/// The exit code of `verify` when there is nothing to check: no such game, mailbox or games
+/// directory (a tampered game exits 1).
+const NO_SUCH_GAME: u8 = 3;
 
 /// Where game `name` lives: a directory given as a path, else `<games>/<name>`.
 fn locate(games: &GamesArg, name: &str) -> (Store, String) {
@@ -455,6 +460,11 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         GameCommand::Verify { mail: Some(path), games, .. } => {
+            if !path.exists() || games.games.as_deref().is_some_and(|g| !g.is_dir()) {
+                let missing = if path.exists() { games.games.clone().unwrap_or_default() } else { path.clone() };
+                eprintln!("no such mailbox or games directory: {} (nothing was checked)", missing.display());
+                return Ok(ExitCode::from(NO_SUCH_GAME));
+            }
             match crate::mail::verify::verify_mail(&path, games.games.as_deref()) {
                 Ok(r) => {
                     outln!("{}: ok: {} mail(s) from steward read", path.display(), r.mails);
@@ -473,6 +483,11 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
             let game = game.unwrap_or_default();
             let (store, id) = locate(&games, &game);
             let dir = store.game_dir(&id);
+            if !dir.join("turns").is_dir() {
+                // Nothing to check is not a failed check: its own exit code.
+                eprintln!("no such game: {id} (no {} directory)", dir.join("turns").display());
+                return Ok(ExitCode::from(NO_SUCH_GAME));
+            }
             let given = match seed {
                 Some(s) => Some(parse_hex32(&s).with_context(|| format!("--seed takes 64 hex digits, not `{s}`"))?),
                 None => None,

@@ -12,7 +12,7 @@ From a player's mails (a Maildir folder or an mbox file), it takes the FIRST com
 checks every later one and the revealed seed against it, re-derives every mailed roll from the
 mailed phrases and, with --games, checks every mailed receipt against the game's turn files.
 
-    python3 tools/verify_game.py GAME_DIR [--seed HEX]        # exit 0: all agree, 1: not
+    python3 tools/verify_game.py GAME_DIR [--seed HEX]        # exit 0: all agree, 1: not, 3: no such game
     python3 tools/verify_game.py --mail PATH [--games DIR]    # the same from a player's mails
     python3 tools/verify_game.py --vectors docs/dice.md        # the test vectors of docs/dice.md
 
@@ -664,6 +664,16 @@ def main(argv):
     else:
         print(__doc__.strip())
         return 2
+    # Nothing to check is not a failed check: its own exit code, in one sentence.
+    if "--mail" in opts:
+        missing = [] if os.path.exists(opts["--mail"]) else [opts["--mail"]]
+        if "--games" in opts and not os.path.isdir(opts["--games"]):
+            missing.append(opts["--games"])
+    else:
+        missing = [] if os.path.isdir(os.path.join(args[0], "turns")) else [args[0]]
+    if missing:
+        print(f"{missing[0]}: no such game or mailbox (nothing was checked)", file=sys.stderr)
+        return 3
     try:
         msg = run()
     except (Bad, MailBad) as e:

@@ -288,3 +288,27 @@ fn a_changed_pit_decision_is_caught() {
         other => panic!("verify should fail at turn {n}, got {other:?}"),
     }
 }
+
+/// Nothing to check is not a tampered game (issue 15): `steward verify` of a game, mailbox or
+/// games directory that does not exist, and the independent verifier on a missing folder, exit
+/// 3 with one sentence (no traceback), where a failed check exits 1.
+#[test]
+fn verifying_what_does_not_exist_has_its_own_exit_code() {
+    let cases: [&[&str]; 3] = [
+        &["verify", "--games", "tests/no-such-games", "no-such-game"],
+        &["verify", "--mail", "tests/no-such-mailbox"],
+        &["verify", "--mail", "tests/golden", "--games", "tests/no-such-games"],
+    ];
+    for args in cases {
+        let o = crate::support::steward(args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "{args:?}: {err}");
+        assert!(err.starts_with("no such") && err.lines().count() == 1, "{args:?}: {err}");
+    }
+    for args in [&["tests/no-such-game"][..], &["--mail", "tests/no-such-mailbox"][..]] {
+        let o = super::python(&[&["tools/verify_game.py"][..], args].concat());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "{args:?}: {err}");
+        assert!(!err.contains("Traceback") && err.contains("no such game or mailbox"), "{args:?}: {err}");
+    }
+}
