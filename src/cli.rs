@@ -9,9 +9,15 @@ use clap::{Parser, Subcommand};
 
 use crate::track::{self, info::TrackInfo};
 
+/// How the help texts cite the rules (shown under every `--help`).
+const REFERENCES: &str = "How the help cites the rules: numbers like 10-2-1 or (1-3-2) are articles of the 2004 \
+French competition rules, the authoritative text; 002, 003 and 004 are the league texts (002 the series options, \
+003 the Eurogames advanced rules, 004 the league rules); \"ruling N\" is a decision taken where the texts are \
+silent, in docs/rulings.md. Backmarkers are slow cars no player drives (002).";
+
 /// steward: a play-by-email adjudicator for Formula Dé.
 #[derive(Debug, Parser)]
-#[command(name = "steward", version, about, long_about = None)]
+#[command(name = "steward", version, about, after_help = REFERENCES)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -66,11 +72,12 @@ enum Command {
         /// qualifying draw, then weather tests), track (both draws on the track's table, 3-1, 3-2).
         #[arg(long, default_value = "dry")]
         weather: String,
-        /// 002's backmarkers join every race when the leader finishes the first lap (ruling 49).
+        /// Backmarkers, slow cars no player drives (002), join every race when the leader finishes
+        /// the first lap (ruling 49).
         #[arg(long)]
         backmarkers: bool,
     },
-    /// Bot qualifying: a timed lap per car (1), the result table and the grid (1-3-2).
+    /// Bot qualifying: a timed lap per car (article 1), the result table and the grid (1-3-2).
     Qualify {
         /// A shipped track's name or a file path.
         #[arg(long, default_value = "monaco")]

@@ -42,8 +42,8 @@ pub enum MailCommand {
         /// The grid: qualifying (each player drives a timed lap by mail first), or join.
         #[arg(long, default_value = "qualifying")]
         grid: String,
-        /// 002's backmarkers join the race when the leader finishes the first lap (ruling 49;
-        /// they need two laps or more).
+        /// Backmarkers, slow cars no player drives (002), join the race when the leader finishes the
+        /// first lap (ruling 49; they need two laps or more).
         #[arg(long)]
         backmarkers: bool,
     },
