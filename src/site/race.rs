@@ -100,12 +100,12 @@ pub fn race_page(game: &str, rp: &Replayed, league: Option<&str>) -> String {
                 (i + 1).to_string(),
                 p.car.to_string(),
                 escape(p.name.as_deref().unwrap_or(&p.address)),
-                if p.bot { "bot".into() } else { String::new() },
+                if p.bot { "bot".into() } else { "player".into() },
                 escape(&p.tyres),
             ]
         })
         .collect();
-    b.push_str(&html::table(&["pos", "car", "driver", "", "tyres"], &rows));
+    b.push_str(&html::table(&["pos", "car", "driver", "driven by", "tyres"], &rows));
     if let Some(race) = &g.now.race {
         b.push_str("<h2 id=\"result\">Result and car sheets</h2>\n");
         let mut cars: Vec<_> = race.state.cars.iter().filter(|c| !c.backmarker).collect();
