@@ -169,17 +169,6 @@ fn short_header(s: &str) -> String {
     out
 }
 
-/// `<`, `>`, `&` and `"` as HTML entities.
-pub fn escape_html(s: &str) -> String {
-    let mut o = String::with_capacity(s.len() + 16);
-    for c in s.chars() {
-        match c {
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '&' => o.push_str("&amp;"),
-            '"' => o.push_str("&quot;"),
-            c => o.push(c),
-        }
-    }
-    o
-}
+/// `<`, `>`, `&`, `"` and `'` as HTML entities: the one escaper of the project's HTML (the
+/// mails' HTML part, the board picture, the web pages).
+pub use crate::render::picture::escape as escape_html;

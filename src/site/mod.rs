@@ -178,28 +178,25 @@ pub fn refresh_if_ended(out: Option<&Path>, games: &Path, g: &crate::store::Game
 fn index(games: &[String], leagues: &[String]) -> String {
     let mut b = String::new();
     if !leagues.is_empty() {
-        b.push_str("<h2 id=\"leagues\">Leagues</h2>\n<ul>\n");
-        for l in leagues {
-            let _ = writeln!(
-                b,
-                "<li><a href=\"{}\">{}</a> (<a href=\"{}\">dice</a>)</li>",
-                html::escape(&html::league_href(l)),
-                html::escape(l),
-                html::escape(&html::league_dice_href(l))
-            );
-        }
-        b.push_str("</ul>\n");
+        b.push_str("<h2 id=\"leagues\">Leagues</h2>\n");
+        links_with_dice(&mut b, leagues, html::league_href, html::league_dice_href);
     }
-    b.push_str("<h2 id=\"races\">Races</h2>\n<ul>\n");
-    for g in games {
+    b.push_str("<h2 id=\"races\">Races</h2>\n");
+    links_with_dice(&mut b, games, html::race_href, html::dice_href);
+    html::page("Formula Dé by mail: leagues and races", &[], &b, None)
+}
+
+/// A list of `names`, each linked to its page and to its dice page.
+fn links_with_dice(b: &mut String, names: &[String], page: fn(&str) -> String, dice: fn(&str) -> String) {
+    b.push_str("<ul>\n");
+    for n in names {
         let _ = writeln!(
             b,
             "<li><a href=\"{}\">{}</a> (<a href=\"{}\">dice</a>)</li>",
-            html::escape(&html::race_href(g)),
-            html::escape(g),
-            html::escape(&html::dice_href(g))
+            html::escape(&page(n)),
+            html::escape(n),
+            html::escape(&dice(n))
         );
     }
     b.push_str("</ul>\n");
-    html::page("Formula Dé by mail: leagues and races", &[], &b, None)
 }
