@@ -460,3 +460,20 @@ fn greetings_sign_offs_and_french_typography_do_not_refuse_a_mail() {
     let r = receipt(&parse("Dear Steward,\nGEAR 4\nThanks,"), Lang::En);
     assert!(r.contains("1 \"Dear Steward,\"") && r.contains("3 \"Thanks,\""), "{r}");
 }
+
+/// A PHRASE typed on the line under the JOIN (as an iPhone mail wraps it) is that JOIN's phrase,
+/// not prose skipped unseen (it was); a PHRASE line anywhere else is refused with the JOIN example.
+#[test]
+fn a_phrase_on_the_line_under_a_join_is_its_phrase_and_elsewhere_an_error() {
+    let p = parse("Bonjour,\n\nREJOINDRE gp1\nPHRASE ma phrase à moi.\n\nMerci !\nAmélie\n\nEnvoyé de mon iPhone");
+    assert_eq!(p.errors().count(), 0);
+    let joins: Vec<_> = p.lines.iter().filter_map(|l| l.result.as_ref().ok()).collect();
+    assert!(matches!(joins[..], [Order::Join { phrase: Some(ph), .. }] if ph == "ma phrase à moi."), "{joins:?}");
+    assert!(!p.ignored.iter().any(|(n, _)| *n == 4), "not listed as skipped prose");
+
+    let p = parse("GAME gp1\nCAR 1\nPHRASE lost words");
+    let errors: Vec<_> = p.errors().map(|(l, e)| (l.number, e.message(Lang::En))).collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].0, 3);
+    assert!(errors[0].1.contains("JOIN") && errors[0].1.contains("PHRASE"), "{}", errors[0].1);
+}

@@ -298,11 +298,32 @@ pub fn parse(text: &str) -> Parsed {
         // longer one is prose ("Pour le tour 12, voici mes ordres"), and so are a greeting, a
         // sign-off and a name alone on the last line (docs/orders.md).
         let courtesy = kw.is_none() && (is_courtesy(&words, line) || (Some(i) == last_line && is_name(line)));
-        let suggestion = if words.len() <= 3 && !courtesy { Kw::suggest(&first) } else { None };
+        let suggestion = if first == "phrase" {
+            // A word of the JOIN line on a line of its own, not under a JOIN: refused with the
+            // JOIN example, never skipped as prose.
+            Some(Kw::Join)
+        } else if words.len() <= 3 && !courtesy {
+            Kw::suggest(&first)
+        } else {
+            None
+        };
         if kw.is_none() && out.lines.is_empty() && suggestion.is_none() {
             out.skipped += 1;
             out.ignored.push((i + 1, line.to_string()));
             continue;
+        }
+        // A PHRASE on the line under a JOIN that has none (a mail app wrapped the JOIN line) is
+        // that JOIN's phrase (docs/orders.md).
+        if first == "phrase"
+            && let Some(prev) = out.lines.last_mut()
+            && let Ok(Order::Join { phrase: phrase @ None, .. }) = &mut prev.result
+        {
+            let rest = line[line.find(char::is_whitespace).unwrap_or(line.len())..].trim();
+            if !rest.is_empty() {
+                *phrase = Some(rest.to_string());
+                prev.text = format!("{} {line}", prev.text);
+                continue;
+            }
         }
         if kw == Some(Kw::End) && words.len() == 1 {
             out.ended = true;
