@@ -238,7 +238,7 @@ class Bad(Exception):
 HEADER = re.compile(r"^\[\[?([A-Za-z0-9_.]+)\]\]?[ \t]*$", re.M)
 # The tables of a turn file the dice checks read; the rest (pending options, other events) is
 # left out before parsing, which is most of the time a verification takes.
-KEEP = {"setup", "player", "player.wear", "contribution", "order", "roll", "source", "moderation"}
+KEEP = {"setup", "player", "player.wear", "contribution", "order", "roll", "source", "moderation", "rollback"}
 ROOT_KEYS = re.compile(r"(?:turn|kind|prev|move|seed) = ")
 ROLLED = re.compile(r"^(?:car (\d+) rolls (\S+) for (\w+)|(\S+) rolled for (\w+)): (\d+)$")
 
@@ -291,10 +291,34 @@ def read_turns(game_dir):
     return turns, hashes
 
 
+EPOCH = re.compile(r"r([1-9][0-9]*)$")
+
+
+def split_label(label):
+    """(namespace, move, car, purpose, index) of `[r<k>/]<move>/<car>/<purpose>/<index>`; the
+    namespace is 0 before the game's first rollback (docs/dice.md, section 3a). None when the label
+    has another shape."""
+    parts = label.split("/")
+    epoch = 0
+    if len(parts) == 5:
+        m = EPOCH.match(parts[0])
+        if not m:
+            return None
+        epoch, parts = int(m.group(1)), parts[1:]
+    if len(parts) != 4:
+        return None
+    return epoch, parts[0], parts[1], parts[2], parts[3]
+
+
+def purpose_of(label):
+    s = split_label(label)
+    return s[3] if s else ""
+
+
 def check_rolled_events(n, t):
     """Every roll an event reports is among the turn's rolls, in order: a roll removed from a
     turn leaves its event behind."""
-    rolls = [(r["die"], r["label"].split("/")[2] if r["label"].count("/") == 3 else "", r["value"]) for r in t.get("roll", [])]
+    rolls = [(r["die"], purpose_of(r["label"]), r["value"]) for r in t.get("roll", [])]
     i = 0
     for e in t.get("event", []):
         m = ROLLED.match(e.get("text", ""))
@@ -312,11 +336,7 @@ def check_rolled_events(n, t):
 def check_gears(n, t):
     """Each gear ordered has its die rolled, in order (6-2-1: the die of the gear announced), or
     the black die of a standing start or restart (9-0-1, 10-4-6)."""
-    moves = [
-        (r["label"].split("/")[2], r["die"])
-        for r in t.get("roll", [])
-        if r["label"].count("/") == 3 and r["label"].split("/")[2] in ("move", "start")
-    ]
+    moves = [(purpose_of(r["label"]), r["die"]) for r in t.get("roll", []) if purpose_of(r["label"]) in ("move", "start")]
     i = 0
     for o in t.get("order", []):
         if "gear" not in o:
@@ -352,6 +372,9 @@ def verify_game(game_dir, seed_hex=None):
     next_index = {}
     checked = 0
     joined = []  # (car, phrase, bot) in join order
+    epoch = 0  # the dice namespace: the number of rollbacks so far
+    live = []  # the turns of the current line (a rollback drops the turns it undoes)
+    start = None
     # Turn by turn, as steward does: the chain link to the previous file, then the rolls.
     for n, t in enumerate(turns):
         if t.get("turn") != n:
@@ -363,7 +386,24 @@ def verify_game(game_dir, seed_hex=None):
             if scheme == "steward-dice-v2" and p.get("bot") and p.get("entropy"):
                 raise Bad(n, f"bot car {p['car']} joins with a phrase: a bot contributes none (steward-dice-v2)")
             joined.append((p["car"], p.get("entropy", "")))
+        if t.get("kind") == "rollback":
+            # The game returns to the end of turn `to`; the turns after it stay in the chain and
+            # are checked like any other (their rolls too); later rolls are labelled r<epoch>/.
+            r = t.get("rollback") or {}
+            to = r.get("to")
+            if not isinstance(to, int) or to not in live:
+                raise Bad(n, f"the rollback's target {to!r} is not a turn of the current line")
+            if start is None or to < start:
+                raise Bad(n, f"the rollback goes back to turn {to}, before the start")
+            if r.get("head") != hashes[n - 1]:
+                raise Bad(n, "the rollback's head is not the SHA-256 of the last turn it undoes")
+            if r.get("epoch") != epoch + 1:
+                raise Bad(n, f"the rollback opens dice namespace r{r.get('epoch')}, r{epoch + 1} expected")
+            epoch = r["epoch"]
+            live = [x for x in live if x <= to]
+        live.append(n)
         if t.get("kind") == "start":
+            start = n
             got = [(c["car"], c["entropy"]) for c in t.get("contribution", [])]
             want = sorted(joined) if scheme == "steward-dice-v2" else joined
             if got != want:
@@ -378,13 +418,15 @@ def verify_game(game_dir, seed_hex=None):
             if key is None:
                 raise Bad(n, "a roll before the start")
             label = r["label"]
-            parts = label.split("/")
-            if len(parts) != 4 or parts[0] != str(t.get("move")):
+            parts = split_label(label)
+            if parts is None or parts[1] != str(t.get("move")):
                 raise Bad(n, f"roll label {label!r} does not name this turn's move {t.get('move')}")
+            if parts[0] != epoch:
+                raise Bad(n, f"roll label {label!r} is not in the game's dice namespace r{epoch} (docs/dice.md)")
             if label in seen:
                 raise Bad(n, f"roll label {label!r} is used twice")
             seen.add(label)
-            move, index = parts[0], int(parts[3])
+            move, index = (parts[0], parts[1]), int(parts[4])
             if index != next_index.get(move, 0):
                 raise Bad(n, f"roll label {label!r}: index {next_index.get(move, 0)} expected")
             next_index[move] = index + 1
@@ -405,7 +447,8 @@ def verify_game(game_dir, seed_hex=None):
             f"{len(turns)} turns chained, but no seed is revealed (nor given with --seed): "
             f"none of the {rolls} rolls can be checked"
         )
-    return f"{len(turns)} turns chained; {checked} rolls re-derived from the committed seed, all agree", checked
+    back = f" ({epoch} rollback(s); {len(turns) - len(live)} turn(s) rolled back, checked too)" if epoch else ""
+    return f"{len(turns)} turns chained{back}; {checked} rolls re-derived from the committed seed, all agree", checked
 
 
 # --- From a player's mails ------------------------------------------------------------------

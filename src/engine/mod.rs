@@ -50,6 +50,6 @@ pub use car::{Part, Setup, Wear};
 pub use dice::{Dice, FixedDice, Purpose};
 pub use events::Event;
 pub use options::{Fate, MoveOption};
-pub use play::{IllegalOrder, Outcome, Rolled, Step, reroll, resolve, roll};
+pub use play::{IllegalOrder, Outcome, Rolled, Step, reroll, resolve, retire, roll};
 pub use rulebook::{Construction, Die, Edition, Profile, ProfileError, RuleSet, Rulebook, Toggle, Tyres};
 pub use state::{CarId, CarState, Elimination, RaceState, Status};

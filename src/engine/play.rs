@@ -667,6 +667,16 @@ fn quick_exit(
     Ok(Outcome { state: out.state, events })
 }
 
+/// A player retires `car` (ruling 51): out of the race where it stands and off the track at once,
+/// like an overshoot's elimination (10-3) but leaving no sticker; the other cars play on. The
+/// caller calls the next car when `car` was the one to play.
+pub fn retire(s: &RaceState, car: CarId) -> (RaceState, Vec<Event>) {
+    let mut s = s.clone();
+    let reason = Elimination::Retired;
+    s.car_mut(car).status = Status::Eliminated { reason, removed: true };
+    (s, vec![Event::Eliminated { car, reason }])
+}
+
 /// Takes `car` out of the race where it stands (20), with the consequences its reason carries.
 /// Returns the car that lost its automatic body point to a blocking (12-1-1), which takes no
 /// body test against the blocked car (12-1-5).

@@ -34,6 +34,8 @@ pub enum Elimination {
     Engine,
     /// Last road-handling point lost (17-0-2).
     Handling,
+    /// Retired by its player between moves (`RETIRE` by mail, ruling 51): off the track at once.
+    Retired,
 }
 
 impl Elimination {
@@ -45,6 +47,7 @@ impl Elimination {
             Elimination::Body => "14-1",
             Elimination::Engine => "16-0-3",
             Elimination::Handling => "17-0-2",
+            Elimination::Retired => "ruling 51",
         }
     }
 
@@ -56,6 +59,7 @@ impl Elimination {
             Elimination::Body => "body",
             Elimination::Engine => "engine",
             Elimination::Handling => "handling",
+            Elimination::Retired => "retired",
         }
     }
 }

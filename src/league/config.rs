@@ -308,6 +308,9 @@ pub struct League {
     /// it out; its first driver is the race's referee (ruling 42). Absent: the FORS referee.
     #[serde(default, skip_serializing_if = "is_false")]
     pub marshals: bool,
+    /// The most absences (`ABSENT` by mail) a driver may declare in the season; absent: no cap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_absences: Option<u32>,
     /// Scoring.
     #[serde(default)]
     pub scoring: ScoringRecord,
@@ -343,6 +346,7 @@ impl League {
             teams: Vec::new(),
             drivers: Vec::new(),
             races: Vec::new(),
+            max_absences: None,
         })
     }
 

@@ -25,19 +25,22 @@ pub fn outcomes(dir: &Path) -> Result<Option<Vec<CarOutcome>>, StoreError> {
     // Replay once more, watching when each car goes out.
     let (mut r, first) = Game::create(g.track.clone(), &g.turns[0], g.seed)?;
     let next = r.now.clone();
-    r.push(first, next, String::new());
+    r.push(first, next, g.hashes[0].clone());
     let mut out: Vec<Option<(u32, u64)>> = vec![None; g.now.players.len()];
-    for t in &g.turns[1..] {
+    for (t, hash) in g.turns[1..].iter().zip(&g.hashes[1..]) {
         let (_, next) = r.apply(t)?;
         if let Some(race) = &next.race {
             // The players' cars: backmarkers come after them (002, ruling 49).
             for (i, c) in race.state.cars.iter().enumerate().take(out.len()) {
-                if matches!(c.status, Status::Eliminated { .. }) && out[i].is_none() {
+                if !matches!(c.status, Status::Eliminated { .. }) {
+                    out[i] = None; // racing again after a rollback
+                } else if out[i].is_none() {
                     out[i] = Some((race.state.round, race_distance(&race.state, &r.track, CarId(i as u8))));
                 }
             }
         }
-        r.push(t.clone(), next, String::new());
+        // The real hashes: a rollback turn checks the head of the turns it undoes.
+        r.push(t.clone(), next, hash.clone());
     }
     let state = &g.now.race.as_ref().expect("checked above").state;
     Ok(Some(

@@ -181,6 +181,16 @@ impl Standing {
         self.write(&self.dir.join("inflight.toml"), job)
     }
 
+    /// A game's judge state (`games/<game>/judge.toml`: observers, absences; `dispatch::judge`).
+    pub fn judge<T: DeserializeOwned + Default>(&self, game: &str) -> io::Result<T> {
+        read(&self.dir.join("games").join(game).join("judge.toml"))
+    }
+
+    /// Replaces it.
+    pub fn set_judge<T: Serialize>(&self, game: &str, v: &T) -> io::Result<()> {
+        self.write(&self.dir.join("games").join(game).join("judge.toml"), v)
+    }
+
     fn write<T: Serialize>(&self, path: &Path, v: &T) -> io::Result<()> {
         if let Some(d) = path.parent() {
             fs::create_dir_all(d)?;

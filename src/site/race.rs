@@ -35,12 +35,13 @@ pub fn replay(dir: &Path) -> Result<Replayed, StoreError> {
     let g = crate::store::driver::load_dir(dir, None)?;
     let (mut r, first) = Game::create(g.track.clone(), &g.turns[0], g.seed)?;
     let next = r.now.clone();
-    r.push(first, next, String::new());
+    r.push(first, next, g.hashes[0].clone());
     let mut states = vec![None];
-    for t in &g.turns[1..] {
+    for (t, hash) in g.turns[1..].iter().zip(&g.hashes[1..]) {
         let (_, next) = r.apply(t)?;
         states.push(next.race.as_ref().map(|x| x.state.clone()));
-        r.push(t.clone(), next, String::new());
+        // The real hashes: a rollback turn checks the head of the turns it undoes.
+        r.push(t.clone(), next, hash.clone());
     }
     Ok(Replayed { game: g, states })
 }

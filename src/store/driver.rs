@@ -552,7 +552,7 @@ impl Handle {
         // will make) to pick the option in the same turn.
         let key = g.now.key;
         if let Some(key) = key {
-            let mut dice = crate::dice::LabelledDice::new(key, &(race.moves + 1).to_string());
+            let mut dice = crate::dice::LabelledDice::new(key, &super::replay::move_label(g.now.epoch, race.moves + 1));
             if let Ok(Step::Choose(r)) = roll(&g.track, &race.state, id, gear, &mut dice, &g.rules)
                 && (r.options.len() > 1 || crate::engine::play::reaches_box(&g.track, &r, 0))
             {
@@ -587,7 +587,7 @@ impl Handle {
         input.orders.push(order(Some(gear), None));
         if let Some(key) = g.now.key {
             // The roll the gear gives (derived dice): choose in the same turn.
-            let mut dice = crate::dice::LabelledDice::new(key, &(q.moves + 1).to_string());
+            let mut dice = crate::dice::LabelledDice::new(key, &super::replay::move_label(g.now.epoch, q.moves + 1));
             if let Ok(r) = e.lap.roll(&g.track, gear, &mut dice)
                 && r.options.len() > 1
             {
@@ -609,6 +609,28 @@ impl Handle {
     pub fn moderate(&mut self, action: Moderation, meta: Meta) -> Result<&TurnFile, StoreError> {
         let mut input = self.input(Kind::Moderate, meta);
         input.moderation = Some(action);
+        self.commit(input)
+    }
+
+    /// Moderator: the game returns to the end of turn `to` (docs/store.md, "Rollbacks"): the
+    /// turns after it stay in the chain, rolled back, and later rolls take new labels.
+    pub fn rollback(&mut self, to: u32, meta: Meta) -> Result<&TurnFile, StoreError> {
+        if let Some(why) = self.game.rollback_refusal(to) {
+            return Err(StoreError::BadModeration(why));
+        }
+        let mut input = self.input(Kind::Rollback, meta);
+        input.rollback = Some(super::files::RollbackRecord {
+            to,
+            head: self.game.hashes.last().cloned().unwrap_or_default(),
+            epoch: self.game.now.epoch + 1,
+        });
+        self.commit(input)
+    }
+
+    /// Car `car`'s player retires it: out of the race where it stands, a DNF (ruling 51).
+    pub fn retire(&mut self, car: u8, meta: Meta) -> Result<&TurnFile, StoreError> {
+        let mut input = self.input(Kind::Player, meta);
+        input.retire = Some(super::files::RetireRecord { car });
         self.commit(input)
     }
 

@@ -164,6 +164,11 @@ pub enum Kind {
     Reveal,
     /// A moderator's action that is not a move: pause, resume, deadline, replace a player.
     Moderate,
+    /// A moderator returns the game to the end of an earlier turn; the turns after it stay in
+    /// the chain, rolled back, and the dice move to a new label namespace (docs/dice.md).
+    Rollback,
+    /// A player leaves the race: the car is out where it stands (a DNF), or goes absent.
+    Player,
 }
 
 impl Kind {
@@ -176,6 +181,8 @@ impl Kind {
             Kind::Move => "move",
             Kind::Reveal => "reveal",
             Kind::Moderate => "moderate",
+            Kind::Rollback => "rollback",
+            Kind::Player => "player",
         }
     }
 }
@@ -238,6 +245,33 @@ pub struct TurnFile {
     /// The moderator's action (moderate turns).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moderation: Option<Moderation>,
+    /// What a rollback turn undoes (rollback turns, docs/store.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollback: Option<RollbackRecord>,
+    /// A player's own action on their car (player turns): retiring it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retire: Option<RetireRecord>,
+}
+
+/// A rollback: the game returns to the end of turn `to`; the turns from `to + 1` to the one
+/// before this stay in the chain, marked rolled back; later rolls are labelled `r<epoch>/...`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RollbackRecord {
+    /// The turn the game returns to the end of.
+    pub to: u32,
+    /// The SHA-256 of the last turn rolled back (the head of the archived branch).
+    pub head: String,
+    /// The dice namespace from this turn on: 1 for the game's first rollback, then 2...
+    pub epoch: u32,
+}
+
+/// A car retired by its player: out of the race where it stands, classified as a DNF.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RetireRecord {
+    /// The car.
+    pub car: u8,
 }
 
 /// A moderator's action, logged as a turn so every player sees it in the game's history.
@@ -303,6 +337,8 @@ impl TurnFile {
             events: Vec::new(),
             pending: None,
             moderation: None,
+            rollback: None,
+            retire: None,
         }
     }
 

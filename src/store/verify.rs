@@ -417,11 +417,13 @@ pub fn diff(rec: &TurnFile, out: &TurnFile) -> Option<String> {
         ("seed", rec.seed != out.seed),
         ("contribution", rec.contributions != out.contributions),
         (
-            "setup/player/source/moderation",
+            "setup/player/source/moderation/rollback/retire",
             rec.setup != out.setup
                 || rec.player != out.player
                 || rec.source != out.source
-                || rec.moderation != out.moderation,
+                || rec.moderation != out.moderation
+                || rec.rollback != out.rollback
+                || rec.retire != out.retire,
         ),
     ];
     fields.iter().find(|(_, differs)| *differs).map(|(name, _)| format!("its `{name}` differs from the replay's"))

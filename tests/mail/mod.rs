@@ -10,6 +10,7 @@ mod dicemail;
 mod e2e;
 mod fuzz;
 mod hostile;
+mod judge;
 mod late;
 mod message;
 mod orders;

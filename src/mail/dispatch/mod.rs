@@ -3,6 +3,7 @@
 //! (`TURN`), gears sent ahead of time, standing policies, bot cars and the deadline default
 //! moves all live here.
 
+mod judge;
 mod replies;
 mod unasked;
 
@@ -186,8 +187,8 @@ impl Daemon {
         {
             job.notes.push(tr(
                 job.lang,
-                "Only a moderator may give CREATE, START, PAUSE, RESUME, DEADLINE, REPLACE, FORCE, REVEAL or a LEAGUE edit, from the moderator's address with the moderator's TOKEN (a league race's referee: all but CREATE and LEAGUE, with their own CAR and TOKEN). Nothing was applied.",
-                "Seul un moderateur peut donner CREER, DEMARRER, PAUSE, REPRENDRE, DELAI, REMPLACER, FORCER, REVELER ou une modification de LIGUE, depuis son adresse avec son JETON (l'arbitre d'une course de ligue : tout sauf CREER et LIGUE, avec sa VOITURE et son JETON). Rien n'a ete applique.",
+                "Only a moderator may give CREATE, START, PAUSE, RESUME, DEADLINE, REPLACE, FORCE, REVEAL, ROLLBACK, OBSERVERS or a LEAGUE edit, from the moderator's address with the moderator's TOKEN (a league race's referee: all but CREATE and LEAGUE, with their own CAR and TOKEN). Nothing was applied.",
+                "Seul un moderateur peut donner CREER, DEMARRER, PAUSE, REPRENDRE, DELAI, REMPLACER, FORCER, REVELER, REVENIR, OBSERVATEURS ou une modification de LIGUE, depuis son adresse avec son JETON (l'arbitre d'une course de ligue : tout sauf CREER et LIGUE, avec sa VOITURE et son JETON). Rien n'a ete applique.",
             ));
             return Ok(());
         }
@@ -642,6 +643,13 @@ impl Daemon {
                 job.applied = true;
                 Ok(Some(game))
             }
+            Order::List(_)
+            | Order::Watch(_)
+            | Order::Unwatch(_)
+            | Order::Absent(_)
+            | Order::Retire(_)
+            | Order::Rollback(_)
+            | Order::Observers(_) => self.judge_order(job, head, o),
             Order::Force { car } => {
                 let game = Self::need_game(job, head)?;
                 let mut h = self.open(&game)?;

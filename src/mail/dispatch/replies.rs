@@ -53,6 +53,12 @@ impl Daemon {
             {
                 recipients.push((creator, None));
             }
+            // Observers (WATCH): the report without a car, so never a prompt or a token.
+            for w in self.watchers(&game) {
+                if !recipients.iter().any(|(a, _)| a.eq_ignore_ascii_case(&w)) {
+                    recipients.push((w, None));
+                }
+            }
             for (address, car) in recipients {
                 let lang = self.lang_of(&address);
                 let text = self.report_text(g, first, car, lang, &extra)?;

@@ -47,9 +47,11 @@ impl Daemon {
         let g = h.game();
         let Some((_, p)) = g.player(car) else { return Ok(false) };
         let next = g.next_turn();
-        if p.bot {
+        let now = self.now();
+        if p.bot || self.absent_plays(game, car, choice, now) {
+            let who = if p.bot { "bot" } else { "absent" };
             self.touch(job, game, next)?;
-            let meta = self.meta_by("bot");
+            let meta = self.meta_by(who);
             if g.now.qualifying.is_some() {
                 h.bot_lap(car, &mut self.bot, meta).map_err(store_err)?;
             } else {
@@ -202,6 +204,7 @@ impl Daemon {
                 for &car in &cars {
                     if let Some((_, p)) = h.game().player(car)
                         && !p.bot
+                        && !self.absent_on(&id, car, now)
                     {
                         let lang = self.lang_of(&p.address);
                         let ctx =

@@ -97,6 +97,10 @@ pub enum Arg {
     PitBox,
     /// The order the boxes are chosen in.
     PitChoice,
+    /// A date, `YYYY-MM-DD`.
+    Date,
+    /// A confirmation code.
+    Code,
 }
 
 impl Arg {
@@ -131,6 +135,8 @@ impl Arg {
             Arg::PitChoice => ("the order the boxes are chosen in", "l'ordre du choix des boxes"),
             Arg::Count => ("a count", "un nombre"),
             Arg::Phrase => ("some words", "quelques mots"),
+            Arg::Date => ("a date like 2026-12-20", "une date comme 2026-12-20"),
+            Arg::Code => ("the confirmation code", "le code de confirmation"),
         };
         if lang == Lang::Fr { fr } else { en }
     }

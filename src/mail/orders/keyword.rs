@@ -89,6 +89,20 @@ pub enum Kw {
     Reveal,
     /// `END` / `FIN`: stop reading the mail here.
     End,
+    /// `LIST` / `LISTE`: the games open for joining and running (no token).
+    List,
+    /// `WATCH` / `SUIVRE`: receive a game's reports as an observer.
+    Watch,
+    /// `UNWATCH` / `NE-PLUS-SUIVRE`: stop observing a game.
+    Unwatch,
+    /// `ABSENT`: the car is played by its policy or the bot between two dates.
+    Absent,
+    /// `RETIRE` / `ABANDON`: the car leaves the race, a DNF (ruling 51).
+    Retire,
+    /// `ROLLBACK` / `REVENIR`: a moderator returns the game to the end of a turn.
+    Rollback,
+    /// `OBSERVERS` / `OBSERVATEURS`: a moderator opens or closes a game to observers.
+    Observers,
 }
 
 /// Every spelling of every keyword, folded (lower case, no accents, no hyphens).
@@ -158,11 +172,30 @@ const WORDS: &[(&str, Kw)] = &[
     ("reveler", Kw::Reveal),
     ("end", Kw::End),
     ("fin", Kw::End),
+    ("list", Kw::List),
+    ("liste", Kw::List),
+    ("games", Kw::List),
+    ("parties", Kw::List),
+    ("watch", Kw::Watch),
+    ("observe", Kw::Watch),
+    ("suivre", Kw::Watch),
+    ("observer", Kw::Watch),
+    ("unwatch", Kw::Unwatch),
+    ("neplussuivre", Kw::Unwatch),
+    ("absent", Kw::Absent),
+    ("absence", Kw::Absent),
+    ("retire", Kw::Retire),
+    ("abandon", Kw::Retire),
+    ("abandonner", Kw::Retire),
+    ("rollback", Kw::Rollback),
+    ("revenir", Kw::Rollback),
+    ("observers", Kw::Observers),
+    ("observateurs", Kw::Observers),
 ];
 
 impl Kw {
     /// Every keyword.
-    pub const ALL: [Kw; 28] = [
+    pub const ALL: [Kw; 35] = [
         Kw::Game,
         Kw::Car,
         Kw::Token,
@@ -191,6 +224,13 @@ impl Kw {
         Kw::Force,
         Kw::Reveal,
         Kw::End,
+        Kw::List,
+        Kw::Watch,
+        Kw::Unwatch,
+        Kw::Absent,
+        Kw::Retire,
+        Kw::Rollback,
+        Kw::Observers,
     ];
 
     /// The keyword a folded word spells, if any.
@@ -244,6 +284,13 @@ impl Kw {
             Kw::Force => ("FORCE", "FORCER"),
             Kw::Reveal => ("REVEAL", "REVELER"),
             Kw::End => ("END", "FIN"),
+            Kw::List => ("LIST", "LISTE"),
+            Kw::Watch => ("WATCH", "SUIVRE"),
+            Kw::Unwatch => ("UNWATCH", "NE-PLUS-SUIVRE"),
+            Kw::Absent => ("ABSENT", "ABSENT"),
+            Kw::Retire => ("RETIRE", "ABANDON"),
+            Kw::Rollback => ("ROLLBACK", "REVENIR"),
+            Kw::Observers => ("OBSERVERS", "OBSERVATEURS"),
         }
     }
 
@@ -287,6 +334,13 @@ impl Kw {
             Kw::Force => ("FORCE CAR 3", "FORCER VOITURE 3"),
             Kw::Reveal => ("REVEAL", "REVELER"),
             Kw::End => ("END", "FIN"),
+            Kw::List => ("LIST monaco-1", "LISTE monaco-1"),
+            Kw::Watch => ("WATCH monaco-1", "SUIVRE monaco-1"),
+            Kw::Unwatch => ("UNWATCH monaco-1", "NE-PLUS-SUIVRE monaco-1"),
+            Kw::Absent => ("ABSENT 2026-12-20 2027-01-03", "ABSENT 2026-12-20 2027-01-03"),
+            Kw::Retire => ("RETIRE CONFIRM 1a2b3c4d", "ABANDON CONFIRMER 1a2b3c4d"),
+            Kw::Rollback => ("ROLLBACK 12", "REVENIR 12"),
+            Kw::Observers => ("OBSERVERS NO", "OBSERVATEURS NON"),
         };
         if lang == Lang::Fr { fr } else { en }
     }

@@ -145,6 +145,22 @@ pub enum Order {
     },
     /// Moderator: reveal the seed; the race ends where it stands.
     Reveal,
+    /// The games open for joining and running, or one game's details (no token).
+    List(Option<String>),
+    /// Receive a game's reports as an observer.
+    Watch(String),
+    /// Stop observing a game (the mail's `GAME` when none is named).
+    Unwatch(Option<String>),
+    /// The car is played by its policy, else the bot, from one date to another (UTC days,
+    /// `YYYY-MM-DD`, both included); `None`: the absence is cancelled.
+    Absent(Option<(String, String)>),
+    /// The car leaves the race (ruling 51): without a code, steward asks for the confirmation;
+    /// with the code it sent, it is done.
+    Retire(Option<String>),
+    /// Moderator: the game returns to the end of this turn.
+    Rollback(u32),
+    /// Moderator: the game is open (true) or closed (false) to observers.
+    Observers(bool),
 }
 
 /// What a `LEAGUE` line does (docs/leagues.md).
@@ -196,6 +212,8 @@ impl Order {
                 | Order::Replace { .. }
                 | Order::Force { .. }
                 | Order::Reveal
+                | Order::Rollback(_)
+                | Order::Observers(_)
         )
     }
 
@@ -646,9 +664,76 @@ fn order(k: Kw, args: &[&str], line: &str) -> Result<Order, OrderError> {
             Ok(Order::Force { car })
         }
         Kw::Reveal => bare(Order::Reveal),
+        Kw::List => {
+            let game = if args.is_empty() { None } else { Some(game_id(k, args.first())?) };
+            no_more(k, args.get(1..).unwrap_or_default())?;
+            Ok(Order::List(game))
+        }
+        Kw::Watch => {
+            let game = game_id(k, args.first())?;
+            no_more(k, &args[1..])?;
+            Ok(Order::Watch(game))
+        }
+        Kw::Unwatch => {
+            let game = if args.is_empty() { None } else { Some(game_id(k, args.first())?) };
+            no_more(k, args.get(1..).unwrap_or_default())?;
+            Ok(Order::Unwatch(game))
+        }
+        Kw::Absent => absent(args),
+        Kw::Retire => {
+            let code = match args.first().map(|w| squash(w)) {
+                None => None,
+                Some(w) if w == "confirm" || w == "confirmer" => {
+                    let code = name(k, Arg::Code, args.get(1))?;
+                    no_more(k, &args[2..])?;
+                    Some(code.to_ascii_lowercase())
+                }
+                Some(_) => return Err(OrderError::Unexpected { order: k, got: args[0].to_string() }),
+            };
+            Ok(Order::Retire(code))
+        }
+        Kw::Rollback => {
+            let n = number(k, Arg::TurnNumber, args.first(), 0, 999_999)?;
+            no_more(k, &args[1..])?;
+            Ok(Order::Rollback(n))
+        }
+        Kw::Observers => {
+            let yes = match args.first().map(|w| squash(w)).as_deref() {
+                Some("yes" | "oui" | "open" | "ouvert") => true,
+                Some("no" | "non" | "closed" | "ferme") => false,
+                Some(_) => return Err(OrderError::Invalid { order: k, what: Arg::YesNo, got: args[0].to_string() }),
+                None => return Err(OrderError::Missing { order: k, what: Arg::YesNo }),
+            };
+            no_more(k, &args[1..])?;
+            Ok(Order::Observers(yes))
+        }
         // `END` stands alone (alone, it stops the reading before getting here).
         Kw::End => Err(OrderError::Unexpected { order: k, got: args.first().unwrap_or(&"").to_string() }),
     }
+}
+
+/// `ABSENT <from> <to>` (ISO dates) or `ABSENT CANCEL`.
+fn absent(args: &[&str]) -> Result<Order, OrderError> {
+    let k = Kw::Absent;
+    let Some(first) = args.first() else { return Err(OrderError::Missing { order: k, what: Arg::Date }) };
+    if matches!(squash(first).as_str(), "cancel" | "annuler" | "none" | "aucune") {
+        no_more(k, &args[1..])?;
+        return Ok(Order::Absent(None));
+    }
+    let date = |w: Option<&&str>| -> Result<String, OrderError> {
+        let Some(w) = w else { return Err(OrderError::Missing { order: k, what: Arg::Date }) };
+        if crate::store::Stamp::parse(&format!("{w}T00:00:00Z")).is_some() && w.len() == 10 {
+            Ok(w.to_string())
+        } else {
+            Err(OrderError::Invalid { order: k, what: Arg::Date, got: w.to_string() })
+        }
+    };
+    let (from, to) = (date(args.first())?, date(args.get(1))?);
+    no_more(k, &args[2..])?;
+    if to < from {
+        return Err(OrderError::Invalid { order: k, what: Arg::Date, got: format!("{from} {to}") });
+    }
+    Ok(Order::Absent(Some((from, to))))
 }
 
 /// `CAR <n>` after `REPLACE` or `FORCE`.

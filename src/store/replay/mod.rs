@@ -7,6 +7,7 @@
 //! from the key; without it, rolls are taken from the turn file, checked for label, die and face.
 
 mod moves;
+mod rollback;
 mod start;
 
 use moves::TurnDice;
@@ -89,6 +90,9 @@ pub struct Progress {
     pub qualified: Option<Arc<Session>>,
     /// Driver points expended so far, by car number (002 "Expending Driver Points", ruling 45).
     pub spent: std::collections::BTreeMap<u8, u8>,
+    /// The dice namespace: 0 until the first rollback, then the number of rollbacks made; the
+    /// labels of rolls made in namespace `k > 0` start with `r<k>/` (docs/dice.md).
+    pub epoch: u32,
 }
 
 /// A game: its setup, its track, and where its turns have brought it.
@@ -110,6 +114,14 @@ pub struct Game {
     pub hashes: Vec<String>,
     /// Keep the state right after each move in [`Race::after_move`].
     pub keep_after_move: bool,
+    /// Every roll label used by the turns applied (a label is used once, docs/dice.md).
+    pub labels: std::collections::HashSet<String>,
+}
+
+/// The move part of a roll label in dice namespace `epoch`: `12`, or `r1/12` after the game's
+/// first rollback (docs/dice.md, section 3).
+pub fn move_label(epoch: u32, move_no: u32) -> String {
+    if epoch == 0 { move_no.to_string() } else { format!("r{epoch}/{move_no}") }
 }
 
 /// Hex of a 32-byte value.
@@ -312,6 +324,7 @@ impl Game {
             turns: Vec::new(),
             hashes: Vec::new(),
             keep_after_move: false,
+            labels: std::collections::HashSet::new(),
         };
         Ok((game, out))
     }
@@ -342,6 +355,7 @@ impl Game {
 
     /// Records a turn applied and the hash of its file.
     pub fn push(&mut self, turn: TurnFile, next: Progress, hash: String) {
+        self.labels.extend(turn.rolls.iter().map(|r| r.label.clone()));
         self.turns.push(turn);
         self.hashes.push(hash);
         self.now = next;
@@ -449,7 +463,7 @@ impl Game {
                 next.key = self.seed.map(|s| scheme.key(&self.setup.id, &s, "", &pairs));
                 if self.grid_method().qualifies() {
                     // The qualifying's weather (3-1-1), then every car on its timed lap (ruling 31).
-                    let mut dice = TurnDice::new(next.key, &input.rolls, 0, 0);
+                    let mut dice = TurnDice::new(&next, &input.rolls, 0, 0);
                     let mut drawn = Vec::new();
                     let (q, wet) =
                         weather::draw_qualifying(&self.track.weather, self.forecast(), &mut dice, &mut drawn);
@@ -470,7 +484,7 @@ impl Game {
                     return self.finish_apply(out, next, at);
                 }
                 // The weather before the cars are set up (3-0-1): rolls of "move 0".
-                let mut dice = TurnDice::new(next.key, &input.rolls, 0, 0);
+                let mut dice = TurnDice::new(&next, &input.rolls, 0, 0);
                 let mut drawn = Vec::new();
                 let (sky, wet) =
                     weather::draw(&self.track.weather, self.forecast(), &self.rules.set, &mut dice, &mut drawn);
@@ -535,8 +549,40 @@ impl Game {
                 self.moderate(&m, &mut next)?;
                 out.moderation = Some(m);
             }
+            Kind::Rollback => {
+                let r = input
+                    .rollback
+                    .clone()
+                    .ok_or_else(|| StoreError::BadSetting("a rollback turn names its target".into()))?;
+                let (restored, events) = self.roll_back(&r, &next)?;
+                next = restored;
+                out.events = events;
+                out.rollback = Some(r);
+            }
+            Kind::Player => {
+                let r = input
+                    .retire
+                    .clone()
+                    .ok_or_else(|| StoreError::BadSetting("a player turn names what the player does".into()))?;
+                self.retire(&r, &mut next, &mut out, input)?;
+                out.retire = Some(r);
+            }
         }
+        self.check_labels(&out)?;
         self.finish_apply(out, next, at)
+    }
+
+    /// A label is used once in a game's whole history, rolled-back turns included (docs/dice.md).
+    fn check_labels(&self, out: &TurnFile) -> Result<(), StoreError> {
+        for (i, r) in out.rolls.iter().enumerate() {
+            if self.labels.contains(&r.label) || out.rolls[..i].iter().any(|q| q.label == r.label) {
+                return Err(StoreError::BadSetting(format!(
+                    "roll label `{}` was already used: a label is used once (docs/dice.md)",
+                    r.label
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// The end of every turn: the digest, who is called and by when.

@@ -16,8 +16,9 @@ pub(super) struct TurnDice<'a> {
 }
 
 impl<'a> TurnDice<'a> {
-    pub(super) fn new(key: Option<[u8; 32]>, recorded: &'a [RollRecord], move_no: u32, index: u32) -> Self {
-        TurnDice { key, recorded, label: move_no.to_string(), index, log: Vec::new(), problem: None }
+    pub(super) fn new(now: &Progress, recorded: &'a [RollRecord], move_no: u32, index: u32) -> Self {
+        let label = move_label(now.epoch, move_no);
+        TurnDice { key: now.key, recorded, label, index, log: Vec::new(), problem: None }
     }
 }
 
@@ -123,7 +124,7 @@ impl Game {
                     return Err(StoreError::NotYourTurn { expected: self.number(expected), got: order.car });
                 }
                 let move_no = race.moves + 1;
-                let mut dice = TurnDice::new(next.key, recorded, move_no, 0);
+                let mut dice = TurnDice::new(next, recorded, move_no, 0);
                 let step = roll(&self.track, &race.state, car, gear, &mut dice, &self.rules)?;
                 race.moves = move_no;
                 out.move_no = Some(move_no);
@@ -209,7 +210,7 @@ impl Game {
         if left(next, order.car) == 0 {
             return Err(StoreError::NoDriverPoints { car: order.car, labels: offered });
         }
-        let mut dice = TurnDice::new(next.key, unread(input, out), pending.move_no, pending.next_index);
+        let mut dice = TurnDice::new(next, unread(input, out), pending.move_no, pending.next_index);
         let Some((rolled, fresh)) = crate::engine::reroll(&self.track, &pending.rolled, &mut dice, &self.rules) else {
             return Err(StoreError::NotRerollable { car: order.car, labels: offered });
         };
@@ -243,7 +244,7 @@ impl Game {
         by: By,
         pit: Option<(PitOrder, PitRecord)>,
     ) -> Result<(), StoreError> {
-        let mut dice = TurnDice::new(next.key, unread(input, out), pending.move_no, pending.next_index);
+        let mut dice = TurnDice::new(next, unread(input, out), pending.move_no, pending.next_index);
         let order = pit.as_ref().map(|(o, _)| o.clone()).unwrap_or_default();
         let outcome = resolve_with(&self.track, &pending.rolled, index, &order, &mut dice, &self.rules)?;
         out.move_no = Some(pending.move_no);
@@ -328,7 +329,7 @@ impl Game {
         car: CarId,
         index: u32,
     ) -> Result<u32, StoreError> {
-        let mut dice = TurnDice::new(next.key, unread(input, out), race.moves, index);
+        let mut dice = TurnDice::new(next, unread(input, out), race.moves, index);
         let number = race.state.car(car).number;
         let (state, events, choice) =
             match roll(&self.track, &race.state, car, backmarkers::GEAR, &mut dice, &self.rules)? {

@@ -1,0 +1,448 @@
+//! The commands a league lives with between races, as the Diplomacy judges have them
+//! (docs/orders.md, "Between races"): `LIST` the games, `WATCH` / `UNWATCH` a game as an
+//! observer, `ABSENT` for a holiday, `RETIRE` a car, and the moderators' `ROLLBACK` and
+//! `OBSERVERS`. Split from the orders of a message (`super`); the game's history changes only
+//! through the store's driver (a `rollback` turn, a `player` turn), the rest is the daemon's own
+//! state (`games/<game>/judge.toml` under the state directory).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::*;
+use crate::engine::order::leader;
+
+/// What the daemon keeps per game for these commands (and, under a league's name, the
+/// absences each driver took this season).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(in crate::mail) struct JudgeState {
+    /// The moderator closed the game to observers (`OBSERVERS NO`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub closed: bool,
+    /// The observers' addresses, in the order they came.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub watchers: Vec<String>,
+    /// The absences declared, one per car.
+    #[serde(default, rename = "absence", skip_serializing_if = "Vec::is_empty")]
+    pub absences: Vec<Absence>,
+    /// Under a league's name: the absences each driver (address) declared this season.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub season_absences: BTreeMap<String, u32>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// A car's absence: from one UTC day to another, both included.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(in crate::mail) struct Absence {
+    /// The car.
+    pub car: u8,
+    /// First day, `YYYY-MM-DD`.
+    pub from: String,
+    /// Last day, `YYYY-MM-DD`.
+    pub to: String,
+}
+
+/// The UTC day of `at`, `YYYY-MM-DD`.
+fn day(at: Stamp) -> String {
+    at.to_string()[..10].to_string()
+}
+
+impl Daemon {
+    fn judge_state(&self, game: &str) -> JudgeState {
+        self.standing.judge(game).unwrap_or_default()
+    }
+
+    fn set_judge_state(&self, game: &str, s: &JudgeState) -> Result<(), String> {
+        self.standing.set_judge(game, s).map_err(|e| e.to_string())
+    }
+
+    /// The observers of `game`, who get its reports (the report every player gets today; when
+    /// per-player report modes exist, an observer's mode applies here).
+    pub(super) fn watchers(&self, game: &str) -> Vec<String> {
+        let s = self.judge_state(game);
+        if s.closed { Vec::new() } else { s.watchers }
+    }
+
+    /// Whether car `car`'s player declared an absence that covers `at` (its UTC day).
+    pub(super) fn absent_on(&self, game: &str, car: u8, at: Stamp) -> bool {
+        let today = day(at);
+        self.judge_state(game).absences.iter().any(|a| a.car == car && a.from <= today && today <= a.to)
+    }
+
+    /// Whether absent car `car` is played by the bot now: its player is absent at `at` and
+    /// left nothing of their own to play (a GEAR sent ahead, a POLICY for a choice).
+    pub(super) fn absent_plays(&self, game: &str, car: u8, choice: bool, at: Stamp) -> bool {
+        if !self.absent_on(game, car, at) {
+            return false;
+        }
+        let orders = self.standing.car(game, car).unwrap_or_default();
+        if choice { orders.policy.is_none() } else { orders.gear.is_none() }
+    }
+
+    /// LIST, WATCH, UNWATCH, ABSENT, RETIRE, ROLLBACK, OBSERVERS; returns the game touched.
+    pub(super) fn judge_order(&mut self, job: &mut Job, head: &Header, o: &Order) -> Result<Option<String>, String> {
+        match o {
+            Order::List(game) => self.list(job, game.as_deref()),
+            Order::Watch(game) => self.watch(job, game),
+            Order::Unwatch(game) => {
+                let game = match game {
+                    Some(g) => g.clone(),
+                    None => Self::need_game(job, head)?,
+                };
+                self.unwatch(job, &game)
+            }
+            Order::Observers(open) => {
+                let game = Self::need_game(job, head)?;
+                self.open(&game)?;
+                let mut s = self.judge_state(&game);
+                s.closed = !open;
+                self.set_judge_state(&game, &s)?;
+                job.applied = true;
+                let (en, fr) = if *open {
+                    ("The game is open to observers (WATCH).", "La partie est ouverte aux observateurs (SUIVRE).")
+                } else {
+                    (
+                        "The game is closed to observers: they get no more reports.",
+                        "La partie est fermee aux observateurs : ils ne recoivent plus les rapports.",
+                    )
+                };
+                job.announce.push((game.clone(), en.to_string()));
+                job.notes.push(tr(job.lang, en, fr));
+                self.touch(job, &game, self.store.load(&game, None).map(|g| g.next_turn()).unwrap_or(0))
+                    .map_err(|e| e.to_string())?;
+                Ok(Some(game))
+            }
+            Order::Absent(dates) => self.absent(job, head, dates.as_ref()),
+            Order::Retire(code) => self.retire(job, head, code.as_deref()),
+            Order::Rollback(to) => self.rollback(job, head, *to),
+            _ => Ok(None),
+        }
+    }
+
+    /// `LIST`: the games open for joining and the running ones; `LIST <game>`: one game. Only
+    /// what every player may see (no address, no token).
+    fn list(&mut self, job: &mut Job, one: Option<&str>) -> Result<Option<String>, String> {
+        let lang = job.lang;
+        let now = self.now();
+        let ids = match one {
+            Some(g) => {
+                self.open(g)?;
+                vec![g.to_string()]
+            }
+            None => self.store.list().map_err(|e| e.to_string())?,
+        };
+        let (mut open, mut running) = (Vec::new(), Vec::new());
+        for id in ids {
+            let Ok(g) = self.store.load(&id, None) else { continue };
+            let title =
+                format!("{id}: {} ({}), {} lap(s), {}", g.track.title, g.setup.track, g.setup.laps, g.setup.profile);
+            let closed_by = g.setup.join_by.as_deref().and_then(Stamp::parse).is_some_and(|j| now > j);
+            let seats = (g.setup.max_cars as usize).saturating_sub(g.now.players.len());
+            if !g.started() && !g.now.over && !closed_by && seats > 0 {
+                let by = g.setup.join_by.clone().unwrap_or_else(|| tr(lang, "until the start", "jusqu'au depart"));
+                open.push(tr(
+                    lang,
+                    &format!("  {title}; {seats} seat(s) left; joins close {by}"),
+                    &format!("  {title} ; {seats} place(s) libre(s) ; inscriptions jusqu'a {by}"),
+                ));
+            } else if g.started() && !g.now.over {
+                let (round, lead) = match &g.now.race {
+                    Some(r) => (
+                        r.state.round,
+                        leader(&r.state, &g.track).map_or("-".to_string(), |c| r.state.car(c).number.to_string()),
+                    ),
+                    None => (0, "-".to_string()),
+                };
+                let due = g.turns.last().and_then(|t| t.due.clone()).unwrap_or_else(|| "-".into());
+                running.push(tr(
+                    lang,
+                    &format!("  {title}; round {round}, leader car {lead}; next deadline {due}"),
+                    &format!("  {title} ; tour de jeu {round}, en tete voiture {lead} ; prochaine echeance {due}"),
+                ));
+            } else if one.is_some() {
+                running.push(tr(lang, &format!("  {title}; over"), &format!("  {title} ; terminee")));
+            }
+            if one.is_some() {
+                let cars: Vec<String> = g
+                    .now
+                    .players
+                    .iter()
+                    .map(|p| match &p.name {
+                        Some(n) => format!("{} {}", p.car, n),
+                        None => p.car.to_string(),
+                    })
+                    .collect();
+                let s = self.judge_state(&id);
+                let watchers = if s.closed { 0 } else { s.watchers.len() };
+                running.push(tr(
+                    lang,
+                    &format!(
+                        "    cars: {}; observers: {watchers}{}",
+                        if cars.is_empty() { "none".into() } else { cars.join(", ") },
+                        if s.closed { " (closed to observers)" } else { "" }
+                    ),
+                    &format!(
+                        "    voitures : {} ; observateurs : {watchers}{}",
+                        if cars.is_empty() { "aucune".into() } else { cars.join(", ") },
+                        if s.closed { " (fermee aux observateurs)" } else { "" }
+                    ),
+                ));
+            }
+        }
+        let mut text = String::new();
+        if one.is_none() {
+            text.push_str(&tr(lang, "Games open for joining:\n", "Parties ouvertes aux inscriptions :\n"));
+            if open.is_empty() {
+                text.push_str(&tr(lang, "  none\n", "  aucune\n"));
+            }
+            for l in &open {
+                text.push_str(l);
+                text.push('\n');
+            }
+            text.push_str(&tr(lang, "Games running:\n", "Parties en cours :\n"));
+            if running.is_empty() {
+                text.push_str(&tr(lang, "  none\n", "  aucune\n"));
+            }
+        } else {
+            text.push_str(&tr(lang, "Game:\n", "Partie :\n"));
+            for l in &open {
+                text.push_str(l);
+                text.push('\n');
+            }
+        }
+        for l in &running {
+            text.push_str(l);
+            text.push('\n');
+        }
+        job.extras.league.push(text);
+        Ok(None)
+    }
+
+    fn watch(&mut self, job: &mut Job, game: &str) -> Result<Option<String>, String> {
+        let lang = job.lang;
+        let g = self.store.load(game, None).map_err(|_| format!("there is no game `{game}`"))?;
+        if g.now.players.iter().any(|p| p.address.eq_ignore_ascii_case(&job.sender)) {
+            return Err(tr(
+                lang,
+                &format!("You drive in game {game}: you get its reports already."),
+                &format!("Vous courez dans la partie {game} : vous en recevez deja les rapports."),
+            ));
+        }
+        let mut s = self.judge_state(game);
+        if s.closed {
+            return Err(tr(
+                lang,
+                &format!("Game {game} is closed to observers (its moderator decided so)."),
+                &format!("La partie {game} est fermee aux observateurs (decision de son moderateur)."),
+            ));
+        }
+        if !s.watchers.iter().any(|w| w.eq_ignore_ascii_case(&job.sender)) {
+            s.watchers.push(job.sender.to_lowercase());
+            self.set_judge_state(game, &s)?;
+            job.announce.push((game.to_string(), format!("{} now watches this game (an observer).", job.sender)));
+        }
+        job.applied = true;
+        job.notes.push(tr(
+            lang,
+            &format!("You watch game {game}: you will get its reports (UNWATCH {game} to stop)."),
+            &format!("Vous suivez la partie {game} : vous recevrez ses rapports (NE-PLUS-SUIVRE {game} pour arreter)."),
+        ));
+        self.touch(job, game, g.next_turn()).map_err(|e| e.to_string())?;
+        Ok(Some(game.to_string()))
+    }
+
+    fn unwatch(&mut self, job: &mut Job, game: &str) -> Result<Option<String>, String> {
+        let mut s = self.judge_state(game);
+        let before = s.watchers.len();
+        s.watchers.retain(|w| !w.eq_ignore_ascii_case(&job.sender));
+        if s.watchers.len() == before {
+            return Err(tr(
+                job.lang,
+                &format!("You do not watch game {game}."),
+                &format!("Vous ne suivez pas la partie {game}."),
+            ));
+        }
+        self.set_judge_state(game, &s)?;
+        job.applied = true;
+        job.notes.push(tr(
+            job.lang,
+            &format!("You no longer watch game {game}."),
+            &format!("Vous ne suivez plus la partie {game}."),
+        ));
+        Ok(None)
+    }
+
+    /// `ABSENT <from> <to>` / `ABSENT CANCEL`, signed: while absent, the car is played at once
+    /// when awaited, by its standing POLICY (for a choice) or the bot, and no reminder is sent.
+    fn absent(
+        &mut self,
+        job: &mut Job,
+        head: &Header,
+        dates: Option<&(String, String)>,
+    ) -> Result<Option<String>, String> {
+        let lang = job.lang;
+        let game = Self::need_game(job, head)?;
+        let h = self.open(&game)?;
+        let car = self.player_car(job, h.game(), head)?;
+        if h.game().now.over {
+            return Err(StoreError::Over.to_string());
+        }
+        let mut s = self.judge_state(&game);
+        let Some((from, to)) = dates else {
+            let before = s.absences.len();
+            s.absences.retain(|a| a.car != car);
+            if before == s.absences.len() {
+                return Err(tr(
+                    lang,
+                    &format!("Car {car} has no absence to cancel."),
+                    &format!("La voiture {car} n'a pas d'absence a annuler."),
+                ));
+            }
+            self.set_judge_state(&game, &s)?;
+            job.applied = true;
+            job.announce.push((game.clone(), format!("Car {car}'s player is back: the absence is cancelled.")));
+            self.touch(job, &game, h.game().next_turn()).map_err(|e| e.to_string())?;
+            return Ok(Some(game));
+        };
+        let today = day(self.now());
+        if *from < today {
+            return Err(tr(
+                lang,
+                &format!("ABSENT {from} {to}: {from} is in the past (today is {today}, UTC)."),
+                &format!("ABSENT {from} {to} : {from} est passe (nous sommes le {today}, UTC)."),
+            ));
+        }
+        // A league may cap the absences a driver declares in a season (docs/leagues.md).
+        let league = super::super::league::league_of_game(&self.store.dir, &game).map(|(l, _)| l);
+        let mut counted = None;
+        if !s.absences.iter().any(|a| a.car == car)
+            && let Some(l) = league.as_ref()
+            && let Some(cap) = l.max_absences
+        {
+            let mut ls = self.judge_state(&l.name);
+            let taken = ls.season_absences.get(&job.sender.to_lowercase()).copied().unwrap_or(0);
+            if taken >= cap {
+                return Err(tr(
+                    lang,
+                    &format!("League {} allows {cap} absence(s) a season, and you have declared {taken}.", l.name),
+                    &format!(
+                        "La ligue {} permet {cap} absence(s) par saison, et vous en avez declare {taken}.",
+                        l.name
+                    ),
+                ));
+            }
+            ls.season_absences.insert(job.sender.to_lowercase(), taken + 1);
+            counted = Some((l.name.clone(), ls));
+        }
+        s.absences.retain(|a| a.car != car);
+        s.absences.push(Absence { car, from: from.clone(), to: to.clone() });
+        self.set_judge_state(&game, &s)?;
+        if let Some((name, ls)) = counted {
+            self.set_judge_state(&name, &ls)?;
+        }
+        job.applied = true;
+        job.announce.push((
+            game.clone(),
+            format!("Car {car}'s player is absent from {from} to {to} (UTC): its standing POLICY, else the bot, plays it meanwhile."),
+        ));
+        job.notes.push(tr(
+            lang,
+            &format!("Car {car} is absent from {from} to {to}: played by its POLICY, else the bot, without reminders (ABSENT CANCEL when back)."),
+            &format!("La voiture {car} est absente du {from} au {to} : jouee par sa CONSIGNE, sinon le bot, sans rappel (ABSENT ANNULER au retour)."),
+        ));
+        self.touch(job, &game, h.game().next_turn()).map_err(|e| e.to_string())?;
+        Ok(Some(game))
+    }
+
+    /// The confirmation code of car `car`'s retirement from `game`: derived from the daemon's
+    /// secret, so it needs no state and only the player it was mailed to knows it.
+    fn retire_code(&self, game: &str, car: u8) -> String {
+        self.derive_token(game, "retire", &format!("car-{car}"))[..8].to_string()
+    }
+
+    /// `RETIRE`, signed: the first mail gets the confirmation code, `RETIRE CONFIRM <code>`
+    /// retires the car (a `player` turn: out where it stands, a DNF, ruling 51).
+    fn retire(&mut self, job: &mut Job, head: &Header, code: Option<&str>) -> Result<Option<String>, String> {
+        let lang = job.lang;
+        let game = Self::need_game(job, head)?;
+        let mut h = self.open(&game)?;
+        let car = self.player_car(job, h.game(), head)?;
+        let done = h.game().turns.iter().any(|t| {
+            t.kind == Kind::Player && t.source.as_ref().and_then(|s| s.message_id.as_deref()) == Some(job.mid.as_str())
+        });
+        if done {
+            job.applied = true;
+            return Ok(Some(game));
+        }
+        let g = h.game();
+        if g.now.over {
+            return Err(StoreError::Over.to_string());
+        }
+        if !g.started() || g.now.race.is_none() {
+            return Err(tr(
+                lang,
+                "The race has not started: a car retires from a race under way (before the start, ask the moderator).",
+                "La course n'a pas commence : une voiture abandonne en course (avant le depart, demandez au moderateur).",
+            ));
+        }
+        let want = self.retire_code(&game, car);
+        let Some(code) = code else {
+            job.notes.push(tr(
+                lang,
+                &format!("To retire car {car} from game {game} (out of the race for good, classified as did not finish), send RETIRE CONFIRM {want} with your GAME, CAR and TOKEN lines."),
+                &format!("Pour faire abandonner la voiture {car} dans la partie {game} (hors course pour de bon, classee non partante a l'arrivee), envoyez ABANDON CONFIRMER {want} avec vos lignes PARTIE, VOITURE et JETON."),
+            ));
+            return Ok(None);
+        };
+        if code != want {
+            return Err(tr(
+                lang,
+                "This is not the confirmation code steward sent: send RETIRE alone to get it again.",
+                "Ce n'est pas le code de confirmation envoye par steward : envoyez ABANDON seul pour le recevoir a nouveau.",
+            ));
+        }
+        let next = g.next_turn();
+        self.touch(job, &game, next).map_err(|e| e.to_string())?;
+        let meta = self.meta(job, None);
+        h.retire(car, meta).map_err(|e| e.to_string())?;
+        job.applied = true;
+        Ok(Some(game))
+    }
+
+    /// `ROLLBACK <turn>`, moderators: a `rollback` turn (docs/store.md). Gears sent ahead are
+    /// dropped: they answered a race that is no more.
+    fn rollback(&mut self, job: &mut Job, head: &Header, to: u32) -> Result<Option<String>, String> {
+        let game = Self::need_game(job, head)?;
+        let mut h = self.open(&game)?;
+        if Self::done_before(h.game(), &job.mid, Kind::Rollback, None) {
+            job.applied = true;
+            return Ok(Some(game));
+        }
+        if let Some(why) = h.game().rollback_refusal(to) {
+            return Err(tr(
+                job.lang,
+                &format!("ROLLBACK {to} is refused: {why}."),
+                &format!("REVENIR {to} est refuse : {why}."),
+            ));
+        }
+        let next = h.game().next_turn();
+        self.touch(job, &game, next).map_err(|e| e.to_string())?;
+        let meta = self.meta(job, Some("moderator"));
+        h.rollback(to, meta).map_err(|e| e.to_string())?;
+        let cars: Vec<u8> = h.game().now.players.iter().map(|p| p.car).collect();
+        for car in cars {
+            let mut orders = self.standing.car(&game, car).unwrap_or_default();
+            if orders.gear.take().is_some() {
+                self.standing.set_car(&game, car, &orders).map_err(|e| e.to_string())?;
+                job.announce.push((game.clone(), format!("Car {car}'s GEAR sent ahead is dropped by the rollback.")));
+            }
+        }
+        job.applied = true;
+        Ok(Some(game))
+    }
+}

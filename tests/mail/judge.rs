@@ -1,0 +1,305 @@
+//! The commands between races, by mail, in English and French (docs/orders.md, "Between
+//! races"): LIST, WATCH / UNWATCH and OBSERVERS, ABSENT, RETIRE, ROLLBACK with its honest dice
+//! (a new label namespace, both verifiers), and their refusals.
+
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+
+use steward::engine::{Elimination, Status};
+use steward::mail::config::{ModeratorConfig, ServeConfig, moderator_token_hash};
+use steward::mail::daemon::Daemon;
+use steward::mail::message::Incoming;
+use steward::mail::outbox::Via;
+use steward::mail::transport::{Inbox, MaildirInbox, MaildirSender, deliver};
+use steward::store::fsio::Durability;
+use steward::store::{Game, Stamp, Store};
+
+use super::daemon::{MOD, MOD_TOKEN, STEWARD, mail};
+use super::scratch;
+
+struct World {
+    root: std::path::PathBuf,
+    daemon: Daemon,
+    inbox: MaildirInbox,
+    via: Via<MaildirSender>,
+    n: u32,
+}
+
+impl World {
+    fn new(name: &str) -> World {
+        let root = scratch(&format!("judge-{name}"));
+        let mut cfg = ServeConfig::local(&root, STEWARD);
+        cfg.moderators.push(ModeratorConfig { address: MOD.into(), token_sha256: moderator_token_hash(MOD_TOKEN) });
+        let inbox_dir = root.join("mail").join(STEWARD);
+        let mut daemon = Daemon::new(cfg, Durability::NoSync).unwrap();
+        let clock = Arc::new(Mutex::new(Stamp::parse("2026-11-22T12:00:00Z").unwrap().0));
+        daemon.set_clock(move || Stamp(*clock.lock().unwrap()));
+        let inbox = MaildirInbox::open(&inbox_dir).unwrap();
+        let via = Via(MaildirSender::per_recipient(root.join("mail")));
+        World { root, daemon, inbox, via, n: 0 }
+    }
+
+    fn send(&mut self, from: &str, body: &str) {
+        self.n += 1;
+        deliver(&self.root.join("mail").join(STEWARD), &mail(from, &format!("j{}", self.n), body)).unwrap();
+        self.daemon.pass(&mut self.inbox, &mut self.via).unwrap();
+    }
+
+    /// The new mail of `address`, joined, marked read.
+    fn read(&self, address: &str) -> String {
+        let Ok(mut ib) = MaildirInbox::open(self.root.join("mail").join(address)) else { return String::new() };
+        let mut v = Vec::new();
+        for m in ib.fetch(10_000).unwrap() {
+            v.push(Incoming::parse(&m.raw).unwrap().full_body);
+            ib.mark_processed(&m.key).unwrap();
+        }
+        v.join("\n=====\n")
+    }
+
+    fn game(&self, g: &str) -> Game {
+        Store::new(self.root.join("games")).load(g, None).unwrap()
+    }
+
+    /// Creates `g` on sprint with `cars` players; their tokens.
+    fn game_with_players(&mut self, g: &str, cars: u8) -> Vec<String> {
+        self.send(MOD, &format!("TOKEN {MOD_TOKEN}\nCREATE {g} TRACK sprint LAPS 1 CARS {cars} HOURS 24"));
+        (1..=cars)
+            .map(|c| {
+                let who = p(c);
+                self.send(&who, &format!("JOIN {g} CAR {c}"));
+                let welcome = self.read(&who);
+                welcome
+                    .lines()
+                    .find_map(|l| l.trim().strip_prefix("TOKEN ").map(str::to_string))
+                    .expect("the welcome carries the token")
+            })
+            .collect()
+    }
+
+    fn signed(&mut self, g: &str, car: u8, tokens: &[String], lines: &str) {
+        let body = format!("GAME {g}\nCAR {car}\nTOKEN {}\n{lines}", tokens[car as usize - 1]);
+        self.send(&p(car), &body);
+    }
+
+    /// Plays the awaited answer: GEAR 1, or the first option.
+    fn play_one(&mut self, g: &str, tokens: &[String]) {
+        let (car, choice) = self.game(g).awaited().expect("a car is awaited");
+        self.signed(g, car, tokens, if choice { "CHOOSE A" } else { "GEAR 1" });
+    }
+}
+
+fn p(c: u8) -> String {
+    format!("p{c}@test.invalid")
+}
+
+fn python(args: &[&str]) -> (bool, String) {
+    let out =
+        Command::new("python3").args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().expect("python3 runs");
+    (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+}
+
+#[test]
+fn a_rollback_over_a_seen_roll_rolls_again_under_a_fresh_label_and_both_verifiers_pass() {
+    let mut w = World::new("rollback");
+    let t = w.game_with_players("rb", 2);
+    w.send(MOD, &format!("GAME rb\nTOKEN {MOD_TOKEN}\nSTART"));
+    let start = w.game("rb").next_turn() - 1;
+    // Refused before anything: a player is no moderator; a turn before the start.
+    w.signed("rb", 1, &t, &format!("ROLLBACK {start}"));
+    assert!(w.read(&p(1)).contains("Only a moderator"), "a player cannot roll back");
+    w.send(MOD, &format!("GAME rb\nTOKEN {MOD_TOKEN}\nROLLBACK {}", start - 1));
+    let r = w.read(MOD);
+    assert!(r.contains("before the start"), "{r}");
+    // Both cars move once, then the car awaited shows its 2nd-gear roll.
+    while w.game("rb").now.race.as_ref().unwrap().moves < 2 || w.game("rb").awaited().unwrap().1 {
+        w.play_one("rb", &t);
+    }
+    let target = w.game("rb").next_turn() - 1;
+    let (car, _) = w.game("rb").awaited().unwrap();
+    w.signed("rb", car, &t, "GEAR 2");
+    let seen = w.game("rb").turns[target as usize + 1].rolls[0].clone();
+    assert!(seen.label.starts_with("3/") && seen.label.ends_with("/move/0") && seen.die == "gear2-d6", "{seen:?}");
+    let mail_before = w.read(&p(car));
+    assert!(mail_before.contains(&seen.label), "the player saw the roll: {mail_before}");
+    // FR refusal first (a rolled-back line cannot be the target later; here: past the end).
+    w.send(MOD, &format!("LANGUE fr\nPARTIE rb\nJETON {MOD_TOKEN}\nREVENIR {}", target + 5));
+    assert!(w.read(MOD).contains("REVENIR"), "refused in French");
+    // The moderator rolls back to the end of the turn before the gear.
+    w.send(MOD, &format!("GAME rb\nTOKEN {MOD_TOKEN}\nROLLBACK {target}"));
+    let g = w.game("rb");
+    let rb = g.turns.last().unwrap();
+    assert_eq!(rb.kind, steward::store::files::Kind::Rollback);
+    assert_eq!(rb.rollback.as_ref().map(|r| (r.to, r.epoch)), Some((target, 1)));
+    assert!(g.rolled_back_turns().contains(&(target + 1)), "the turn with the seen roll is rolled back");
+    assert_eq!(g.awaited(), Some((car, false)), "the car is asked for its gear again");
+    let news = w.read(&p(3 - car));
+    assert!(news.contains("rolls the game back to the end of turn"), "every player is told: {news}");
+    // Another gear: a roll from a fresh label, never the seen one again.
+    w.signed("rb", car, &t, "GEAR 1");
+    let g = w.game("rb");
+    let again = &g.turns.last().unwrap().rolls[0];
+    assert_eq!(again.label, format!("r1/{}", seen.label), "the same roll's place, in namespace r1");
+    assert_eq!(&*again.die, "gear1-d4");
+    let mut labels: Vec<&str> = g.turns.iter().flat_map(|t| t.rolls.iter().map(|r| r.label.as_str())).collect();
+    let n = labels.len();
+    labels.sort();
+    labels.dedup();
+    assert_eq!(labels.len(), n, "no label is used twice, the rolled-back branch included");
+    // Both verifiers, before the reveal (the operator's seed) and after it.
+    let dir = w.root.join("games").join("rb");
+    steward::store::verify::verify(&dir, None).unwrap();
+    let secret = std::fs::read_to_string(dir.join("secret.toml")).unwrap();
+    let seed = secret.split('"').nth(1).unwrap().to_string();
+    let d = dir.to_str().unwrap();
+    let (ok, out) = python(&["tools/verify_game.py", d, "--seed", &seed]);
+    assert!(ok && out.contains("rolled back"), "{out}");
+    w.send(MOD, &format!("GAME rb\nTOKEN {MOD_TOKEN}\nREVEAL"));
+    let (ok, out) = python(&["tools/verify_game.py", d]);
+    assert!(ok && out.contains("1 rollback(s)"), "{out}");
+    let cli = Command::new(env!("CARGO_BIN_EXE_steward"))
+        .args(["verify", "rb"])
+        .env("STEWARD_GAMES", w.root.join("games"))
+        .output()
+        .unwrap();
+    assert!(cli.status.success(), "{}", String::from_utf8_lossy(&cli.stdout));
+    // A finished race is never rolled back.
+    w.read(MOD);
+    w.send(MOD, &format!("GAME rb\nTOKEN {MOD_TOKEN}\nROLLBACK {target}"));
+    assert!(w.read(MOD).contains("finished race"), "refused after the end");
+    // A rolled-back branch edited afterwards is caught by both verifiers (it stays checked).
+    let f = dir.join("turns").join(format!("{:04}.toml", target + 1));
+    let text = std::fs::read_to_string(&f).unwrap();
+    let forged = text.replacen(&format!("face = {}", seen.face), &format!("face = {}", (seen.face + 1) % 6), 1);
+    std::fs::write(&f, forged).unwrap();
+    assert!(steward::store::verify::verify(&dir, None).is_err());
+    assert!(!python(&["tools/verify_game.py", d]).0);
+}
+
+#[test]
+fn retire_asks_for_confirmation_then_the_car_is_out_as_a_dnf() {
+    let mut w = World::new("retire");
+    let t = w.game_with_players("rt", 3);
+    // Before the start: refused.
+    w.signed("rt", 3, &t, "RETIRE");
+    assert!(w.read(&p(3)).contains("has not started"));
+    w.send(MOD, &format!("GAME rt\nTOKEN {MOD_TOKEN}\nSTART"));
+    // Unsigned, and the wrong game: refused.
+    w.send(&p(3), "GAME rt\nRETIRE");
+    assert!(w.read(&p(3)).contains("CAR <n> and TOKEN"));
+    w.send(&p(3), &format!("GAME nosuch\nCAR 3\nTOKEN {}\nRETIRE", t[2]));
+    assert!(w.read(&p(3)).contains("no game `nosuch`"));
+    // The first mail gets the code; a wrong code is refused; the right one retires the car.
+    let before = w.game("rt").next_turn();
+    w.signed("rt", 3, &t, "RETIRE");
+    let reply = w.read(&p(3));
+    let code = reply
+        .split("RETIRE CONFIRM ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .expect("the code is mailed")
+        .to_string();
+    assert_eq!(w.game("rt").next_turn(), before, "nothing is done before the confirmation");
+    w.signed("rt", 3, &t, "RETIRE CONFIRM 00000000");
+    assert!(w.read(&p(3)).contains("not the confirmation code"));
+    w.signed("rt", 3, &t, &format!("RETIRE CONFIRM {code}"));
+    let g = w.game("rt");
+    let race = g.now.race.as_ref().unwrap();
+    let c3 = race.state.cars.iter().find(|c| c.number == 3).unwrap();
+    assert_eq!(c3.status, Status::Eliminated { reason: Elimination::Retired, removed: true });
+    assert!(w.read(&p(1)).contains("car 3 retires"), "announced to the others");
+    // In French, car 1 (the one to play): the order of play goes on with car 2.
+    let (car, _) = g.awaited().unwrap();
+    w.signed("rt", car, &t, "LANGUE fr\nABANDON");
+    let reply = w.read(&p(car));
+    let code = reply.split("ABANDON CONFIRMER ").nth(1).and_then(|s| s.split_whitespace().next()).unwrap().to_string();
+    w.signed("rt", car, &t, &format!("ABANDON CONFIRMER {code}"));
+    let g = w.game("rt");
+    let other = if car == 1 { 2 } else { 1 };
+    assert_eq!(g.awaited().map(|a| a.0), Some(other), "the next car is called");
+    steward::store::verify::verify(&w.root.join("games").join("rt"), None).unwrap();
+    // The last car retires: the race is over, the seed revealed.
+    w.signed("rt", other, &t, "RETIRE");
+    let reply = w.read(&p(other));
+    let code = reply.split("RETIRE CONFIRM ").nth(1).and_then(|s| s.split_whitespace().next()).unwrap().to_string();
+    w.signed("rt", other, &t, &format!("RETIRE CONFIRM {code}"));
+    let g = w.game("rt");
+    assert!(g.now.over && g.now.revealed.is_some());
+    let d = w.root.join("games").join("rt");
+    let (ok, out) = python(&["tools/verify_game.py", d.to_str().unwrap()]);
+    assert!(ok, "{out}");
+}
+
+#[test]
+fn absent_players_are_played_without_reminders_and_refusals_are_worded() {
+    let mut w = World::new("absent");
+    let t = w.game_with_players("ab", 2);
+    w.send(MOD, &format!("GAME ab\nTOKEN {MOD_TOKEN}\nSTART"));
+    let (car, _) = w.game("ab").awaited().unwrap();
+    // Refusals: unsigned, dates in the past, a bad date, nothing to cancel.
+    w.send(&p(car), "GAME ab\nABSENT 2026-12-01 2026-12-05");
+    assert!(w.read(&p(car)).contains("CAR <n> and TOKEN"));
+    w.signed("ab", car, &t, "ABSENT 2026-11-01 2026-11-05");
+    assert!(w.read(&p(car)).contains("is in the past"));
+    w.signed("ab", car, &t, "ABSENT 2026-13-01 2026-12-05");
+    assert!(w.read(&p(car)).contains("a date like 2026-12-20"));
+    w.signed("ab", car, &t, "ABSENT CANCEL");
+    assert!(w.read(&p(car)).contains("no absence to cancel"));
+    // From today: the car awaited is played at once, by the bot, and everyone is told.
+    let before = w.game("ab").next_turn();
+    w.signed("ab", car, &t, "ABSENT 2026-11-22 2026-11-30");
+    let g = w.game("ab");
+    assert!(g.next_turn() > before, "the absent car is played");
+    let by: Vec<_> = g.turns[before as usize..].iter().filter_map(|t| t.source.as_ref()?.by.clone()).collect();
+    assert!(by.iter().any(|b| b == "absent"), "{by:?}");
+    let other = 3 - car;
+    assert!(w.read(&p(other)).contains("is absent from 2026-11-22 to 2026-11-30"));
+    // French: back again.
+    w.signed("ab", car, &t, "LANGUE fr\nABSENT ANNULER");
+    assert!(w.read(&p(other)).contains("the absence is cancelled"));
+    w.signed("ab", car, &t, "ABSENT 2026-10-01 2026-10-02");
+    assert!(w.read(&p(car)).contains("est passe"));
+}
+
+#[test]
+fn list_and_watch_show_nothing_secret_and_observers_can_be_shut_out() {
+    let mut w = World::new("watch");
+    let t = w.game_with_players("wa", 2);
+    w.send(MOD, &format!("TOKEN {MOD_TOKEN}\nCREATE wb TRACK sprint LAPS 2 CARS 4 HOURS 24"));
+    w.send(MOD, &format!("GAME wa\nTOKEN {MOD_TOKEN}\nSTART"));
+    let fan = "fan@test.invalid";
+    w.send(fan, "LIST");
+    let list = w.read(fan);
+    assert!(
+        list.contains("Games open for joining") && list.contains("wb: ") && list.contains("4 seat(s) left"),
+        "{list}"
+    );
+    assert!(list.contains("Games running") && list.contains("wa: ") && list.contains("round "), "{list}");
+    assert!(!list.contains("p1@"), "no address: {list}");
+    assert!(!list.contains(&t[0]), "no token");
+    w.send(fan, "LANGUE fr\nLISTE wa");
+    let one = w.read(fan);
+    assert!(one.contains("Partie :") && one.contains("voitures : 1") && !one.contains("p1@"), "{one}");
+    w.send(fan, "LIST nosuch");
+    assert!(w.read(fan).contains("no game `nosuch`"));
+    // WATCH: the players see who watches; the observer gets the reports, never a prompt or token.
+    w.send(fan, "WATCH wa");
+    assert!(w.read(fan).contains("You watch game wa"));
+    assert!(w.read(&p(1)).contains("fan@test.invalid now watches"));
+    w.play_one("wa", &t);
+    let report = w.read(fan);
+    assert!(report.contains("Game: wa"), "{report}");
+    assert!(!t.iter().any(|k| report.contains(k.as_str())), "no token: {report}");
+    // A player cannot close the game; the moderator can; then WATCH is refused.
+    w.signed("wa", 1, &t, "OBSERVERS NO");
+    assert!(w.read(&p(1)).contains("Only a moderator"));
+    w.send(MOD, &format!("PARTIE wa\nJETON {MOD_TOKEN}\nOBSERVATEURS NON"));
+    w.play_one("wa", &t);
+    assert!(!w.read(fan).contains("Game: wa"), "a closed game sends no report to observers");
+    w.send("other@test.invalid", "SUIVRE wa");
+    assert!(w.read("other@test.invalid").contains("closed to observers"));
+    w.send(MOD, &format!("GAME wa\nTOKEN {MOD_TOKEN}\nOBSERVERS YES"));
+    w.send(fan, "NE-PLUS-SUIVRE wa");
+    assert!(w.read(fan).contains("no longer watch"));
+    w.send(fan, "UNWATCH wa");
+    assert!(w.read(fan).contains("do not watch"));
+}
