@@ -33,7 +33,7 @@ impl Game {
             match (order.gear, &order.choose) {
                 (Some(gear), None) => {
                     let move_no = q.moves + 1;
-                    let mut dice = TurnDice::new(&next, unread(input, out), move_no, 0);
+                    let mut dice = TurnDice::new(next, unread(input, out), move_no, 0);
                     let events = q.gear(&self.track, car, gear, move_no, &mut dice)?;
                     self.dice_done(dice, out)?;
                     q.moves = move_no;
@@ -70,7 +70,7 @@ impl Game {
         }
         // The grid, then the race weather drawn by the pole (3-2-1), on the move that ended the
         // session (its roll was index 0).
-        let mut dice = TurnDice::new(&next, unread(input, out), last_move, 1);
+        let mut dice = TurnDice::new(next, unread(input, out), last_move, 1);
         let order = q.grid(self.grid_method(), self.rules.set.aborted_laps_by_black_die, &mut dice);
         let mut drawn = Vec::new();
         let (sky, wet) =
