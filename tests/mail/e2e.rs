@@ -152,6 +152,25 @@ fn a_race_played_over_real_imap_and_smtp() {
         .filter(|t| t.source.as_ref().and_then(|s| s.message_id.as_ref()).is_some_and(|m| replies.contains(m)))
         .count();
     assert!(by_reply > 0, "no move came by a reply ({} sent)", replies.len());
+    // Postfix took steward+<tag>@ for steward@ (`recipient_delimiter = +`) and Dovecot's LMTP
+    // recorded the tagged address in Delivered-To.
+    let mut delivered = Vec::new();
+    for sub in ["cur", "new"] {
+        for f in std::fs::read_dir(s.maildir("steward").join(sub)).unwrap() {
+            let Ok(m) = steward::mail::message::Incoming::parse(&std::fs::read(f.unwrap().path()).unwrap()) else {
+                continue; // the poison mail
+            };
+            if m.message_id.as_ref().is_some_and(|id| replies.contains(id)) {
+                delivered.push(m.recipients.clone());
+            }
+        }
+    }
+    assert_eq!(delivered.len(), replies.len(), "every reply reached steward's mailbox");
+    assert!(
+        delivered.iter().all(|r| r.first().is_some_and(|a| a.starts_with("steward+e2e."))),
+        "Delivered-To carries the tag: {:?}",
+        delivered.first()
+    );
     steward::store::verify::verify(&store.game_dir("e2e"), None).unwrap();
     // The final report reached the players over IMAP.
     let t0 = Instant::now();

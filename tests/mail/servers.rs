@@ -66,6 +66,11 @@ impl Servers {
         format!("{user}@{DOMAIN}")
     }
 
+    /// The Maildir Dovecot delivers `user`'s mail to.
+    pub fn maildir(&self, user: &str) -> PathBuf {
+        self.dir.join("mail").join(user).join("Maildir")
+    }
+
     /// The password of mailbox `user`.
     pub fn password(&self, user: &str) -> String {
         format!("pw-{user}")
