@@ -101,6 +101,8 @@ pub struct Draft {
     pub in_reply_to: Option<String>,
     /// This message's id (without angle brackets), stable for a given reply.
     pub message_id: String,
+    /// `Reply-To`: a prompt's signed reply address (`mail::tag`), so that a reply answers it.
+    pub reply_to: Option<String>,
 }
 
 /// `text` with every line ending as CR LF, in one pass. The mail builder would otherwise insert
@@ -143,6 +145,9 @@ fn build_text(draft: &Draft, text: &str, from_name: &str, from: &str) -> Result<
         .raw_header(HeaderValue::new(HeaderName::new_from_ascii_str("X-Auto-Response-Suppress"), "All".into()));
     for t in &draft.to {
         b = b.to(Mailbox::new(None, t.parse().map_err(|e| bad(&e))?));
+    }
+    if let Some(r) = &draft.reply_to {
+        b = b.reply_to(Mailbox::new(Some(from_name.to_string()), r.parse().map_err(|e| bad(&e))?));
     }
     // An id longer than a header line may be is a sender's game, not a thread to follow.
     if let Some(r) = draft.in_reply_to.as_ref().filter(|r| r.len() <= 250 && !r.chars().any(char::is_control)) {

@@ -57,6 +57,10 @@ pub struct ServeConfig {
     /// Where `steward site` writes the web pages, refreshed whenever a race ends (docs/site.md).
     #[serde(default)]
     pub site: Option<PathBuf>,
+    /// The key of the signed reply addresses (`steward+<tag>@domain`, docs/daemon.md): `env:NAME`
+    /// or `file:PATH`. Without it, a key made once in `<state>/reply-key` (mode 0600).
+    #[serde(default)]
+    pub reply_key: Option<Secret>,
 }
 
 fn default_name() -> String {
@@ -347,6 +351,7 @@ impl ServeConfig {
             templates: None,
             tracks: None,
             site: None,
+            reply_key: None,
         }
     }
 }

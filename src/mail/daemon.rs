@@ -20,6 +20,7 @@ use super::message::{Incoming, check_size};
 use super::outbox::{Deliver, Envelope, Flushed, Outbox};
 use super::secrets::Secrets;
 use super::standing::{Inflight, Standing};
+use super::tag::{ReplyTag, TagError, TagKey};
 use super::transport::{Inbox, TransportError};
 use super::{Lang, orders};
 
@@ -87,6 +88,8 @@ pub(super) struct Job {
     pub stranger: bool,
     /// When the message arrived in the mailbox, if the mailbox says (lateness is judged on it).
     pub arrived: Option<Stamp>,
+    /// The signed reply address the message was sent to, verified or refused (`tag`).
+    pub tag: Option<Result<ReplyTag, TagError>>,
 }
 
 /// Counts of one pass of the loop.
@@ -113,6 +116,7 @@ pub struct Daemon {
     pub(super) templates: Templates,
     pub(super) bot: Bot,
     pub(super) secret: [u8; 32],
+    pub(super) tag_key: TagKey,
     clock: Box<dyn FnMut() -> Stamp + Send>,
     domain: String,
 }
@@ -124,6 +128,13 @@ impl Daemon {
         let outbox = Outbox::open(&cfg.state, durability).map_err(io("opening the outbox"))?;
         let standing = Standing::open(&cfg.state, durability).map_err(io("opening the state directory"))?;
         let secret = daemon_secret(&cfg.state, durability)?;
+        let tag_key = match &cfg.reply_key {
+            Some(k) => TagKey::from_text(&k.read().map_err(|e| DaemonError::Io {
+                what: "reading reply_key".into(),
+                source: std::io::Error::other(e.to_string()),
+            })?),
+            None => TagKey::load(&cfg.state, durability).map_err(io("reading the reply key"))?,
+        };
         let templates = Templates::new(cfg.templates.clone())?;
         let mut store = Store::new(cfg.games.clone());
         store.durability = durability;
@@ -137,6 +148,7 @@ impl Daemon {
             templates,
             bot: Bot::new(),
             secret,
+            tag_key,
             clock: Box::new(Stamp::now),
             domain,
         })
@@ -292,11 +304,16 @@ impl Daemon {
             let drafts = self.finish_job(&mut job, Some(&msg))?;
             return Ok((drafts, true));
         }
-        let parsed = orders::parse(&msg.body);
+        let mut parsed = orders::parse(&msg.body);
+        job.tag = self.reply_tag(&msg);
+        if let Some(Ok(_)) = &job.tag {
+            super::tag::read_bare(&mut parsed);
+        }
         self.handle(&mut job, &msg, &parsed)?;
         entry.outcome = if job.applied { "applied".into() } else { "answered".into() };
         entry.games = job.first.keys().cloned().collect();
-        job.stranger = !job.applied && !self.knows(&msg.from, &parsed);
+        // A mail sent to a valid reply address answers a prompt steward sent: not a stranger's.
+        job.stranger = !job.applied && !self.knows(&msg.from, &parsed) && !matches!(job.tag, Some(Ok(_)));
         let drafts = self.finish_job(&mut job, Some(&msg))?;
         Ok((drafts, true))
     }
@@ -344,6 +361,7 @@ impl Daemon {
                 ),
                 in_reply_to: None,
                 message_id: String::new(),
+                reply_to: None,
             })
             .collect();
         if let Some((to, in_reply_to, lang)) = reply_to {
@@ -360,6 +378,7 @@ impl Daemon {
                     text: text.into(),
                     in_reply_to,
                     message_id: String::new(),
+                    reply_to: None,
                 },
             );
         }
@@ -396,6 +415,7 @@ impl Daemon {
             extras: Default::default(),
             stranger: false,
             arrived: None,
+            tag: None,
         })
     }
 

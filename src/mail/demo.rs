@@ -1,7 +1,8 @@
 //! `steward demo`: a whole race by mail with no server. A moderator and bot players write their
 //! orders as mail into the daemon's Maildir, the daemon answers into each player's Maildir, the
 //! players read their mail (their token from the welcome, the turn and what is asked from each
-//! report) and answer, until the race ends.
+//! report) and answer each report by replying to it with the bare answer (`B`, `GEAR 4`: the
+//! report's signed `Reply-To` stands for the game, car, token and turn), until the race ends.
 //!
 //! The players think with the project's bot (reading the published game directory, as any
 //! player may), but everything they do goes through mail and the order language: the same code
@@ -75,6 +76,52 @@ pub struct Player {
     policy: bool,
     /// The last turn answered, so one report is answered once.
     answered: Option<u32>,
+    /// The newest report that asks this car something, kept to reply to.
+    prompt: Option<Prompt>,
+}
+
+/// A report that asks a player's car for something, as the player's mail program keeps it.
+#[derive(Clone, Debug)]
+struct Prompt {
+    turn: u32,
+    /// Its `Reply-To`: the signed reply address (`mail::tag`).
+    reply_to: Option<String>,
+    message_id: Option<String>,
+    subject: String,
+    text: String,
+}
+
+/// A player's reply to a prompt: hit Reply, write the bare answer above the quoted report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reply {
+    /// Where it goes: the prompt's `Reply-To` (or the daemon's plain address, when the prompt
+    /// had none and the body is the from-scratch form).
+    pub to: String,
+    /// `Re: ` and the prompt's subject.
+    pub subject: String,
+    /// The prompt's Message-ID.
+    pub in_reply_to: Option<String>,
+    /// What the player wrote (the answer alone, `B` or `GEAR 4`), then the prompt quoted as a
+    /// mail program quotes it.
+    pub body: String,
+    /// The answer alone.
+    pub answer: String,
+}
+
+impl Reply {
+    /// The mail's bytes, from `from`, with Message-ID `<message_id>`.
+    pub fn raw(&self, from: &str, message_id: &str) -> Vec<u8> {
+        let mut head =
+            format!("From: {from}\r\nTo: {}\r\nSubject: {}\r\nMessage-ID: <{message_id}>\r\n", self.to, self.subject);
+        if let Some(r) = &self.in_reply_to {
+            head.push_str(&format!("In-Reply-To: <{r}>\r\nReferences: <{r}>\r\n"));
+        }
+        format!(
+            "{head}Date: Sun, 22 Nov 2026 12:00:00 +0000\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{}\r\n",
+            self.body.replace('\n', "\r\n")
+        )
+        .into_bytes()
+    }
 }
 
 impl Player {
@@ -85,7 +132,7 @@ impl Player {
 
     /// A player reading its mail from `inbox` (IMAP in the end-to-end test).
     pub fn with_inbox(address: &str, car: u8, inbox: Box<dyn Inbox>, policy: bool) -> Player {
-        Player { address: address.into(), car, token: None, inbox, policy, answered: None }
+        Player { address: address.into(), car, token: None, inbox, policy, answered: None, prompt: None }
     }
 
     /// Reads new mail for the token of the welcome.
@@ -98,6 +145,36 @@ impl Player {
     pub fn answer(&mut self, g: &Game, bot: &mut Bot) -> Result<Option<String>, DaemonError> {
         Ok(answer(self, g, bot)?.map(|(_, body)| body))
     }
+
+    /// The player's reply to its newest report, if it asks this car for something and the game
+    /// still waits for it: to the report's signed `Reply-To`, the bare answer (`B`, `GEAR 4`)
+    /// above the quoted report, no GAME, CAR, TOKEN or TURN (docs/orders.md). A report without
+    /// a signed address gets the from-scratch form at `steward` instead.
+    pub fn reply(&mut self, g: &Game, bot: &mut Bot, steward: &str) -> Result<Option<Reply>, DaemonError> {
+        let Some((turn, order)) = decide(self, g, bot)? else { return Ok(None) };
+        let prompt = self.prompt.clone().filter(|p| p.turn == turn);
+        let (subject, in_reply_to) = match &prompt {
+            Some(p) if p.subject.to_lowercase().starts_with("re:") => (p.subject.clone(), p.message_id.clone()),
+            Some(p) => (format!("Re: {}", p.subject), p.message_id.clone()),
+            None => (format!("Re: turn {turn}"), None),
+        };
+        let Some((p, to)) = prompt.as_ref().and_then(|p| Some((p, p.reply_to.clone()?))) else {
+            let body = scratch_form(self, g, turn, &order);
+            return Ok(Some(Reply { to: steward.into(), subject, in_reply_to, body, answer: order }));
+        };
+        let answer = order.strip_prefix("CHOOSE ").unwrap_or(&order).to_string();
+        let quoted: String =
+            p.text.lines().map(|l| if l.is_empty() { ">\n".to_string() } else { format!("> {l}\n") }).collect();
+        let body = format!("{answer}\n\nOn Sun, 22 Nov 2026 at 12:00, steward <{steward}> wrote:\n{quoted}");
+        Ok(Some(Reply { to, subject, in_reply_to, body, answer }))
+    }
+}
+
+/// Delivers `reply` from `from` into the daemon's Maildir `dir`.
+pub(super) fn send_reply(dir: &Path, from: &str, n: &mut u64, reply: &Reply) -> Result<(), DaemonError> {
+    *n += 1;
+    deliver(dir, &reply.raw(from, &format!("demo-{n}-{}", from.replace('@', "."))))?;
+    Ok(())
 }
 
 pub(super) fn say(dir: &Path, from: &str, n: &mut u64, subject: &str, body: &str) -> Result<(), DaemonError> {
@@ -201,8 +278,8 @@ pub fn run_with(
         }
         let mut wrote = false;
         for p in &mut players {
-            if let Some((subject, body)) = answer(p, &g, &mut bot)? {
-                say(&inbox_dir, &p.address, &mut n, &subject, &body)?;
+            if let Some(r) = p.reply(&g, &mut bot, STEWARD)? {
+                send_reply(&inbox_dir, &p.address, &mut n, &r)?;
                 wrote = true;
             }
         }
@@ -250,8 +327,22 @@ fn read_token(p: &mut Player) -> Result<(), DaemonError> {
     Ok(())
 }
 
-/// The player's answer to its newest report, if it asks this car for something.
+/// The player's answer to its newest report, if it asks this car for something: the subject and
+/// the from-scratch body (GAME, CAR, TOKEN, TURN and the order).
 fn answer(p: &mut Player, g: &Game, bot: &mut Bot) -> Result<Option<(String, String)>, DaemonError> {
+    let Some((turn, order)) = decide(p, g, bot)? else { return Ok(None) };
+    Ok(Some((format!("Re: turn {turn}"), scratch_form(p, g, turn, &order))))
+}
+
+/// An order in the from-scratch form, signed with the player's token.
+fn scratch_form(p: &Player, g: &Game, turn: u32, order: &str) -> String {
+    let token = p.token.as_deref().unwrap_or_default();
+    format!("GAME {}\nCAR {}\nTOKEN {token}\nTURN {turn}\n{order}", g.setup.id, p.car)
+}
+
+/// Reads the player's new mail and decides its answer to the newest report that asks this car
+/// something: the turn answered and the order (`GEAR n`, `CHOOSE X`).
+fn decide(p: &mut Player, g: &Game, bot: &mut Bot) -> Result<Option<(u32, String)>, DaemonError> {
     let mut asked: Option<u32> = None;
     for m in p.inbox.fetch(10_000)? {
         if let Ok(msg) = Incoming::parse(&m.raw) {
@@ -264,6 +355,15 @@ fn answer(p: &mut Player, g: &Game, bot: &mut Bot) -> Result<Option<(String, Str
                     .get(i + 2)
                     .and_then(|l| l.strip_prefix("TURN ").or_else(|| l.strip_prefix("TOUR "))?.trim().parse().ok())
             {
+                if asked.is_none_or(|a| turn >= a) {
+                    p.prompt = Some(Prompt {
+                        turn,
+                        reply_to: msg.reply_to.clone().filter(|r| r.contains('+')),
+                        message_id: msg.message_id.clone(),
+                        subject: msg.subject.clone(),
+                        text: msg.full_body.clone(),
+                    });
+                }
                 asked = asked.max(Some(turn));
             }
         }
@@ -273,7 +373,9 @@ fn answer(p: &mut Player, g: &Game, bot: &mut Bot) -> Result<Option<(String, Str
     if p.answered == Some(turn) {
         return Ok(None);
     }
-    let Some(token) = p.token.clone() else { return Ok(None) };
+    if p.token.is_none() {
+        return Ok(None);
+    }
     if let Some(q) = &g.now.qualifying {
         // Every car drives its timed lap at once (ruling 31): answer while this car's lap waits
         // for the step the report asked for.
@@ -288,10 +390,7 @@ fn answer(p: &mut Player, g: &Game, bot: &mut Bot) -> Result<Option<(String, Str
             None => format!("GEAR {}", LapDriver::gear(bot, &g.track, &e.lap)),
         };
         p.answered = Some(turn);
-        return Ok(Some((
-            format!("Re: turn {turn}"),
-            format!("GAME {}\nCAR {}\nTOKEN {token}\nTURN {turn}\n{order}", g.setup.id, p.car),
-        )));
+        return Ok(Some((turn, order)));
     }
     if g.next_turn() != turn + 1 {
         return Ok(None);
@@ -309,8 +408,5 @@ fn answer(p: &mut Player, g: &Game, bot: &mut Bot) -> Result<Option<(String, Str
         format!("GEAR {}", bot.gear(&g.track, &race.state, id))
     };
     p.answered = Some(turn);
-    Ok(Some((
-        format!("Re: turn {turn}"),
-        format!("GAME {}\nCAR {}\nTOKEN {token}\nTURN {turn}\n{order}", g.setup.id, p.car),
-    )))
+    Ok(Some((turn, order)))
 }

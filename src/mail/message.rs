@@ -82,6 +82,10 @@ pub struct Incoming {
     pub from_name: Option<String>,
     /// The Reply-To address, lower case, if any.
     pub reply_to: Option<String>,
+    /// The addresses the mail was sent to, lower case: `Delivered-To` and `X-Original-To` (the
+    /// envelope recipient, added on delivery), then `To` and `Cc`. A signed reply address is
+    /// looked for among them (`mail::tag`).
+    pub recipients: Vec<String>,
     /// Message-ID without angle brackets.
     pub message_id: Option<String>,
     /// In-Reply-To ids.
@@ -163,6 +167,18 @@ impl Incoming {
             return Err(MessageError::BadSender(from.chars().filter(|c| !c.is_control()).take(80).collect()));
         }
         let reply_to = first_address(m.reply_to()).map(|(a, _)| a).filter(|a| is_mailable(a));
+        let mut recipients: Vec<String> = headers
+            .iter()
+            .filter(|(n, _)| n == "delivered-to" || n == "x-original-to")
+            .map(|(_, v)| v.trim().trim_matches(['<', '>']).to_lowercase())
+            .collect();
+        for list in [m.to(), m.cc()].into_iter().flatten() {
+            recipients.extend(
+                list.iter().filter_map(|a| a.address()).map(|a| a.trim().trim_matches(['<', '>']).to_lowercase()),
+            );
+        }
+        recipients.retain(|a| !a.is_empty() && a.len() <= 254);
+        recipients.dedup();
         // HTML-only mail: block elements become lines and blockquotes become `>` quotes, which
         // mail-parser's own conversion does not do.
         let html_only = m.text_part(0).is_some_and(|p| p.is_text_html());
@@ -195,6 +211,7 @@ impl Incoming {
             from,
             from_name,
             reply_to,
+            recipients,
             message_id: m.message_id().map(str::to_string),
             in_reply_to: ids(m.in_reply_to()),
             references: ids(m.references()),

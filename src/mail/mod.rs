@@ -21,6 +21,7 @@ pub mod report;
 pub mod season;
 pub mod secrets;
 pub mod standing;
+pub mod tag;
 pub mod tracks;
 pub mod transport;
 pub mod verify;

@@ -58,6 +58,11 @@ pub struct Report {
     pub options: String,
     /// The recipient's car, when it is awaited.
     pub you: Option<u8>,
+    /// The signed address a reply to this report goes to, when it asks the recipient's car
+    /// (`mail::tag`): set by the daemon, which holds the key.
+    pub reply: Option<String>,
+    /// What a reply to that address may say alone: `options` without the `CHOOSE` keyword.
+    pub bare: String,
     /// When the answer is due.
     pub due: Option<String>,
     /// The race is over.

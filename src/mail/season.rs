@@ -15,7 +15,7 @@ use crate::league::{grid, table};
 use crate::store::Store;
 
 use super::daemon::DaemonError;
-use super::demo::{MODERATOR, MODERATOR_TOKEN, Player, daemon_pass, local_daemon, say};
+use super::demo::{MODERATOR, MODERATOR_TOKEN, Player, STEWARD, daemon_pass, local_daemon, say, send_reply};
 
 /// What season to run.
 #[derive(Clone, Debug)]
@@ -172,8 +172,8 @@ pub fn run(spec: &SeasonSpec) -> Result<SeasonResult, DaemonError> {
             }
             let mut wrote = false;
             for p in &mut players {
-                if let Some(body) = p.answer(&g, &mut bot)? {
-                    say(&inbox_dir, &p.address, &mut n, "move", &body)?;
+                if let Some(r) = p.reply(&g, &mut bot, STEWARD)? {
+                    send_reply(&inbox_dir, &p.address, &mut n, &r)?;
                     wrote = true;
                 }
             }

@@ -143,10 +143,14 @@ fn every_first_mail_carries_the_commitment_and_every_report_its_receipt() {
         let welcome = mails.iter().find(|(_, s, _)| s.contains("you drive car")).unwrap();
         assert!(welcome.2.contains(&format!("Commitment: {commitment}")), "{}", welcome.2);
         // The reports: mailed to every player ("[game] turn N: ..."), or in the reply to the
-        // player's own orders ("Re: turn N").
+        // player's own orders ("Re: [game] turn N: ...", "Re: turn N").
         let reports: Vec<_> = mails
             .iter()
-            .filter(|(_, s, _)| s.starts_with(&format!("[{GAME}] turn ")) || s.starts_with("Re: turn "))
+            .filter(|(_, s, _)| {
+                // A reply to a report keeps its subject (`Re: [game] turn N: ...`).
+                let s = s.strip_prefix("Re: ").unwrap_or(s);
+                s.starts_with(&format!("[{GAME}] turn ")) || s.starts_with("turn ")
+            })
             .collect();
         assert!(reports.len() > 20, "car {car} got {} reports", reports.len());
         let mut with_block = 0;

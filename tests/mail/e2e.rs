@@ -1,6 +1,8 @@
 //! The end-to-end race against real servers: scripted players send their orders over SMTP
 //! (Postfix), `steward serve` reads them over IMAP (Dovecot) and replies over SMTP, and the
-//! players read the replies over IMAP and answer, until the race is over.
+//! players read the replies over IMAP and answer each report by replying to it with the bare
+//! answer (its signed `Reply-To`, `steward+<tag>@`, through Postfix's `recipient_delimiter` to
+//! the steward mailbox in Dovecot), until the race is over.
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -72,6 +74,7 @@ fn a_race_played_over_real_imap_and_smtp() {
         n += 1;
         smtp.send(from, std::slice::from_ref(&steward), &letter(from, &steward, n, body)).unwrap();
     };
+    let mut replies = std::collections::BTreeSet::new();
     let mut players: Vec<Player> = (1..=2u8)
         .map(|car| {
             let user = format!("racer{car}");
@@ -130,9 +133,11 @@ fn a_race_played_over_real_imap_and_smtp() {
             s.logs()
         );
         for p in &mut players {
-            if let Some(body) = p.answer(&g, &mut bot).unwrap() {
-                let from = p.address.clone();
-                send(&from, &body);
+            if let Some(r) = p.reply(&g, &mut bot, &steward).unwrap() {
+                assert!(r.to.starts_with("steward+e2e."), "the report had a signed Reply-To: {}", r.to);
+                let id = format!("e2e-reply-{}@players.test", replies.len());
+                smtp.send(&p.address, std::slice::from_ref(&r.to), &r.raw(&p.address, &id)).unwrap();
+                replies.insert(id);
             }
         }
         std::thread::sleep(Duration::from_millis(100));
@@ -140,6 +145,32 @@ fn a_race_played_over_real_imap_and_smtp() {
     serve();
     let g = store.load("e2e", None).unwrap();
     assert!(g.now.revealed.is_some());
+    // The players' moves came by their bare replies to the tagged addresses.
+    let by_reply = g
+        .turns
+        .iter()
+        .filter(|t| t.source.as_ref().and_then(|s| s.message_id.as_ref()).is_some_and(|m| replies.contains(m)))
+        .count();
+    assert!(by_reply > 0, "no move came by a reply ({} sent)", replies.len());
+    // Postfix took steward+<tag>@ for steward@ (`recipient_delimiter = +`) and Dovecot's LMTP
+    // recorded the tagged address in Delivered-To.
+    let mut delivered = Vec::new();
+    for sub in ["cur", "new"] {
+        for f in std::fs::read_dir(s.maildir("steward").join(sub)).unwrap() {
+            let Ok(m) = steward::mail::message::Incoming::parse(&std::fs::read(f.unwrap().path()).unwrap()) else {
+                continue; // the poison mail
+            };
+            if m.message_id.as_ref().is_some_and(|id| replies.contains(id)) {
+                delivered.push(m.recipients.clone());
+            }
+        }
+    }
+    assert_eq!(delivered.len(), replies.len(), "every reply reached steward's mailbox");
+    assert!(
+        delivered.iter().all(|r| r.first().is_some_and(|a| a.starts_with("steward+e2e."))),
+        "Delivered-To carries the tag: {:?}",
+        delivered.first()
+    );
     steward::store::verify::verify(&store.game_dir("e2e"), None).unwrap();
     // The final report reached the players over IMAP.
     let t0 = Instant::now();

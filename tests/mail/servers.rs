@@ -66,6 +66,11 @@ impl Servers {
         format!("{user}@{DOMAIN}")
     }
 
+    /// The Maildir Dovecot delivers `user`'s mail to.
+    pub fn maildir(&self, user: &str) -> PathBuf {
+        self.dir.join("mail").join(user).join("Maildir")
+    }
+
     /// The password of mailbox `user`.
     pub fn password(&self, user: &str) -> String {
         format!("pw-{user}")
@@ -344,6 +349,8 @@ default_login_user = dovenull
 first_valid_uid = 1
 mail_location = maildir:~/Maildir
 mail_max_userip_connections = 50
+# steward+tag@ is steward@'s mailbox (the signed reply addresses, mail::tag).
+recipient_delimiter = +
 passdb {{
   driver = passwd-file
   args = scheme=PLAIN username_format=%u {d}/users
@@ -404,6 +411,8 @@ smtp_dns_support_level = disabled
 lmtp_host_lookup = native
 virtual_mailbox_domains = {DOMAIN}
 virtual_mailbox_maps = texthash:{d}/pf/etc/vmailbox
+# steward+tag@ goes to steward@ (the signed reply addresses, mail::tag).
+recipient_delimiter = +
 virtual_transport = lmtp:inet:127.0.0.1:{lmtp}
 alias_maps =
 alias_database =

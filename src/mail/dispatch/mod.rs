@@ -5,6 +5,7 @@
 
 mod judge;
 mod replies;
+mod tagged;
 mod unasked;
 
 use std::collections::BTreeSet;
@@ -39,6 +40,8 @@ struct Header {
     car: Option<u8>,
     token: Option<String>,
     turn: Option<u32>,
+    /// GAME, CAR and TURN come from the signed reply address the mail was sent to (`tagged`).
+    tag: bool,
 }
 
 /// What a JOIN message says about the car besides the JOIN line: `SETUP`, `TYRES`, `BOXES`.
@@ -163,9 +166,13 @@ impl Daemon {
             return Ok(());
         }
         let all = parsed.orders();
-        let head = Header::of(&all);
+        let mut head = Header::of(&all);
         let actions: Vec<&Order> =
             all.iter().copied().filter(|o| !o.is_header() && !matches!(o, Order::Lang(_))).collect();
+        if let Err(note) = self.apply_tag(job, &mut head, &actions) {
+            job.notes.push(note);
+            return Ok(());
+        }
         if actions.is_empty() {
             if !all.iter().any(|o| matches!(o, Order::Lang(_))) {
                 job.extras.help = true;
@@ -224,8 +231,21 @@ impl Daemon {
         self.cfg.moderators.iter().any(|m| m.address.eq_ignore_ascii_case(address) && m.token_sha256 == h)
     }
 
-    /// The car the header names, if its token is right; a note for the receipt otherwise.
+    /// The car the header names, if its token is right (or, with no token, the mail was sent
+    /// to the car's signed reply address, and the car has not changed hands since); a note for
+    /// the receipt otherwise.
     fn player_car(&self, job: &mut Job, g: &Game, head: &Header) -> Result<u8, String> {
+        if head.tag
+            && head.token.is_none()
+            && let (Some(car), Some(turn)) = (head.car, head.turn)
+        {
+            if g.player(car).is_none() {
+                return Err(format!("There is no car {car} in game {}.", g.setup.id));
+            }
+            Self::replaced_since(job, g, car, turn)?;
+            self.copy_to_owner(job, g, car);
+            return Ok(car);
+        }
         let (Some(car), Some(token)) = (head.car, head.token.as_deref()) else {
             return Err(tr(
                 job.lang,
@@ -243,8 +263,15 @@ impl Daemon {
                 &format!("Ce jeton n'est pas celui de la voiture {car} : rien n'a ete applique."),
             ));
         }
+        self.copy_to_owner(job, g, car);
+        Ok(car)
+    }
+
+    /// An order for `car` signed on from another address than its player's: applied, and the
+    /// player gets a copy.
+    fn copy_to_owner(&self, job: &mut Job, g: &Game, car: u8) {
+        let Some((_, p)) = g.player(car) else { return };
         if !p.address.eq_ignore_ascii_case(&job.sender) {
-            // Signed on correctly from another address: applied, and the owner gets a copy.
             let ctx = serde_json::json!({ "game": g.setup.id, "car": car, "sender": job.sender });
             let lang = self.lang_of(&p.address);
             if let Ok(text) = self.templates.render(lang, "copy", ctx) {
@@ -254,10 +281,10 @@ impl Daemon {
                     text,
                     in_reply_to: None,
                     message_id: String::new(),
+                    reply_to: None,
                 });
             }
         }
-        Ok(car)
     }
 
     /// Whether this message already made a turn of `kind` (for `car`) in `g`: a message
@@ -412,6 +439,7 @@ impl Daemon {
                     text,
                     in_reply_to: msg.message_id.clone(),
                     message_id: String::new(),
+                    reply_to: None,
                 });
                 Ok(Some(game.clone()))
             }
@@ -639,6 +667,7 @@ impl Daemon {
                     text,
                     in_reply_to: None,
                     message_id: String::new(),
+                    reply_to: None,
                 });
                 job.applied = true;
                 Ok(Some(game))

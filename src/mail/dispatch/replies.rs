@@ -32,6 +32,8 @@ impl Daemon {
             }
         }
         let mut sender_got: BTreeSet<String> = BTreeSet::new();
+        // The sender's reply answers a prompt when it carries one (`mail::tag`).
+        let mut sender_reply_to: Option<String> = None;
         let games: Vec<(String, u32)> = job.first.iter().map(|(g, f)| (g.clone(), *f)).collect();
         for (game, first) in games {
             let h = match self.store.open(&game) {
@@ -62,7 +64,9 @@ impl Daemon {
             for (address, car) in recipients {
                 let lang = self.lang_of(&address);
                 let text = self.report_text(g, first, car, lang, &extra)?;
+                let reply_to = car.and_then(|c| self.prompt_address(g, c));
                 if msg.is_some() && address.eq_ignore_ascii_case(&job.sender) {
+                    sender_reply_to = sender_reply_to.or(reply_to);
                     sender_text.push('\n');
                     sender_text.push_str(&text);
                     sender_got.insert(game.clone());
@@ -74,6 +78,7 @@ impl Daemon {
                     text,
                     in_reply_to: None,
                     message_id: String::new(),
+                    reply_to,
                 });
             }
         }
@@ -87,6 +92,7 @@ impl Daemon {
             }
             let h = self.store.open(&game).map_err(|source| DaemonError::Store { game: game.clone(), source })?;
             let car = h.game().now.players.iter().find(|p| p.address.eq_ignore_ascii_case(&job.sender)).map(|p| p.car);
+            sender_reply_to = sender_reply_to.or_else(|| car.and_then(|c| self.prompt_address(h.game(), c)));
             sender_text.push('\n');
             sender_text.push_str(&self.report_text(h.game(), first, car, job.lang, &[])?);
         }
@@ -109,6 +115,7 @@ impl Daemon {
                     text: sender_text,
                     in_reply_to: m.message_id.clone(),
                     message_id: String::new(),
+                    reply_to: sender_reply_to,
                 },
             );
         }
@@ -132,6 +139,10 @@ impl Daemon {
         extra: &[&str],
     ) -> Result<String, DaemonError> {
         let mut r = report(g, first, car);
+        if let Some(you) = r.you {
+            r.reply = self.prompt_address(g, you);
+            r.bare = r.options.strip_prefix("CHOOSE ").unwrap_or(&r.options).to_string();
+        }
         for e in extra {
             r.summary = format!("{e}\n{}", r.summary);
         }

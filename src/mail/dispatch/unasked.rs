@@ -207,8 +207,10 @@ impl Daemon {
                         && !self.absent_on(&id, car, now)
                     {
                         let lang = self.lang_of(&p.address);
-                        let ctx =
-                            serde_json::json!({ "game": id, "car": car, "due": due.to_string(), "turn": last.turn });
+                        let reply = self.prompt_address(h.game(), car);
+                        let ctx = serde_json::json!({
+                            "game": id, "car": car, "due": due.to_string(), "turn": last.turn, "reply": reply,
+                        });
                         let text = self.templates.render(lang, "reminder", ctx)?;
                         job.drafts.push(Draft {
                             to: vec![p.address.clone()],
@@ -216,6 +218,7 @@ impl Daemon {
                             text,
                             in_reply_to: None,
                             message_id: String::new(),
+                            reply_to: reply,
                         });
                     }
                 }

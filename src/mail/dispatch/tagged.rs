@@ -1,0 +1,113 @@
+//! Signed reply addresses in the dispatch (`mail::tag`, docs/daemon.md "Reply addresses"): the
+//! address a prompt is answered at, the tag a mail was sent to, and what a verified tag stands
+//! for in a mail's header (its GAME, CAR and TURN; the car's own answers only).
+
+use super::*;
+use crate::mail::tag::{ReplyTag, TagError, tag_in};
+
+impl Daemon {
+    /// The signed reply address of a prompt to car `car` of `g` at its last turn: `None` unless
+    /// the car is awaited (its gear or its choice) in a game neither paused nor over, or when
+    /// the daemon's address leaves no room for a tag.
+    pub(in crate::mail) fn prompt_address(&self, g: &Game, car: u8) -> Option<String> {
+        if g.now.over || g.now.paused || !g.awaited_cars().iter().any(|(c, _)| *c == car) {
+            return None;
+        }
+        let turn = g.next_turn().checked_sub(1)?;
+        self.tag_key.address(&self.cfg.address, &g.setup.id, car, turn)
+    }
+
+    /// The tag of the first of the mail's recipients that is a tagged daemon address: verified,
+    /// or why it is refused (a valid one wins over a refused one).
+    pub(in crate::mail) fn reply_tag(&self, msg: &Incoming) -> Option<Result<ReplyTag, TagError>> {
+        let mut refused = None;
+        for a in &msg.recipients {
+            let Some(tag) = tag_in(&self.cfg.address, a) else { continue };
+            let games = if tag.starts_with('_') { self.store.list().unwrap_or_default() } else { Vec::new() };
+            match self.tag_key.verify(&tag, &games) {
+                Ok(t) => return Some(Ok(t)),
+                Err(e) => refused = refused.or(Some(e)),
+            }
+        }
+        refused.map(Err)
+    }
+
+    /// What the job's tag says in the mail's header: a verified tag gives GAME, CAR and TURN
+    /// (lines of the mail that say otherwise refuse the mail), a refused one a note and
+    /// nothing else (the mail reads as sent to the plain address). `Err` when nothing may be
+    /// applied.
+    pub(super) fn apply_tag(&self, job: &mut Job, head: &mut Header, actions: &[&Order]) -> Result<(), String> {
+        let lang = job.lang;
+        match &job.tag {
+            None => Ok(()),
+            Some(Err(e)) => {
+                let what = match e {
+                    TagError::Malformed(a) | TagError::BadMac(a) => a.clone(),
+                };
+                job.notes.push(tr(
+                    lang,
+                    &format!(
+                        "This mail was sent to the reply address `{what}`, which steward did not make (altered, or from another steward): it does not stand for a car. Reply to your latest report, or write GAME, CAR, TOKEN and TURN lines."
+                    ),
+                    &format!(
+                        "Ce message a ete envoye a l'adresse de reponse `{what}`, qui n'est pas de steward (modifiee, ou d'un autre steward) : elle ne vaut pour aucune voiture. Repondez a votre dernier rapport, ou ecrivez les lignes PARTIE, VOITURE, JETON et TOUR."
+                    ),
+                ));
+                Ok(())
+            }
+            Some(Ok(t)) => {
+                let t = t.clone();
+                let disagree = head.game.as_ref().is_some_and(|g| *g != t.game)
+                    || head.car.is_some_and(|c| c != t.car)
+                    || head.turn.is_some_and(|n| n != t.turn);
+                if disagree {
+                    return Err(tr(
+                        lang,
+                        &format!(
+                            "This mail answers car {}'s prompt of turn {} in game {} (the address it was sent to), but its GAME, CAR or TURN lines say otherwise. Nothing was applied: reply with the answer alone, or write to the plain address.",
+                            t.car, t.turn, t.game
+                        ),
+                        &format!(
+                            "Ce message repond a la demande du tour {} a la voiture {} de la partie {} (l'adresse a laquelle il a ete envoye), mais ses lignes PARTIE, VOITURE ou TOUR disent autre chose. Rien n'a ete applique : repondez avec la reponse seule, ou ecrivez a l'adresse simple.",
+                            t.turn, t.car, t.game
+                        ),
+                    ));
+                }
+                if head.token.is_none() && actions.iter().any(|o| matches!(o, Order::Policy(_))) {
+                    return Err(tr(
+                        lang,
+                        "A reply address answers its prompt only (GEAR, CHOOSE, PIT, REROLL): a POLICY needs your TOKEN line. Nothing was applied.",
+                        "Une adresse de reponse sert a repondre a sa demande seulement (VITESSE, CHOIX, STAND, RELANCE) : une POLITIQUE demande votre ligne JETON. Rien n'a ete applique.",
+                    ));
+                }
+                head.game = Some(t.game);
+                head.car = Some(t.car);
+                head.turn = Some(t.turn);
+                head.tag = true;
+                Ok(())
+            }
+        }
+    }
+
+    /// Why a tag for car `car` answering turn `turn` no longer stands for the car's player: the
+    /// car was given to another player (`REPLACE`) after that turn.
+    pub(super) fn replaced_since(job: &Job, g: &Game, car: u8, turn: u32) -> Result<(), String> {
+        let replaced = g.turns.iter().skip(turn as usize + 1).find(
+            |t| matches!(&t.moderation, Some(crate::store::files::Moderation::Replace { car: c, .. }) if *c == car),
+        );
+        match replaced {
+            None => Ok(()),
+            Some(t) => Err(tr(
+                job.lang,
+                &format!(
+                    "Stale order: this reply address answers turn {turn}, but car {car} was given to another player at turn {}. Nothing was applied.",
+                    t.turn
+                ),
+                &format!(
+                    "Ordre perime : cette adresse de reponse repond au tour {turn}, mais la voiture {car} a ete confiee a un autre joueur au tour {}. Rien n'a ete applique.",
+                    t.turn
+                ),
+            )),
+        }
+    }
+}
