@@ -14,6 +14,7 @@ mod late;
 mod message;
 mod orders;
 mod policy;
+mod reading;
 mod secrets;
 mod servers;
 mod transport;
