@@ -67,13 +67,13 @@ fn every_mail_of_a_demo_with_qualifying_reads_right() {
     let all = mails(&dir);
     assert!(all.len() > 50, "{} mails", all.len());
     let (mut sheets, mut qualifying, mut finals) = (0, 0, 0);
-    for (who, subject, text) in &all {
+    for (who, subject, text) in all.iter().filter(|(who, _, _)| who != "steward@demo.invalid") {
         // No mail ends in blank lines.
         assert!(!text.ends_with("\n\n") && text.ends_with('\n'), "{who}: {subject} ends in blank lines");
         // Counts agree with their nouns.
         assert!(!text.contains("(s)"), "{who}: {subject}: a (s) plural\n{text}");
         assert!(!text.contains(" to ?"), "{who}: {subject}: a destination unnamed\n{text}");
-        if who.starts_with("driver") && subject.starts_with("[rd]") {
+        if who.starts_with("driver") && subject.starts_with("[rd]") && !subject.contains("you drive") {
             // The game, the car and what is asked, and the turn.
             let car = who.trim_start_matches("driver").split('@').next().unwrap();
             assert!(subject.starts_with(&format!("[rd] car {car}: ")) && subject.contains("(turn "), "{subject}");
@@ -106,7 +106,8 @@ fn every_mail_of_a_demo_with_qualifying_reads_right() {
         }
         if text.contains("The race is over. Finishing order") {
             finals += 1;
-            for car in 1..=3u8 {
+            let order = text.lines().find_map(|l| l.strip_prefix("The race is over. Finishing order: ")).unwrap();
+            for car in order.split(", ").filter_map(|c| c.parse::<u8>().ok()) {
                 let drawn = text.contains(&format!("[{car:>2} ]"))
                     || text.contains(&format!("[{car:>2}!]"))
                     || text.contains(&format!("also car {car}"));
