@@ -158,10 +158,22 @@ enum TrackCommand {
     },
 }
 
+/// The command line with [`REFERENCES`] under every subcommand's `--help` too (`steward sim
+/// --help`, `steward league create --help`...), where a newcomer meets the articles, 002's
+/// backmarkers and the rulings without reading the top-level help first.
+pub fn command() -> clap::Command {
+    fn explain(c: clap::Command) -> clap::Command {
+        c.after_help(REFERENCES).mut_subcommands(explain)
+    }
+    use clap::CommandFactory;
+    explain(Cli::command())
+}
+
 /// Runs the command line and maps the outcome to an exit code (0 ok, 1 problems found,
 /// 2 unusable input).
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    use clap::FromArgMatches;
+    let cli = Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|e| e.exit());
     match run(cli) {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
@@ -396,5 +408,24 @@ pub fn self_command() -> String {
     match cwd.as_deref().and_then(|c| me.strip_prefix(c).ok()) {
         Some(rel) => format!("./{}", rel.display()),
         None => me.display().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every subcommand's own `--help` explains the citations (issue 15).
+    #[test]
+    fn every_subcommand_help_explains_the_rule_citations() {
+        fn check(c: &mut clap::Command, path: &str) {
+            let help = c.render_long_help().to_string();
+            assert!(help.contains("ruling N") && help.contains("Backmarkers are"), "{path} --help:\n{help}");
+            for s in c.get_subcommands_mut().filter(|s| s.get_name() != "help") {
+                let name = format!("{path} {}", s.get_name());
+                check(s, &name);
+            }
+        }
+        let mut c = super::command();
+        c.build();
+        check(&mut c, "steward");
     }
 }

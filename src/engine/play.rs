@@ -13,7 +13,7 @@ use super::car::Part;
 use super::dice::{Dice, Purpose};
 use super::events::Event;
 use super::finish;
-use super::gearbox::{self, GearError};
+use super::gearbox::{self, GearChange, GearError};
 use super::incidents;
 use super::inertia::{self, Inertia};
 use super::movement::{Board, Mover, Walk, reaches, through, wall_entries};
@@ -124,8 +124,7 @@ pub fn roll(
         None => return Err(IllegalOrder::NobodyToPlay),
         _ => {}
     }
-    let change = if inertia { inertia::gear_change(c, gear)? } else { gearbox::change(c, gear)? };
-    pits::check_gear_with(t, state, car, gear, &rules.set)?;
+    let change = gear_change(t, state, car, gear, rules)?;
     let mut s = state.clone();
     let mut events = Vec::new();
     let start_key = key(state, t, car);
@@ -192,6 +191,28 @@ pub fn roll(
     }
     let (value, opts) = gear_die(t, &s, car, gear, inertia, dice, &mut events, rules);
     Ok(Step::Choose(Box::new(Rolled { state: s, car, from, start_key, gear, roll: value, options: opts, events })))
+}
+
+/// Checks the gear `car` announces and returns the change with its over-revving cost, as
+/// [`roll`] applies it: the gearbox (6-1, 13), the inertia of a broken engine (16-0-3, 16-0-6)
+/// and the gears of the pit lane (19-1-8, 19-1-9).
+pub fn gear_change(
+    t: &Track,
+    state: &RaceState,
+    car: CarId,
+    gear: u8,
+    rules: &Rulebook,
+) -> Result<GearChange, IllegalOrder> {
+    let c = state.car(car);
+    let change = if state.in_inertia(car) { inertia::gear_change(c, gear)? } else { gearbox::change(c, gear)? };
+    pits::check_gear_with(t, state, car, gear, &rules.set)?;
+    Ok(change)
+}
+
+/// Every gear `car` may announce now, lowest first, each with its over-revving cost
+/// ([`gear_change`]): what a player is offered before the roll.
+pub fn gear_changes(t: &Track, state: &RaceState, car: CarId, rules: &Rulebook) -> Vec<GearChange> {
+    (1..=super::rulebook::TOP_GEAR).filter_map(|g| gear_change(t, state, car, g, rules).ok()).collect()
 }
 
 /// The gear die of a move and the options it offers, in the state after the gear change.

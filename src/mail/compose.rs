@@ -124,8 +124,10 @@ fn crlf(text: &str) -> String {
 /// (a longer text is cut, [`cap_text`]); linear in the text.
 pub fn build(draft: &Draft, from_name: &str, from: &str) -> Result<Vec<u8>, TemplateError> {
     let mut max = MAX_REPLY_TEXT;
+    // A mail ends with its last line, not with the blank lines its templates leave.
+    let whole = format!("{}\n", draft.text.trim_end());
     loop {
-        let text = cap_text(&draft.text, max);
+        let text = cap_text(&whole, max);
         let raw = build_text(draft, &text, from_name, from)?;
         if raw.len() <= MAX_REPLY_BYTES || max < 1024 {
             return Ok(raw);

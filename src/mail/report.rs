@@ -7,10 +7,12 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use crate::engine::gearbox::GearChange;
 use crate::engine::order::race_distance;
-use crate::render::board::draw;
+use crate::mail::Lang;
+use crate::render::board::{BoardMarks, PlacedCar, draw, draw_all_cars};
 use crate::store::Game;
-use crate::store::show::{awaited, board_marks, sheets, turn_summary};
+use crate::store::show::{awaited, board_marks, final_marks, sheets, turn_summary};
 
 /// Most turns summarised in one report; older ones are left to `HISTORY`.
 pub const MAX_TURNS: usize = 40;
@@ -54,7 +56,9 @@ pub struct Report {
     pub sheets: String,
     /// What is awaited from whom.
     pub awaited: String,
-    /// For the awaited player only: the order to write (`GEAR <1-6>`, `CHOOSE <letter>`).
+    /// For the awaited player only: the order to write, in the recipient's language, with what
+    /// it may be: every gear the engine allows with its cost (`GEAR <3|4|5>  (4, 5: no cost; 3:
+    /// 1 gas point; 13-1)`), or the option letters (`CHOOSE <A|B|C>`).
     pub options: String,
     /// The recipient's car, when it is awaited.
     pub you: Option<u8>,
@@ -73,8 +77,9 @@ pub struct Report {
     pub verify: String,
 }
 
-/// The report of turns `first..` of `game`, for the player of car `recipient` (if any).
-pub fn report(game: &Game, first: u32, recipient: Option<u8>) -> Report {
+/// The report of turns `first..` of `game`, for the player of car `recipient` (if any), whose
+/// order to write is worded in `lang`.
+pub fn report(game: &Game, first: u32, recipient: Option<u8>, lang: Lang) -> Report {
     let last = game.turns.last().expect("a game has turn 0");
     let mut summary = String::new();
     let first = first.min(last.turn) as usize;
@@ -106,45 +111,218 @@ pub fn report(game: &Game, first: u32, recipient: Option<u8>) -> Report {
     };
     if let Some(race) = &game.now.race {
         let st = &race.state;
-        let marks = board_marks(st);
         // Around the car awaited, else the leader.
         let focus = game
             .awaited()
             .and_then(|(n, _)| game.player(n))
             .map(|(id, _)| st.car(id).space)
             .or_else(|| st.ids().max_by_key(|&c| race_distance(st, &game.track, c)).map(|c| st.car(c).space));
-        r.board = draw(&game.track, &marks, focus);
+        r.board = match focus {
+            // The last board: every car where it stopped, finishers included.
+            Some(f) if game.now.over => draw_all_cars(&game.track, &final_marks(st), f),
+            _ => draw(&game.track, &board_marks(st), focus),
+        };
         sheets(game, st, &mut r.sheets);
     }
     if let Some(q) = &game.now.qualifying {
-        // The recipient's own lap on the board (1-1-3: alone on the track).
-        if let Some(e) = recipient.and_then(|c| q.entry(c)) {
-            r.board = draw(&game.track, &board_marks(&e.lap.state), Some(e.lap.car().space));
+        // Every timed lap on one board (each car drives alone, 1-1-3; the laps are side by
+        // side), around the recipient's car, else the first.
+        let marks = BoardMarks {
+            cars: q.entries.iter().map(|e| PlacedCar { number: e.car, space: e.lap.car().space }).collect(),
+            dangerous: Vec::new(),
+        };
+        let focus = recipient.and_then(|c| q.entry(c)).or(q.entries.first()).map(|e| e.lap.car().space);
+        if let Some(f) = focus {
+            r.board = draw_all_cars(&game.track, &marks, f);
         }
     }
     awaited(game, last, &mut r.awaited);
+    r.summary = plurals(&r.summary);
+    r.awaited = plurals(&r.awaited);
     if let Some((car, choice)) = game.awaited_cars().into_iter().find(|(c, _)| Some(*c) == recipient)
         && !game.now.paused
     {
         r.you = Some(car);
         r.due = last.due.clone();
-        r.options = if choice {
-            let labels: Vec<String> = game
-                .pending_roll(car)
-                .map(|p| (0..p.options.len()).map(crate::engine::MoveOption::label).collect())
-                .unwrap_or_default();
-            let mut o = format!("CHOOSE <{}>", labels.join("|"));
-            // 002 "Expending Driver Points" (ruling 45): a gear roll not yet re-rolled, and points.
-            let left = game.driver_points_left(car);
-            let pending =
-                game.now.race.as_ref().and_then(|r| r.pending.as_ref()).filter(|_| game.now.qualifying.is_none());
-            if left > 0 && pending.is_some_and(|p| !p.rerolled && crate::engine::play::rerollable(&p.rolled)) {
-                o.push_str(&format!(" or REROLL ({left} driver point(s))"));
-            }
-            o
-        } else {
-            "GEAR <1-6>".into()
-        };
+        r.options = if choice { choose_prompt(game, car, lang) } else { gear_prompt(lang, &gears(game, car)) };
     }
     r
+}
+
+/// The gears car `car` may announce now, each with its cost, as the engine checks them: in the
+/// race, the gearbox, inertia and pit lane rules ([`crate::engine::play::gear_changes`]); on a
+/// timed lap, the gearbox at no cost (1-0-1, ruling 23).
+fn gears(game: &Game, car: u8) -> Vec<GearChange> {
+    if let Some(q) = &game.now.qualifying {
+        let Some(e) = q.entry(car) else { return Vec::new() };
+        let from = e.lap.car().gear;
+        return e
+            .lap
+            .legal_gears()
+            .into_iter()
+            .map(|to| GearChange { from, to, skipped: 0, gas: 0, brakes: 0, engine: 0 })
+            .collect();
+    }
+    match (&game.now.race, game.player(car)) {
+        (Some(race), Some((id, _))) => crate::engine::play::gear_changes(&game.track, &race.state, id, &game.rules),
+        _ => Vec::new(),
+    }
+}
+
+/// `n` and its noun, singular for one: `1 gas point`, `2 gas points` (French alike).
+fn count(n: u32, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The gear order with the gears `changes` allows and their costs (13-1), in `lang`:
+/// `GEAR <2|3|4|5|6>  (4, 5, 6: no cost; 3: 1 gas point; 2: 1 gas and 1 brake point; 13-1)`.
+pub fn gear_prompt(lang: Lang, changes: &[GearChange]) -> String {
+    let fr = lang == Lang::Fr;
+    let word = if fr { "VITESSE" } else { "GEAR" };
+    let gears: Vec<String> = changes.iter().map(|c| c.to.to_string()).collect();
+    if gears.is_empty() {
+        return format!("{word} <1-6>");
+    }
+    // `1 gas point`, `1 gas and 1 brake point`, `1 point de consommation et 1 point de frein`.
+    let cost = |c: &GearChange| -> Option<String> {
+        let parts: Vec<(u32, &str)> = if fr {
+            vec![(c.gas as u32, "consommation"), (c.brakes as u32, "frein"), (c.engine as u32, "moteur")]
+        } else {
+            vec![(c.gas as u32, "gas"), (c.brakes as u32, "brake"), (c.engine as u32, "engine")]
+        };
+        let parts: Vec<(u32, &str)> = parts.into_iter().filter(|p| p.0 > 0).collect();
+        let last = parts.last()?.0;
+        let words: Vec<String> = if fr {
+            parts.iter().map(|(n, part)| format!("{} de {part}", count(*n, "point", "points"))).collect()
+        } else {
+            parts.iter().map(|(n, part)| format!("{n} {part}")).collect()
+        };
+        let (and, noun) = if fr { (" et ", String::new()) } else { (" and ", format!(" {}", plural(last, "point"))) };
+        Some(match words.split_last() {
+            Some((end, [])) => format!("{end}{noun}"),
+            Some((end, rest)) => format!("{}{and}{end}{noun}", rest.join(", ")),
+            None => String::new(),
+        })
+    };
+    let free: Vec<String> = changes.iter().filter(|c| cost(c).is_none()).map(|c| c.to.to_string()).collect();
+    let (colon, semi) = if fr { (" :", " ;") } else { (":", ";") };
+    let none = if fr { "sans coût" } else { "no cost" };
+    if free.len() == changes.len() {
+        return format!("{word} <{}>  ({none})", gears.join("|"));
+    }
+    let mut parts = Vec::new();
+    if !free.is_empty() {
+        parts.push(format!("{}{colon} {none}", free.join(", ")));
+    }
+    for c in changes.iter().rev() {
+        if let Some(text) = cost(c) {
+            parts.push(format!("{}{colon} {text}", c.to));
+        }
+    }
+    parts.push("13-1".into());
+    format!("{word} <{}>  ({})", gears.join("|"), parts.join(&format!("{semi} ")))
+}
+
+/// `point` or `points` after a count.
+fn plural(n: u32, one: &str) -> String {
+    if n == 1 { one.to_string() } else { format!("{one}s") }
+}
+
+/// The choice order with the option letters of car `car`'s roll, and the re-roll a driver point
+/// allows (002 "Expending Driver Points", ruling 45), in `lang`.
+fn choose_prompt(game: &Game, car: u8, lang: Lang) -> String {
+    let fr = lang == Lang::Fr;
+    let labels: Vec<String> = game
+        .pending_roll(car)
+        .map(|p| (0..p.options.len()).map(crate::engine::MoveOption::label).collect())
+        .unwrap_or_default();
+    let mut o = format!("{} <{}>", if fr { "CHOIX" } else { "CHOOSE" }, labels.join("|"));
+    // A gear roll of the race not yet re-rolled, and points left.
+    let left = game.driver_points_left(car);
+    let pending = game.now.race.as_ref().and_then(|r| r.pending.as_ref()).filter(|_| game.now.qualifying.is_none());
+    if left > 0 && pending.is_some_and(|p| !p.rerolled && crate::engine::play::rerollable(&p.rolled)) {
+        let points = if fr {
+            count(left as u32, "point pilote", "points pilote")
+        } else {
+            count(left as u32, "driver point", "driver points")
+        };
+        o.push_str(&if fr { format!(" ou RELANCER ({points})") } else { format!(" or REROLL ({points})") });
+    }
+    o
+}
+
+/// `text` with each `(s)` the store writes after a count made singular or plural by that count:
+/// `1 brake point(s)` reads `1 brake point`, `2 stop(s)` reads `2 stops`. The turn files keep
+/// their words (a replay compares them byte for byte); the mails read right.
+pub fn plurals(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("(s)") {
+        let (head, tail) = rest.split_at(i);
+        out.push_str(head);
+        let after_word = head.chars().next_back().is_some_and(|c| c.is_ascii_alphabetic());
+        match after_word.then(|| count_before(&out)).flatten() {
+            Some(1) => {}
+            Some(_) => out.push('s'),
+            None => out.push_str("(s)"),
+        }
+        rest = &tail[3..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The count a word at the end of `text` goes with: a number among the three words before it,
+/// on its line and in its clause.
+fn count_before(text: &str) -> Option<u64> {
+    let line = text.rsplit('\n').next()?;
+    for w in line.split_whitespace().rev().skip(1).take(3) {
+        let w = w.trim_start_matches('(');
+        if let Ok(n) = w.parse::<u64>() {
+            return Some(n);
+        }
+        if w.ends_with([',', ';', ':', ')']) {
+            return None;
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(to: u8, gas: u8, brakes: u8, engine: u8) -> GearChange {
+        GearChange { from: 6, to, skipped: 0, gas, brakes, engine }
+    }
+
+    #[test]
+    fn plurals_follow_their_count() {
+        assert_eq!(plurals("brake 1 (1 brake point(s))"), "brake 1 (1 brake point)");
+        assert_eq!(plurals("brake 2 (2 brake point(s))"), "brake 2 (2 brake points)");
+        assert_eq!(plurals("car 3 has 1 of 2 stop(s) in corner 8"), "car 3 has 1 of 2 stops in corner 8");
+        assert_eq!(plurals("blocked 1 short (1 brake, 0 tyre point(s))"), "blocked 1 short (1 brake, 0 tyre points)");
+        assert_eq!(plurals("moves 1 space(s) to s0.m.1\n(3 option(s))"), "moves 1 space to s0.m.1\n(3 options)");
+        assert_eq!(plurals("point(s) left"), "point(s) left");
+    }
+
+    #[test]
+    fn the_gear_prompt_lists_each_gear_with_its_cost() {
+        let c = [change(2, 1, 1, 0), change(3, 1, 0, 0), change(4, 0, 0, 0), change(5, 0, 0, 0), change(6, 0, 0, 0)];
+        assert_eq!(
+            gear_prompt(Lang::En, &c),
+            "GEAR <2|3|4|5|6>  (4, 5, 6: no cost; 3: 1 gas point; 2: 1 gas and 1 brake point; 13-1)"
+        );
+        assert_eq!(
+            gear_prompt(Lang::Fr, &c),
+            "VITESSE <2|3|4|5|6>  (4, 5, 6 : sans coût ; 3 : 1 point de consommation ; \
+             2 : 1 point de consommation et 1 point de frein ; 13-1)"
+        );
+        assert_eq!(gear_prompt(Lang::En, &[change(1, 0, 0, 0), change(2, 0, 0, 0)]), "GEAR <1|2>  (no cost)");
+        assert_eq!(
+            gear_prompt(Lang::En, &[change(1, 1, 1, 1), change(4, 0, 2, 0)]),
+            "GEAR <1|4>  (4: 2 brake points; 1: 1 gas, 1 brake and 1 engine point; 13-1)"
+        );
+        assert_eq!(gear_prompt(Lang::Fr, &[change(4, 0, 2, 0)]), "VITESSE <4>  (4 : 2 points de frein ; 13-1)");
+    }
 }

@@ -50,16 +50,47 @@ pub fn draw(t: &Track, marks: &BoardMarks, around: Option<SpaceIdx>) -> String {
     let rows = layout::rows_to_draw(t, around);
     let lines = layout::lines(t, &rows);
     let board = Board::new(t, marks, around, &lines);
-    let mut out = Vec::new();
-    board.legend(&mut out);
-    board.table(&mut out);
-    let mut text = String::new();
-    for l in out {
-        let l = ascii(&l);
-        let l = truncate(&l, WIDTH);
-        let _ = writeln!(text, "{}", l.trim_end());
+    board.text()
+}
+
+/// Draws the rows around `around`, as [`draw`] does, widened so that every car of `marks` is on
+/// the board: the shortest run of rows, around the lap, that holds the window and every car (the
+/// whole lap when that is shorter to say). A report lists every car; the board shows them all.
+pub fn draw_all_cars(t: &Track, marks: &BoardMarks, around: SpaceIdx) -> String {
+    let window = layout::rows_to_draw(t, Some(around));
+    let n = layout::row_count(t);
+    let mut wanted: Vec<bool> = vec![false; n as usize];
+    for &r in &window {
+        wanted[r as usize] = true;
     }
-    text
+    for c in &marks.cars {
+        wanted[layout::bucket_of(t, t.space(c.space).progress) as usize] = true;
+    }
+    if wanted.iter().all(|&w| w) || window.len() as u32 >= n {
+        return draw(t, marks, Some(around));
+    }
+    // The longest run of rows nobody needs is left out; the rows after it, round the lap, are drawn.
+    let (mut best, mut best_len, mut run) = (0u32, 0u32, 0u32);
+    for i in 0..2 * n {
+        if wanted[(i % n) as usize] {
+            run = 0;
+        } else {
+            run += 1;
+            if run > best_len {
+                best_len = run.min(n);
+                best = i % n;
+            }
+        }
+    }
+    let start = (best + 1) % n;
+    let rows: Vec<u32> = (0..n - best_len).map(|i| (start + i) % n).collect();
+    if rows.len() == window.len() {
+        return draw(t, marks, Some(around));
+    }
+    let lines = layout::lines(t, &rows);
+    let mut board = Board::new(t, marks, Some(around), &lines);
+    board.widened = true;
+    board.text()
 }
 
 /// Everything the drawing needs, worked out once.
@@ -81,6 +112,8 @@ struct Board<'a> {
     extents: Extents,
     /// Lanes along a wall, and whether the wall is on their left.
     wall: HashMap<usize, bool>,
+    /// The window was widened to every car ([`draw_all_cars`]).
+    widened: bool,
 }
 
 impl<'a> Board<'a> {
@@ -119,7 +152,34 @@ impl<'a> Board<'a> {
                 wall.insert(lane, lane == 0 && lanes > 1);
             }
         }
-        Board { t, marks, around, lines, order, label_w, num_w, grid, cars, extents: Extents::new(t), wall }
+        Board {
+            t,
+            marks,
+            around,
+            lines,
+            order,
+            label_w,
+            num_w,
+            grid,
+            cars,
+            extents: Extents::new(t),
+            wall,
+            widened: false,
+        }
+    }
+
+    /// The legend and the table, as ASCII lines of at most [`WIDTH`] columns.
+    fn text(&self) -> String {
+        let mut out = Vec::new();
+        self.legend(&mut out);
+        self.table(&mut out);
+        let mut text = String::new();
+        for l in out {
+            let l = ascii(&l);
+            let l = truncate(&l, WIDTH);
+            let _ = writeln!(text, "{}", l.trim_end());
+        }
+        text
     }
 
     fn lanes(&self) -> usize {
@@ -154,6 +214,7 @@ impl<'a> Board<'a> {
             && self.lines.last().map(|l| l.bucket) == Some(layout::row_count(t) - 1);
         let title = match self.around {
             Some(s) if whole => format!("{}: the whole lap, around {}", t.title, t.space(s).id),
+            Some(s) if self.widened => format!("{}: every car's part of the lap, around {}", t.title, t.space(s).id),
             Some(s) => format!("{}: {} rows behind to {} ahead of {}", t.title, ROWS_BEHIND, ROWS_AHEAD, t.space(s).id),
             None => {
                 format!("{}: the whole lap, {} racing spaces, {} corners", t.title, t.racing_spaces(), t.corners.len())

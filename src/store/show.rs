@@ -187,9 +187,14 @@ pub(crate) fn turn_summary(t: &TurnFile, out: &mut String) {
             (Some(g), _) => {
                 let _ = writeln!(out, "Car {} announces gear {g}{by}", o.car);
             }
-            (None, Some(c)) => {
-                let _ = writeln!(out, "Car {} takes option {c} to {}{by}", o.car, o.space.as_deref().unwrap_or("?"));
-            }
+            (None, Some(c)) => match o.space.clone().or_else(|| lap_move_to(t, o.car)) {
+                Some(to) => {
+                    let _ = writeln!(out, "Car {} takes option {c} to {to}{by}", o.car);
+                }
+                None => {
+                    let _ = writeln!(out, "Car {} takes option {c}{by}", o.car);
+                }
+            },
             (None, None) if o.reroll => {
                 let _ = writeln!(out, "Car {} expends a driver point to re-roll (002){by}", o.car);
             }
@@ -216,31 +221,61 @@ pub(crate) fn turn_summary(t: &TurnFile, out: &mut String) {
     }
 }
 
+/// Every car's sheet, one row a car in race order (the leader first, then the cars out of the
+/// race, then the backmarkers): its place, number, space, gear, the wear points left on each part
+/// (5-0-1), tyres, laps, status and driver (the player's display name, else the whole address).
+/// The mails explain the columns under the table (`templates/*/report.txt`).
+/// Where car `car`'s timed lap moved in turn `t`: a qualifying turn records a choice without its
+/// space (ruling 31), and its move event (1-1-9) names the space.
+fn lap_move_to(t: &TurnFile, car: u8) -> Option<String> {
+    let prefix = format!("car {car} moves ");
+    let e = t.events.iter().find(|e| e.article == "1-1-9" && e.text.starts_with(&prefix))?;
+    e.text.rsplit_once(" to ").map(|(_, to)| to.to_string())
+}
+
+/// The board's marks after the race: every car where it stopped, finishers included (a car
+/// that crossed the line is off the board while the others race, [`board_marks`]).
+pub(crate) fn final_marks(st: &RaceState) -> BoardMarks {
+    BoardMarks {
+        cars: st
+            .cars
+            .iter()
+            .filter(|c| matches!(c.status, crate::engine::Status::Finished { .. }) || c.status.on_board())
+            .map(|c| PlacedCar { number: c.number, space: c.space })
+            .collect(),
+        dangerous: st.dangerous.clone(),
+    }
+}
+
 pub(crate) fn sheets(game: &Game, st: &RaceState, out: &mut String) {
     let pos = positions(game, st);
-    let _ = writeln!(out, "pos car  driver         space     gear  tyr brk gas bod eng hdl  tyres  lap  status");
-    for (i, c) in st.cars.iter().enumerate() {
+    let mut rows: Vec<usize> = (0..st.cars.len())
+        .filter(|&i| !(st.cars[i].backmarker && !st.cars[i].status.on_board())) // taken off the track
+        .collect();
+    rows.sort_by_key(|&i| (st.cars[i].backmarker, pos[i].is_none(), pos[i], st.cars[i].number));
+    let statuses: Vec<String> = st.cars.iter().map(|c| status(c.status)).collect();
+    let status_w = rows.iter().map(|&i| statuses[i].len()).max().unwrap_or(0).max("status".len());
+    let header =
+        format!("pos car  space     gear  tyr brk gas bod eng hdl  tyres  lap  {:<status_w$}  driver", "status");
+    let _ = writeln!(out, "{}", header.trim_end());
+    for i in rows {
+        let c = &st.cars[i];
         // Backmarkers come after the players (002, ruling 49): nobody drives them.
         let who: String = match game.now.players.get(i) {
-            Some(p) => shown_name(p).chars().take(14).collect(),
+            Some(p) => shown_name(p),
             None if c.backmarker => "backmarker".into(),
             None => "-".into(),
         };
-        if c.backmarker && !c.status.on_board() {
-            continue; // taken off the track
-        }
         let lap = if c.crossings == 0 || c.backmarker {
             "-".to_string()
         } else {
             format!("{}/{}", c.crossings.min(st.laps), st.laps)
         };
         let w = &c.wear;
-        let _ = writeln!(
-            out,
-            "{:>3} {:>3}  {:<14} {:<9} {:>4}  {:>3} {:>3} {:>3} {:>3} {:>3} {:>3}  {:<5} {:>4}  {}",
+        let line = format!(
+            "{:>3} {:>3}  {:<9} {:>4}  {:>3} {:>3} {:>3} {:>3} {:>3} {:>3}  {:<5} {:>4}  {:<status_w$}  {}",
             pos[i].map_or("-".to_string(), |p| p.to_string()),
             c.number,
-            who,
             game.track.space(c.space).id,
             c.gear,
             w.tyres,
@@ -251,8 +286,10 @@ pub(crate) fn sheets(game: &Game, st: &RaceState, out: &mut String) {
             w.handling,
             c.tyres.name(),
             lap,
-            status(c.status)
+            statuses[i],
+            who
         );
+        let _ = writeln!(out, "{}", line.trim_end());
     }
     // The boxes, once players chose them (4-0-1, ruling 48); games without a choice keep their
     // sheets as they were.

@@ -15,6 +15,7 @@ mod late;
 mod message;
 mod orders;
 mod policy;
+mod reading;
 mod replytags;
 mod secrets;
 mod servers;

@@ -34,6 +34,8 @@ impl Daemon {
         let mut sender_got: BTreeSet<String> = BTreeSet::new();
         // The sender's reply answers a prompt when it carries one (`mail::tag`).
         let mut sender_reply_to: Option<String> = None;
+        // The subject of the sender's reply when it carries a game's report: the report's own.
+        let mut sender_subject: Option<String> = None;
         let games: Vec<(String, u32)> = job.first.iter().map(|(g, f)| (g.clone(), *f)).collect();
         for (game, first) in games {
             let h = match self.store.open(&game) {
@@ -70,11 +72,12 @@ impl Daemon {
                     sender_text.push('\n');
                     sender_text.push_str(&text);
                     sender_got.insert(game.clone());
+                    sender_subject.get_or_insert_with(|| subject(g, car, lang));
                     continue;
                 }
                 out.push(Draft {
                     to: vec![address],
-                    subject: subject(g),
+                    subject: subject(g, car, lang),
                     text,
                     in_reply_to: None,
                     message_id: String::new(),
@@ -100,7 +103,9 @@ impl Daemon {
             sender_text = cap_text(&sender_text, STRANGER_TEXT);
         }
         if let Some(m) = msg {
-            let subject = if m.subject.is_empty() {
+            let subject = if let Some(s) = sender_subject {
+                s
+            } else if m.subject.is_empty() {
                 "steward".to_string()
             } else if m.subject.to_lowercase().starts_with("re:") {
                 m.subject.clone()
@@ -138,10 +143,10 @@ impl Daemon {
         lang: Lang,
         extra: &[&str],
     ) -> Result<String, DaemonError> {
-        let mut r = report(g, first, car);
+        let mut r = report(g, first, car, lang);
         if let Some(you) = r.you {
             r.reply = self.prompt_address(g, you);
-            r.bare = r.options.strip_prefix("CHOOSE ").unwrap_or(&r.options).to_string();
+            r.bare = r.options.strip_prefix("CHOOSE ").or_else(|| r.options.strip_prefix("CHOIX ")).unwrap_or(&r.options).to_string();
         }
         for e in extra {
             r.summary = format!("{e}\n{}", r.summary);
@@ -150,12 +155,54 @@ impl Daemon {
     }
 }
 
-fn subject(g: &Game) -> String {
+/// The subject of a game's report to the player of `car` (none: the game's creator), in
+/// `lang`: the game, the car and what is asked of it, and the turn:
+/// `[gp1] car 3: your gear (turn 241)`, `[gp1] voiture 3 : annoncez votre vitesse (tour 241)`.
+pub(in crate::mail) fn subject(g: &Game, car: Option<u8>, lang: Lang) -> String {
+    let fr = lang == Lang::Fr;
     let last = g.turns.last().expect("a game has turn 0");
-    match g.awaited() {
-        _ if g.now.over => format!("[{}] turn {}: the race is over", g.setup.id, last.turn),
-        Some((car, true)) => format!("[{}] turn {}: car {car} to choose", g.setup.id, last.turn),
-        Some((car, false)) => format!("[{}] turn {}: car {car} to play", g.setup.id, last.turn),
-        None => format!("[{}] turn {}", g.setup.id, last.turn),
+    let awaited = g.awaited_cars();
+    let mine = car.and_then(|c| awaited.iter().find(|(a, _)| *a == c)).map(|(_, choice)| *choice);
+    let others: Vec<&(u8, bool)> = awaited.iter().filter(|(a, _)| Some(*a) != car).collect();
+    let what = if g.now.over {
+        (if fr { "la course est terminée" } else { "the race is over" }).to_string()
+    } else if g.now.paused {
+        (if fr { "la partie est en pause" } else { "the game is paused" }).to_string()
+    } else {
+        match mine {
+            Some(false) if fr => "annoncez votre vitesse".to_string(),
+            Some(false) => "your gear".to_string(),
+            Some(true) if fr => "choisissez votre coup".to_string(),
+            Some(true) => "your choice of move".to_string(),
+            None => {
+                let nothing = match (car, fr) {
+                    (None, _) => "",
+                    (Some(_), true) => "rien à jouer ; ",
+                    (Some(_), false) => "nothing to do; ",
+                };
+                match others.as_slice() {
+                    [] if fr => "rien à jouer".to_string(),
+                    [] => "nothing to do".to_string(),
+                    [(c, true)] if fr => format!("{nothing}la voiture {c} choisit son coup"),
+                    [(c, true)] => format!("{nothing}car {c} to choose"),
+                    [(c, false)] if fr => format!("{nothing}la voiture {c} annonce sa vitesse"),
+                    [(c, false)] => format!("{nothing}car {c} to play"),
+                    many => {
+                        let cars: Vec<String> = many.iter().map(|(c, _)| c.to_string()).collect();
+                        if fr {
+                            format!("{nothing}les voitures {} jouent", cars.join(", "))
+                        } else {
+                            format!("{nothing}cars {} to play", cars.join(", "))
+                        }
+                    }
+                }
+            }
+        }
+    };
+    let turn = if fr { "tour" } else { "turn" };
+    match car {
+        Some(c) if fr => format!("[{}] voiture {c} : {what} ({turn} {})", g.setup.id, last.turn),
+        Some(c) => format!("[{}] car {c}: {what} ({turn} {})", g.setup.id, last.turn),
+        None => format!("[{}] {what} ({turn} {})", g.setup.id, last.turn),
     }
 }
