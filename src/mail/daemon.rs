@@ -344,6 +344,7 @@ impl Daemon {
                 ),
                 in_reply_to: None,
                 message_id: String::new(),
+                picture: None,
             })
             .collect();
         if let Some((to, in_reply_to, lang)) = reply_to {
@@ -360,6 +361,7 @@ impl Daemon {
                     text: text.into(),
                     in_reply_to,
                     message_id: String::new(),
+                    picture: None,
                 },
             );
         }

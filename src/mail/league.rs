@@ -92,6 +92,7 @@ impl Daemon {
             text,
             in_reply_to: None,
             message_id: String::new(),
+            picture: None,
         }])
     }
 
@@ -124,6 +125,7 @@ impl Daemon {
             ),
             in_reply_to: None,
             message_id: String::new(),
+            picture: None,
         });
     }
 

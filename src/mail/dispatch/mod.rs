@@ -253,6 +253,7 @@ impl Daemon {
                     text,
                     in_reply_to: None,
                     message_id: String::new(),
+                    picture: None,
                 });
             }
         }
@@ -411,6 +412,7 @@ impl Daemon {
                     text,
                     in_reply_to: msg.message_id.clone(),
                     message_id: String::new(),
+                    picture: None,
                 });
                 Ok(Some(game.clone()))
             }
@@ -638,6 +640,7 @@ impl Daemon {
                     text,
                     in_reply_to: None,
                     message_id: String::new(),
+                    picture: None,
                 });
                 job.applied = true;
                 Ok(Some(game))

@@ -3,6 +3,7 @@
 //! Split from the orders of a message (`super`).
 
 use super::*;
+use crate::mail::compose::Picture;
 use crate::mail::limits::{ECHO_BYTES, ECHO_LINES, STRANGER_ECHO_LINES, STRANGER_TEXT, cap_receipt, cap_text};
 use crate::mail::secrets::visible;
 
@@ -32,6 +33,8 @@ impl Daemon {
             }
         }
         let mut sender_got: BTreeSet<String> = BTreeSet::new();
+        // The sender's reply shows the picture of the first board it reports.
+        let mut sender_picture: Option<Picture> = None;
         let games: Vec<(String, u32)> = job.first.iter().map(|(g, f)| (g.clone(), *f)).collect();
         for (game, first) in games {
             let h = match self.store.open(&game) {
@@ -57,6 +60,7 @@ impl Daemon {
                 let lang = self.lang_of(&address);
                 let text = self.report_text(g, first, car, lang, &extra)?;
                 if msg.is_some() && address.eq_ignore_ascii_case(&job.sender) {
+                    sender_picture = sender_picture.or_else(|| board_picture(g, car, lang));
                     sender_text.push('\n');
                     sender_text.push_str(&text);
                     sender_got.insert(game.clone());
@@ -68,6 +72,7 @@ impl Daemon {
                     text,
                     in_reply_to: None,
                     message_id: String::new(),
+                    picture: board_picture(g, car, lang),
                 });
             }
         }
@@ -81,6 +86,7 @@ impl Daemon {
             }
             let h = self.store.open(&game).map_err(|source| DaemonError::Store { game: game.clone(), source })?;
             let car = h.game().now.players.iter().find(|p| p.address.eq_ignore_ascii_case(&job.sender)).map(|p| p.car);
+            sender_picture = sender_picture.or_else(|| board_picture(h.game(), car, job.lang));
             sender_text.push('\n');
             sender_text.push_str(&self.report_text(h.game(), first, car, job.lang, &[])?);
         }
@@ -103,6 +109,7 @@ impl Daemon {
                     text: sender_text,
                     in_reply_to: m.message_id.clone(),
                     message_id: String::new(),
+                    picture: sender_picture.filter(|_| !job.stranger),
                 },
             );
         }
@@ -131,6 +138,17 @@ impl Daemon {
         }
         Ok(self.templates.render(lang, "report", &r)?)
     }
+}
+
+/// The picture of the board a report to the player of `car` shows ([`crate::mail::report::board_picture`]),
+/// with its alternative text in `lang`.
+fn board_picture(g: &Game, car: Option<u8>, lang: Lang) -> Option<Picture> {
+    let png = crate::mail::report::board_picture(g, car)?;
+    let alt = match lang {
+        Lang::En => "The board around the car to play, its options lettered as in the text below",
+        Lang::Fr => "Le plateau autour de la voiture qui joue, ses options lettrées comme dans le texte ci-dessous",
+    };
+    Some(Picture { png, alt: alt.into() })
 }
 
 fn subject(g: &Game) -> String {

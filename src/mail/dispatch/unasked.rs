@@ -213,6 +213,7 @@ impl Daemon {
                             text,
                             in_reply_to: None,
                             message_id: String::new(),
+                            picture: None,
                         });
                     }
                 }
