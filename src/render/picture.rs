@@ -1,13 +1,14 @@
-//! The board as a picture (SVG): one drawing for the web pages and, rasterised later, for the
-//! mails. A pure function of the track and the cars: no clock, no file, same input, same bytes.
+//! The board as a picture (SVG): the whole track for the web pages and, rasterised to PNG, the
+//! stretch around the mover for the mails. A pure function of the track and the cars: no clock,
+//! no file, same input, same bytes.
 //!
-//! The shipped TOML tracks carry no coordinates, so the drawing is derived from what they do
-//! carry: each racing space sits on a loop at the angle of its progress along the lap
-//! (`Space::progress / Track::lap_length`) and at the radius of its lane (lane 0, the left of
-//! the direction of travel, outermost, since the loop runs clockwise). Corners are shaded, the
-//! pit lane runs inside the loop, the finish line is the top of the loop. Cars are numbered
-//! discs; dangerous spaces (debris, oil: `RaceState::dangerous`) carry a red sticker; the
-//! destinations of a pending roll may be lettered.
+//! Spaces are drawn where [`Layout`] puts them: an imported track at its own coordinates, a
+//! track authored as segments on a drawing computed from them. Corners are shaded, the pit lane
+//! darker, the finish line dashed across the lanes, each corner labelled with its number and
+//! required stops (7-1-1). Cars are numbered discs; dangerous spaces (debris, oil:
+//! `RaceState::dangerous`) carry a red sticker; the destinations of a pending roll are lettered.
+//! The web pages write with SVG text (the browser's fonts); the mails' picture draws every
+//! letter as strokes ([`glyphs`]), so that no installed font changes a pixel.
 
 use std::fmt::Write as _;
 
