@@ -438,6 +438,7 @@ fn odd_track() -> Track {
             length,
             wall: lane == 3,
             line: 0,
+            at: None,
         });
         lanes[lane as usize].push(s);
     };
@@ -495,6 +496,7 @@ fn odd_track() -> Track {
             length: 600,
             wall: false,
             line: 0,
+            at: None,
         });
         pit.push(s);
     }

@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 use steward::mail::season::{SeasonSpec, run};
 
 /// A two-race season on the sprint track, built once for every test here.
-fn season() -> &'static Path {
+pub(crate) fn season() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = std::env::temp_dir().join(format!("steward-site-season-{}", std::process::id()));
@@ -230,11 +230,11 @@ fn every_page_passes_html_tidy() {
     }
 }
 
-fn chromium() -> Option<PathBuf> {
+pub(crate) fn chromium() -> Option<PathBuf> {
     std::env::var_os("PATH")?.to_str()?.split(':').map(|d| Path::new(d).join("chromium")).find(|p| p.is_file())
 }
 
-fn headless(browser: &Path, args: &[&str], url: &str) -> (String, String) {
+pub(crate) fn headless(browser: &Path, args: &[&str], url: &str) -> (String, String) {
     let o = Command::new(browser)
         .args(["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--enable-logging=stderr", "--v=0"])
         .args(args)

@@ -8,6 +8,7 @@ mod engine_props;
 mod import;
 mod league;
 mod mail;
+mod picture;
 mod qualifying;
 mod scenarios;
 mod sim;

@@ -2,14 +2,17 @@
 //!
 //! Every reply is `multipart/alternative`: the text itself, and an HTML part holding the same
 //! text in a `<pre>` block, so that webmail (which re-flows plain text in a proportional font)
-//! keeps the board's columns. Replies are marked `Auto-Submitted: auto-replied` (RFC 3834) so
+//! keeps the board's columns. A report that shows a board also carries its picture: the HTML
+//! part and the PNG then make a `multipart/related` part, the HTML showing the PNG by its
+//! Content-ID above the text. Replies are marked `Auto-Submitted: auto-replied` (RFC 3834) so
 //! that other robots do not answer them.
 
 use std::path::PathBuf;
 
 use lettre::Message;
+use lettre::message::header::ContentType;
 use lettre::message::header::{HeaderName, HeaderValue};
-use lettre::message::{Mailbox, MultiPart};
+use lettre::message::{Attachment, Mailbox, MultiPart, SinglePart};
 use minijinja::Environment;
 use serde::Serialize;
 
@@ -103,6 +106,18 @@ pub struct Draft {
     pub message_id: String,
     /// `Reply-To`: a prompt's signed reply address (`mail::tag`), so that a reply answers it.
     pub reply_to: Option<String>,
+    /// The picture of the board, shown at the top of the HTML part (a report that shows a
+    /// board); the text part keeps the ASCII board.
+    pub picture: Option<Picture>,
+}
+
+/// A picture for the HTML part of a mail.
+#[derive(Clone, Debug)]
+pub struct Picture {
+    /// The PNG bytes.
+    pub png: Vec<u8>,
+    /// The text shown where the picture is not (`alt`).
+    pub alt: String,
 }
 
 /// `text` with every line ending as CR LF, in one pass. The mail builder would otherwise insert
@@ -128,15 +143,28 @@ pub fn build(draft: &Draft, from_name: &str, from: &str) -> Result<Vec<u8>, Temp
     let whole = format!("{}\n", draft.text.trim_end());
     loop {
         let text = cap_text(&whole, max);
-        let raw = build_text(draft, &text, from_name, from)?;
+        let raw = build_text(draft, &text, draft.picture.as_ref(), from_name, from)?;
         if raw.len() <= MAX_REPLY_BYTES || max < 1024 {
             return Ok(raw);
+        }
+        // The picture goes before the text is cut: the text part has the board too.
+        if draft.picture.is_some() {
+            let raw = build_text(draft, &text, None, from_name, from)?;
+            if raw.len() <= MAX_REPLY_BYTES {
+                return Ok(raw);
+            }
         }
         max /= 2;
     }
 }
 
-fn build_text(draft: &Draft, text: &str, from_name: &str, from: &str) -> Result<Vec<u8>, TemplateError> {
+fn build_text(
+    draft: &Draft,
+    text: &str,
+    picture: Option<&Picture>,
+    from_name: &str,
+    from: &str,
+) -> Result<Vec<u8>, TemplateError> {
     let bad = |e: &dyn std::fmt::Display| TemplateError::Build(e.to_string());
     let from_box = Mailbox::new(Some(from_name.to_string()), from.parse().map_err(|e| bad(&e))?);
     let mut b = Message::builder()
@@ -156,11 +184,35 @@ fn build_text(draft: &Draft, text: &str, from_name: &str, from: &str) -> Result<
         let r = if r.starts_with('<') { r.clone() } else { format!("<{r}>") };
         b = b.in_reply_to(r.clone()).references(r);
     }
+    let Some(picture) = picture else {
+        let html = format!(
+            "<!DOCTYPE html>\r\n<html><body><pre style=\"font-family: monospace\">{}</pre></body></html>\r\n",
+            escape_html(&crlf(text))
+        );
+        let m = b.multipart(MultiPart::alternative_plain_html(crlf(text), html)).map_err(|e| bad(&e))?;
+        return Ok(m.formatted());
+    };
+    // multipart/alternative: the text, and multipart/related: the HTML and the picture it
+    // shows by Content-ID (what Gmail, Outlook and Thunderbird display inline).
+    let domain = from.rsplit_once('@').map_or("steward", |(_, d)| d);
+    let cid = format!("board@{domain}");
+    let (w, h) = crate::render::picture::MAIL_SIZE;
     let html = format!(
-        "<!DOCTYPE html>\r\n<html><body><pre style=\"font-family: monospace\">{}</pre></body></html>\r\n",
+        "<!DOCTYPE html>\r\n<html><body><p><img src=\"cid:{cid}\" width=\"{w}\" height=\"{h}\" alt=\"{}\"></p>\r\n\
+         <pre style=\"font-family: monospace\">{}</pre></body></html>\r\n",
+        escape_html(&picture.alt),
         escape_html(&crlf(text))
     );
-    let m = b.multipart(MultiPart::alternative_plain_html(crlf(text), html)).map_err(|e| bad(&e))?;
+    let png = ContentType::parse("image/png").map_err(|e| bad(&e))?;
+    let m = b
+        .multipart(
+            MultiPart::alternative().singlepart(SinglePart::plain(crlf(text))).multipart(
+                MultiPart::related().singlepart(SinglePart::html(html)).singlepart(
+                    Attachment::new_inline_with_name(cid, "board.png".into()).body(picture.png.clone(), png),
+                ),
+            ),
+        )
+        .map_err(|e| bad(&e))?;
     Ok(m.formatted())
 }
 

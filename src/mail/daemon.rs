@@ -362,6 +362,7 @@ impl Daemon {
                 in_reply_to: None,
                 message_id: String::new(),
                 reply_to: None,
+                picture: None,
             })
             .collect();
         if let Some((to, in_reply_to, lang)) = reply_to {
@@ -379,6 +380,7 @@ impl Daemon {
                     in_reply_to,
                     message_id: String::new(),
                     reply_to: None,
+                    picture: None,
                 },
             );
         }

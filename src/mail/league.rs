@@ -93,6 +93,7 @@ impl Daemon {
             in_reply_to: None,
             message_id: String::new(),
             reply_to: None,
+            picture: None,
         }])
     }
 
@@ -126,6 +127,7 @@ impl Daemon {
             in_reply_to: None,
             message_id: String::new(),
             reply_to: None,
+            picture: None,
         });
     }
 

@@ -11,8 +11,10 @@ use crate::engine::gearbox::GearChange;
 use crate::engine::order::race_distance;
 use crate::mail::Lang;
 use crate::render::board::{BoardMarks, PlacedCar, draw, draw_all_cars};
+use crate::render::picture::{CarMark, Marks, mail_png};
 use crate::store::Game;
 use crate::store::show::{awaited, board_marks, final_marks, sheets, turn_summary};
+use crate::track::SpaceIdx;
 
 /// Most turns summarised in one report; older ones are left to `HISTORY`.
 pub const MAX_TURNS: usize = 40;
@@ -75,6 +77,42 @@ pub struct Report {
     pub seed: Option<String>,
     /// How to check every roll.
     pub verify: String,
+}
+
+/// The picture of the board (PNG) for the mail's HTML part, where [`report`] shows a board for
+/// `recipient`: the same cars, stickers and focus (the car awaited, else the leader; a
+/// qualifying lap's own car), the awaited car's options lettered as in the text. `None` where
+/// the report shows no board.
+pub fn board_picture(game: &Game, recipient: Option<u8>) -> Option<Vec<u8>> {
+    if let Some(e) = game.now.qualifying.as_ref().zip(recipient).and_then(|(q, c)| q.entry(c)) {
+        return Some(picture(game, &board_marks(&e.lap.state), e.lap.car().space, recipient));
+    }
+    let st = &game.now.race.as_ref()?.state;
+    let awaited = game.awaited().map(|(n, _)| n);
+    Some(picture(game, &board_marks(st), focus(game, st)?, awaited))
+}
+
+/// The space the board is drawn around: the car awaited, else the leader (as in [`report`]).
+fn focus(game: &Game, st: &crate::engine::RaceState) -> Option<SpaceIdx> {
+    game.awaited()
+        .and_then(|(n, _)| game.player(n))
+        .map(|(id, _)| st.car(id).space)
+        .or_else(|| st.ids().max_by_key(|&c| race_distance(st, &game.track, c)).map(|c| st.car(c).space))
+}
+
+/// `marks` (cars and stickers as on the text board), the destinations of `car`'s pending roll
+/// lettered as in the text, around `focus`, as a PNG.
+fn picture(game: &Game, marks: &BoardMarks, focus: SpaceIdx, car: Option<u8>) -> Vec<u8> {
+    let options = car
+        .and_then(|c| game.pending_roll(c))
+        .map(|r| r.options.iter().enumerate().map(|(i, o)| (crate::engine::MoveOption::label(i), o.end)).collect())
+        .unwrap_or_default();
+    let marks = Marks {
+        cars: marks.cars.iter().map(|c| CarMark { number: c.number, space: c.space, running: true }).collect(),
+        dangerous: marks.dangerous.clone(),
+        options,
+    };
+    mail_png(&game.track, &marks, focus)
 }
 
 /// The report of turns `first..` of `game`, for the player of car `recipient` (if any), whose

@@ -1,5 +1,8 @@
-//! Rendering: the ASCII board for plain-text mail, and the board as an SVG picture for the web
-//! pages (and, rasterised, the mails).
+//! Rendering: the ASCII board for plain-text mail, and the board as a picture: SVG for the web
+//! pages, rasterised to PNG for the mails.
 
 pub mod board;
+mod glyphs;
+pub mod layout;
 pub mod picture;
+mod raster;

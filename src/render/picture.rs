@@ -1,17 +1,19 @@
-//! The board as a picture (SVG): one drawing for the web pages and, rasterised later, for the
-//! mails. A pure function of the track and the cars: no clock, no file, same input, same bytes.
+//! The board as a picture (SVG): the whole track for the web pages and, rasterised to PNG, the
+//! stretch around the mover for the mails. A pure function of the track and the cars: no clock,
+//! no file, same input, same bytes.
 //!
-//! The shipped TOML tracks carry no coordinates, so the drawing is derived from what they do
-//! carry: each racing space sits on a loop at the angle of its progress along the lap
-//! (`Space::progress / Track::lap_length`) and at the radius of its lane (lane 0, the left of
-//! the direction of travel, outermost, since the loop runs clockwise). Corners are shaded, the
-//! pit lane runs inside the loop, the finish line is the top of the loop. Cars are numbered
-//! discs; dangerous spaces (debris, oil: `RaceState::dangerous`) carry a red sticker; the
-//! destinations of a pending roll may be lettered.
+//! Spaces are drawn where [`Layout`] puts them: an imported track at its own coordinates, a
+//! track authored as segments on a drawing computed from them. Corners are shaded, the pit lane
+//! darker, the finish line dashed across the lanes, each corner labelled with its number and
+//! required stops (7-1-1). Cars are numbered discs; dangerous spaces (debris, oil:
+//! `RaceState::dangerous`) carry a red sticker; the destinations of a pending roll are lettered.
+//! The web pages write with SVG text (the browser's fonts); the mails' picture draws every
+//! letter as strokes ([`glyphs`]), so that no installed font changes a pixel.
 
-use std::f64::consts::PI;
 use std::fmt::Write as _;
 
+use super::layout::Layout;
+use super::{glyphs, raster};
 use crate::track::{SpaceIdx, Track};
 
 /// A car on the picture.
@@ -36,20 +38,66 @@ pub struct Marks {
     pub options: Vec<(String, SpaceIdx)>,
 }
 
-/// Side of the square picture, in SVG user units.
+/// Side of the square picture of the web pages, in SVG user units.
 pub const SIZE: f64 = 600.0;
-const CENTRE: f64 = SIZE / 2.0;
-const OUTER: f64 = 270.0;
-const LANE: f64 = 16.0;
 
-/// Where space `s` is drawn: its centre.
-pub fn position(t: &Track, s: SpaceIdx) -> (f64, f64) {
-    let sp = &t.spaces[s.get()];
-    let lap = f64::from(t.lap_length.max(1));
-    let angle = 2.0 * PI * f64::from(sp.progress % t.lap_length.max(1)) / lap;
-    let radius =
-        if sp.in_pit_lane() { OUTER - LANE * (f64::from(t.lanes) + 0.8) } else { OUTER - LANE * f64::from(sp.lane) };
-    (CENTRE + radius * angle.sin(), CENTRE - radius * angle.cos())
+/// The mails' picture: width and height in pixels.
+pub const MAIL_SIZE: (u32, u32) = (600, 400);
+
+/// A layout placed in a picture: the spaces' centres in picture units.
+pub struct View {
+    at: Vec<(f64, f64)>,
+    /// The distance between neighbouring spaces, in picture units.
+    unit: f64,
+    width: f64,
+    height: f64,
+}
+
+impl View {
+    /// The whole track in a `width` × `height` picture.
+    pub fn whole(t: &Track, width: f64, height: f64) -> View {
+        let l = Layout::of(t);
+        let (x0, y0, x1, y1) = l.bounds();
+        let margin = 2.0 * l.spacing;
+        let scale = ((width / (x1 - x0 + 2.0 * margin)).min(height / (y1 - y0 + 2.0 * margin))).max(1e-6);
+        let (cx, cy) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
+        View::place(&l, scale, cx, cy, width, height)
+    }
+
+    /// The stretch of track around `spaces` (the first one, the mover, and the destinations
+    /// offered) in a `width` × `height` picture: spaces about `UNIT` pixels apart, fewer if
+    /// the destinations need it.
+    pub fn around(t: &Track, spaces: &[SpaceIdx], width: f64, height: f64) -> View {
+        const UNIT: f64 = 28.0;
+        const SMALLEST: f64 = 12.0;
+        let l = Layout::of(t);
+        let pts: Vec<(f64, f64)> = spaces.iter().map(|&s| l.get(s)).collect();
+        let (x0, y0, x1, y1) = pts.iter().fold((f64::MAX, f64::MAX, f64::MIN, f64::MIN), |(a, b, c, d), &(x, y)| {
+            (a.min(x), b.min(y), c.max(x), d.max(y))
+        });
+        if pts.is_empty() {
+            return View::whole(t, width, height);
+        }
+        let margin = 2.0 * l.spacing;
+        let fit = (width / (x1 - x0 + 2.0 * margin)).min(height / (y1 - y0 + 2.0 * margin));
+        let scale = fit.min(UNIT / l.spacing).max(SMALLEST / l.spacing);
+        View::place(&l, scale, (x0 + x1) / 2.0, (y0 + y1) / 2.0, width, height)
+    }
+
+    fn place(l: &Layout, scale: f64, cx: f64, cy: f64, width: f64, height: f64) -> View {
+        let at = l.at.iter().map(|&(x, y)| ((x - cx) * scale + width / 2.0, (y - cy) * scale + height / 2.0)).collect();
+        View { at, unit: l.spacing * scale, width, height }
+    }
+
+    /// Where space `s` is drawn: its centre.
+    pub fn position(&self, s: SpaceIdx) -> (f64, f64) {
+        self.at[s.get()]
+    }
+
+    fn shows(&self, (x, y): (f64, f64)) -> bool {
+        let m = self.unit;
+        x > -m && y > -m && x < self.width + m && y < self.height + m
+    }
 }
 
 fn r1(x: f64) -> f64 {
@@ -73,14 +121,28 @@ pub fn open(title: &str) -> String {
     )
 }
 
+/// How the picture writes: SVG text (a browser's fonts) or strokes ([`glyphs`], no font).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ink {
+    Text,
+    Strokes,
+}
+
 /// The track alone (the same for every turn): a page showing many turns draws it once and
 /// refers to it (`<use>`).
 pub fn track(t: &Track) -> String {
+    ground(t, &View::whole(t, SIZE, SIZE), Ink::Text)
+}
+
+fn ground(t: &Track, v: &View, ink: Ink) -> String {
     let mut o = String::with_capacity(64 * t.spaces.len() + 1024);
-    o.push_str(r##"<rect width="600" height="600" fill="#4a7c3a"/>"##);
-    let r = LANE / 2.0 - 1.0;
+    let _ = write!(o, r##"<rect width="{}" height="{}" fill="#4a7c3a"/>"##, v.width, v.height);
+    let r = r1(v.unit * 0.42);
     for (i, sp) in t.spaces.iter().enumerate() {
-        let (x, y) = position(t, SpaceIdx(i as u16));
+        let (x, y) = v.position(SpaceIdx(i as u16));
+        if !v.shows((x, y)) {
+            continue;
+        }
         let fill = if sp.in_pit_lane() {
             "#b8b8b8"
         } else if sp.corner.is_some() {
@@ -90,73 +152,215 @@ pub fn track(t: &Track) -> String {
         };
         let _ = write!(
             o,
-            r##"<circle cx="{}" cy="{}" r="{r}" fill="{fill}" stroke="#555" stroke-width="0.5"/>"##,
+            r##"<circle cx="{}" cy="{}" r="{r}" fill="{fill}" stroke="#555" stroke-width="{}"/>"##,
             r1(x),
-            r1(y)
+            r1(y),
+            r1((v.unit / 30.0).max(0.5))
         );
     }
-    // The finish line: the top of the loop.
-    let _ = write!(
-        o,
-        r##"<line x1="{CENTRE}" y1="{}" x2="{CENTRE}" y2="{}" stroke="#000" stroke-width="3" stroke-dasharray="3 3"/>"##,
-        CENTRE - OUTER - LANE,
-        CENTRE - OUTER + LANE * f64::from(t.lanes)
-    );
-    // Each corner's number and required stops (7-1-1), outside its first space.
+    o.push_str(&finish_line(t, v));
+    // Each corner's number and required stops (7-1-1), beside its first space, away from the
+    // middle of the track.
+    let (mx, my) = middle(t, v);
     for c in &t.corners {
-        if let Some(first) = c.spaces.first() {
-            let (x, y) = position(t, *first);
-            let (dx, dy) = (x - CENTRE, y - CENTRE);
-            let len = (dx * dx + dy * dy).sqrt().max(1.0);
-            let (lx, ly) = (CENTRE + dx / len * (OUTER + 20.0), CENTRE + dy / len * (OUTER + 20.0));
-            let _ = write!(
-                o,
-                r##"<text x="{}" y="{}" font-size="12" text-anchor="middle" dominant-baseline="middle" fill="#fff">{}·{}</text>"##,
-                r1(lx),
-                r1(ly),
-                c.number,
-                c.stops
-            );
+        let Some(&first) = c.spaces.iter().min_by_key(|&&s| (t.space(s).progress, s)) else { continue };
+        let (x, y) = v.position(first);
+        let (dx, dy) = (x - mx, y - my);
+        let len = dx.hypot(dy).max(1e-9);
+        let away = v.unit * (f64::from(t.lanes) * 0.5 + 1.2);
+        let (lx, ly) = (x + dx / len * away, y + dy / len * away);
+        if !v.shows((lx, ly)) {
+            continue;
+        }
+        match ink {
+            Ink::Text => {
+                let _ = write!(
+                    o,
+                    r##"<text x="{}" y="{}" font-size="12" text-anchor="middle" dominant-baseline="middle" fill="#fff">{}·{}</text>"##,
+                    r1(lx),
+                    r1(ly),
+                    c.number,
+                    c.stops
+                );
+            }
+            Ink::Strokes => {
+                // "C5" and a yellow flag with its stops, as printed on the board.
+                let h = (v.unit * 0.5).max(8.0);
+                let name = format!("C{}", c.number);
+                let w = h * (name.len() as f64 * 5.6 + 1.0) / 6.0;
+                let _ = write!(
+                    o,
+                    r##"<rect x="{}" y="{}" width="{}" height="{}" rx="2" fill="#222"/>"##,
+                    r1(lx - w / 2.0 - h * 0.3),
+                    r1(ly - h * 0.8),
+                    r1(w + h * 2.0),
+                    r1(h * 1.6)
+                );
+                o.push_str(&glyphs::text(&name, lx, ly, h, "#fff"));
+                let fx = lx + w / 2.0 + h * 0.7;
+                let _ = write!(
+                    o,
+                    r##"<rect x="{}" y="{}" width="{}" height="{}" fill="#fd0"/>"##,
+                    r1(fx - h * 0.6),
+                    r1(ly - h * 0.65),
+                    r1(h * 1.2),
+                    r1(h * 1.3)
+                );
+                o.push_str(&glyphs::text(&c.stops.to_string(), fx, ly, h * 0.8, "#000"));
+            }
         }
     }
     o
 }
 
+/// The middle of the track's drawing.
+fn middle(t: &Track, v: &View) -> (f64, f64) {
+    let n = t.spaces.len().max(1) as f64;
+    let (sx, sy) = v.at.iter().fold((0.0, 0.0), |(a, b), &(x, y)| (a + x, b + y));
+    (sx / n, sy / n)
+}
+
+/// The finish line, across the lanes between each lane's last space and its first.
+fn finish_line(t: &Track, v: &View) -> String {
+    let mut points = Vec::new();
+    for lane in 0..t.lanes {
+        let racing = || t.indices().filter(|&s| !t.space(s).in_pit_lane() && t.space(s).lane == lane);
+        let (Some(a), Some(b)) =
+            (racing().min_by_key(|&s| t.space(s).progress), racing().max_by_key(|&s| t.space(s).progress))
+        else {
+            continue;
+        };
+        let (p, q) = (v.position(a), v.position(b));
+        if (p.0 - q.0).hypot(p.1 - q.1) < 3.0 * v.unit {
+            points.push(((p.0 + q.0) / 2.0, (p.1 + q.1) / 2.0));
+        }
+    }
+    let (Some(&a), Some(&b)) = (points.first(), points.last()) else { return String::new() };
+    // Half a space beyond the outer lanes.
+    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+    let len = dx.hypot(dy);
+    let (ux, uy) = if len > 0.0 { (dx / len, dy / len) } else { (1.0, 0.0) };
+    let e = v.unit * 0.6;
+    if !v.shows(a) && !v.shows(b) {
+        return String::new();
+    }
+    format!(
+        r##"<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#000" stroke-width="{}" stroke-dasharray="{d} {d}"/>"##,
+        r1(a.0 - ux * e),
+        r1(a.1 - uy * e),
+        r1(b.0 + ux * e),
+        r1(b.1 + uy * e),
+        r1((v.unit / 5.0).max(2.0)),
+        d = r1((v.unit / 5.0).max(2.0)),
+    )
+}
+
 /// What changes turn by turn: stickers, lettered options, cars.
 pub fn overlay(t: &Track, marks: &Marks) -> String {
+    marks_on(&View::whole(t, SIZE, SIZE), marks, None, Ink::Text)
+}
+
+fn marks_on(v: &View, marks: &Marks, mover: Option<SpaceIdx>, ink: Ink) -> String {
     let mut o = String::new();
+    let u = v.unit;
     for d in &marks.dangerous {
-        let (x, y) = position(t, *d);
+        let (x, y) = v.position(*d);
+        let side = r1((u * 0.45).max(7.0));
         let _ = write!(
             o,
-            r##"<rect class="sticker" x="{}" y="{}" width="7" height="7" fill="#d00"/>"##,
-            r1(x - 3.5),
-            r1(y - 3.5)
+            r##"<rect class="sticker" x="{}" y="{}" width="{side}" height="{side}" fill="#d00"/>"##,
+            r1(x - side / 2.0),
+            r1(y - side / 2.0)
         );
     }
+    // One label a destination: options ending on the same space share it (`A/B`).
+    let mut labels: Vec<(SpaceIdx, Vec<&str>)> = Vec::new();
     for (label, s) in &marks.options {
-        let (x, y) = position(t, *s);
-        let _ = write!(
-            o,
-            r##"<text class="option" x="{}" y="{}" font-size="11" font-weight="bold" text-anchor="middle" dominant-baseline="central" fill="#004">{}</text>"##,
-            r1(x),
-            r1(y),
-            escape(label)
-        );
+        match labels.iter_mut().find(|(d, _)| d == s) {
+            Some((_, l)) => l.push(label),
+            None => labels.push((*s, vec![label])),
+        }
+    }
+    for (s, l) in &labels {
+        let (x, y) = v.position(*s);
+        let text = if l.len() > 3 { format!("{}-{}", l[0], l[l.len() - 1]) } else { l.join("/") };
+        match ink {
+            Ink::Text => {
+                let _ = write!(
+                    o,
+                    r##"<text class="option" x="{}" y="{}" font-size="11" font-weight="bold" text-anchor="middle" dominant-baseline="central" fill="#004">{}</text>"##,
+                    r1(x),
+                    r1(y),
+                    escape(&text)
+                );
+            }
+            Ink::Strokes => {
+                let h = u * 0.5;
+                let w = (h * (text.len() as f64 * 5.6 - 1.6) / 6.0 + h).max(u * 0.9);
+                let _ = write!(
+                    o,
+                    r##"<rect class="option" x="{}" y="{}" width="{}" height="{}" rx="{}" fill="#ffe14d" stroke="#000" stroke-width="1.5"/>"##,
+                    r1(x - w / 2.0),
+                    r1(y - u * 0.45),
+                    r1(w),
+                    r1(u * 0.9),
+                    r1(u * 0.45)
+                );
+                o.push_str(&glyphs::text(&text, x, y, h, "#000"));
+            }
+        }
     }
     for c in &marks.cars {
-        let (x, y) = position(t, c.space);
-        let (fill, ink) = if c.running { (car_colour(c.number), "#fff") } else { ("#fff", "#000") };
+        let (x, y) = v.position(c.space);
+        if ink == Ink::Strokes && !v.shows((x, y)) {
+            continue;
+        }
+        let (fill, text) = if c.running { (car_colour(c.number), "#fff") } else { ("#fff", "#000") };
+        let r = match ink {
+            Ink::Text => r1(u * 0.5 + 1.0),
+            Ink::Strokes => r1(u * 0.5),
+        };
+        let ring = if mover == Some(c.space) { r##" stroke-width="3""## } else { "" };
         let _ = write!(
             o,
-            r##"<g class="car"><circle cx="{x}" cy="{y}" r="{}" fill="{fill}" stroke="#000"/><text x="{x}" y="{y}" font-size="9" text-anchor="middle" dominant-baseline="central" fill="{ink}">{}</text></g>"##,
-            LANE / 2.0 + 1.0,
-            c.number,
+            r##"<g class="car"><circle cx="{x}" cy="{y}" r="{r}" fill="{fill}" stroke="#000"{ring}/>"##,
             x = r1(x),
             y = r1(y),
         );
+        match ink {
+            Ink::Text => {
+                let _ = write!(
+                    o,
+                    r##"<text x="{}" y="{}" font-size="9" text-anchor="middle" dominant-baseline="central" fill="{text}">{}</text>"##,
+                    r1(x),
+                    r1(y),
+                    c.number
+                );
+            }
+            Ink::Strokes => o.push_str(&glyphs::text(&c.number.to_string(), x, y, u * 0.42, text)),
+        }
+        o.push_str("</g>");
     }
     o
+}
+
+/// The mails' picture as SVG: the stretch of track around `focus` (the mover) and the
+/// destinations offered, [`MAIL_SIZE`], every letter drawn as strokes (no font).
+pub fn mail_svg(t: &Track, marks: &Marks, focus: SpaceIdx) -> String {
+    let (w, h) = (f64::from(MAIL_SIZE.0), f64::from(MAIL_SIZE.1));
+    let mut spaces = vec![focus];
+    spaces.extend(marks.options.iter().map(|(_, s)| *s));
+    let v = View::around(t, &spaces, w, h);
+    let mut o = format!(r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" height="{h}">"#);
+    o.push_str(&ground(t, &v, Ink::Strokes));
+    o.push_str(&marks_on(&v, marks, Some(focus), Ink::Strokes));
+    o.push_str("</svg>");
+    o
+}
+
+/// The mails' picture as PNG bytes ([`mail_svg`] rasterised): same input, same bytes.
+pub fn mail_png(t: &Track, marks: &Marks, focus: SpaceIdx) -> Vec<u8> {
+    raster::png(&mail_svg(t, marks, focus), MAIL_SIZE)
 }
 
 /// A fixed colour per car number.

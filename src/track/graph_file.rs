@@ -137,6 +137,13 @@ pub struct SpaceEntry {
     /// The spaces its arrows lead to.
     #[serde(default)]
     pub next: Vec<String>,
+    /// Where the board draws the space (an imported `.dat` node's pixel position, y down);
+    /// both or neither.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x: Option<i32>,
+    /// See `x`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub y: Option<i32>,
 }
 
 impl GraphFile {
@@ -199,6 +206,8 @@ impl GraphFile {
                             length: sp.length,
                             wall: sp.wall,
                             next: t.next(s).iter().map(id).collect(),
+                            x: sp.at.map(|a| a.0),
+                            y: sp.at.map(|a| a.1),
                         },
                     )
                 })

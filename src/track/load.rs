@@ -157,6 +157,7 @@ fn lay_out(
                 length,
                 wall: wall == Some(lane),
                 line,
+                at: None,
             });
         }
     }
@@ -460,6 +461,7 @@ fn build(f: &TrackFile, text: &str, diags: &mut Vec<Diagnostic>) -> Option<Track
                 length: step,
                 wall: false,
                 line: pit_line,
+                at: None,
             });
             lane_spaces.push(s);
         }

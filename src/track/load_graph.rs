@@ -114,6 +114,7 @@ pub fn build(f: &GraphFile, text: &str, diags: &mut Vec<Diagnostic>) -> Option<T
             length: sp.length,
             wall: sp.wall,
             line,
+            at: sp.x.zip(sp.y),
         });
         b.set_id(idx, &sp.id);
         if index.insert(sp.id.as_str(), idx).is_some() {

@@ -148,6 +148,10 @@ pub struct Space {
     pub progress: u32,
     /// Length of the space along the lap, in the same units (1000 on a straight).
     pub length: u32,
+    /// Where the board draws the space's centre, in the source picture's pixels (y down): an
+    /// imported `.dat` node's position. `None` for tracks authored as segments, whose drawing
+    /// `render::layout` computes.
+    pub at: Option<(i32, i32)>,
 }
 
 impl Space {
@@ -361,6 +365,8 @@ pub struct SpaceDraft {
     pub wall: bool,
     /// Source line (0 if unknown).
     pub line: u32,
+    /// Drawn position, when the source has one ([`Space::at`]).
+    pub at: Option<(i32, i32)>,
 }
 
 /// Builds a [`Track`] from spaces and links. Both the TOML loader and the `.dat` importer use it,
@@ -546,6 +552,7 @@ impl TrackBuilder {
                 wall: d.wall,
                 progress: d.progress,
                 length: d.length,
+                at: d.at,
             })
             .collect();
         for (i, s) in spaces.iter().enumerate() {

@@ -282,6 +282,7 @@ impl Daemon {
                     in_reply_to: None,
                     message_id: String::new(),
                     reply_to: None,
+                    picture: None,
                 });
             }
         }
@@ -440,6 +441,7 @@ impl Daemon {
                     in_reply_to: msg.message_id.clone(),
                     message_id: String::new(),
                     reply_to: None,
+                    picture: None,
                 });
                 Ok(Some(game.clone()))
             }
@@ -668,6 +670,7 @@ impl Daemon {
                     in_reply_to: None,
                     message_id: String::new(),
                     reply_to: None,
+                    picture: None,
                 });
                 job.applied = true;
                 Ok(Some(game))

@@ -3,6 +3,7 @@
 //! Split from the orders of a message (`super`).
 
 use super::*;
+use crate::mail::compose::Picture;
 use crate::mail::limits::{ECHO_BYTES, ECHO_LINES, STRANGER_ECHO_LINES, STRANGER_TEXT, cap_receipt, cap_text};
 use crate::mail::secrets::visible;
 
@@ -36,6 +37,8 @@ impl Daemon {
         let mut sender_reply_to: Option<String> = None;
         // The subject of the sender's reply when it carries a game's report: the report's own.
         let mut sender_subject: Option<String> = None;
+        // The sender's reply shows the picture of the first board it reports.
+        let mut sender_picture: Option<Picture> = None;
         let games: Vec<(String, u32)> = job.first.iter().map(|(g, f)| (g.clone(), *f)).collect();
         for (game, first) in games {
             let h = match self.store.open(&game) {
@@ -69,6 +72,7 @@ impl Daemon {
                 let reply_to = car.and_then(|c| self.prompt_address(g, c));
                 if msg.is_some() && address.eq_ignore_ascii_case(&job.sender) {
                     sender_reply_to = sender_reply_to.or(reply_to);
+                    sender_picture = sender_picture.or_else(|| board_picture(g, car, lang));
                     sender_text.push('\n');
                     sender_text.push_str(&text);
                     sender_got.insert(game.clone());
@@ -82,6 +86,7 @@ impl Daemon {
                     in_reply_to: None,
                     message_id: String::new(),
                     reply_to,
+                    picture: board_picture(g, car, lang),
                 });
             }
         }
@@ -96,6 +101,7 @@ impl Daemon {
             let h = self.store.open(&game).map_err(|source| DaemonError::Store { game: game.clone(), source })?;
             let car = h.game().now.players.iter().find(|p| p.address.eq_ignore_ascii_case(&job.sender)).map(|p| p.car);
             sender_reply_to = sender_reply_to.or_else(|| car.and_then(|c| self.prompt_address(h.game(), c)));
+            sender_picture = sender_picture.or_else(|| board_picture(h.game(), car, job.lang));
             sender_text.push('\n');
             sender_text.push_str(&self.report_text(h.game(), first, car, job.lang, &[])?);
         }
@@ -121,6 +127,7 @@ impl Daemon {
                     in_reply_to: m.message_id.clone(),
                     message_id: String::new(),
                     reply_to: sender_reply_to,
+                    picture: sender_picture.filter(|_| !job.stranger),
                 },
             );
         }
@@ -146,13 +153,29 @@ impl Daemon {
         let mut r = report(g, first, car, lang);
         if let Some(you) = r.you {
             r.reply = self.prompt_address(g, you);
-            r.bare = r.options.strip_prefix("CHOOSE ").or_else(|| r.options.strip_prefix("CHOIX ")).unwrap_or(&r.options).to_string();
+            r.bare = r
+                .options
+                .strip_prefix("CHOOSE ")
+                .or_else(|| r.options.strip_prefix("CHOIX "))
+                .unwrap_or(&r.options)
+                .to_string();
         }
         for e in extra {
             r.summary = format!("{e}\n{}", r.summary);
         }
         Ok(self.templates.render(lang, "report", &r)?)
     }
+}
+
+/// The picture of the board a report to the player of `car` shows ([`crate::mail::report::board_picture`]),
+/// with its alternative text in `lang`.
+fn board_picture(g: &Game, car: Option<u8>, lang: Lang) -> Option<Picture> {
+    let png = crate::mail::report::board_picture(g, car)?;
+    let alt = match lang {
+        Lang::En => "The board around the car to play, its options lettered as in the text below",
+        Lang::Fr => "Le plateau autour de la voiture qui joue, ses options lettrées comme dans le texte ci-dessous",
+    };
+    Some(Picture { png, alt: alt.into() })
 }
 
 /// The subject of a game's report to the player of `car` (none: the game's creator), in

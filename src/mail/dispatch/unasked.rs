@@ -219,6 +219,7 @@ impl Daemon {
                             in_reply_to: None,
                             message_id: String::new(),
                             reply_to: reply,
+                            picture: None,
                         });
                     }
                 }

@@ -153,6 +153,7 @@ pub fn plan(
                 length,
                 wall: false,
                 line: g.line(k),
+                at: Some((dat.nodes[k].x, dat.nodes[k].y)),
             };
             (k, draft)
         })
@@ -207,6 +208,7 @@ pub fn plan(
                     length: step,
                     wall: false,
                     line: g.line(k),
+                    at: Some((dat.nodes[k].x, dat.nodes[k].y)),
                 },
             ));
         }
