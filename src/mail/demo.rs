@@ -17,6 +17,7 @@ use crate::store::{Game, Store};
 use super::config::{ModeratorConfig, ServeConfig, moderator_token_hash};
 use super::daemon::{Daemon, DaemonError};
 use super::message::Incoming;
+use super::modes::ReportMode;
 use super::outbox::Via;
 use super::transport::{Inbox, MaildirInbox, MaildirSender, deliver};
 use crate::store::qualifying::GridMethod;
@@ -47,6 +48,9 @@ pub struct DemoSpec {
     pub grid: GridMethod,
     /// The race plays with 002's backmarkers (`CREATE ... BACKMARKERS YES`, ruling 49).
     pub backmarkers: bool,
+    /// The report mode every player asks for with their JOIN (`REPORTS`); none: the default
+    /// (`MINE`).
+    pub reports: Option<ReportMode>,
 }
 
 /// How the demo went.
@@ -60,6 +64,21 @@ pub struct DemoResult {
     pub mails_out: usize,
     /// The final `steward show` text.
     pub final_text: String,
+    /// What each player received and decided, in car order.
+    pub players: Vec<PlayerMail>,
+}
+
+/// One player's mail in the demo.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PlayerMail {
+    /// The player's address.
+    pub address: String,
+    /// Their car.
+    pub car: u8,
+    /// Mails they received (the welcome and every reply and report).
+    pub received: usize,
+    /// Decisions they sent by mail (a GEAR or a CHOOSE each).
+    pub decisions: usize,
 }
 
 /// A bot player that reads its Maildir and answers what it is asked (the demo's, and the
@@ -75,6 +94,10 @@ pub struct Player {
     policy: bool,
     /// The last turn answered, so one report is answered once.
     answered: Option<u32>,
+    /// Mails read so far.
+    pub received: usize,
+    /// Decisions answered so far (a GEAR or a CHOOSE each).
+    pub decisions: usize,
 }
 
 impl Player {
@@ -85,7 +108,7 @@ impl Player {
 
     /// A player reading its mail from `inbox` (IMAP in the end-to-end test).
     pub fn with_inbox(address: &str, car: u8, inbox: Box<dyn Inbox>, policy: bool) -> Player {
-        Player { address: address.into(), car, token: None, inbox, policy, answered: None }
+        Player { address: address.into(), car, token: None, inbox, policy, answered: None, received: 0, decisions: 0 }
     }
 
     /// Reads new mail for the token of the welcome.
@@ -97,6 +120,15 @@ impl Player {
     /// something and the game still waits for it.
     pub fn answer(&mut self, g: &Game, bot: &mut Bot) -> Result<Option<String>, DaemonError> {
         Ok(answer(self, g, bot)?.map(|(_, body)| body))
+    }
+
+    /// Reads (and counts) the mail not read yet.
+    pub fn read_rest(&mut self) -> Result<(), DaemonError> {
+        for m in self.inbox.fetch(10_000)? {
+            self.received += 1;
+            self.inbox.mark_processed(&m.key)?;
+        }
+        Ok(())
     }
 }
 
@@ -168,7 +200,8 @@ pub fn run_with(
             &mut n,
             "join",
             &format!(
-                "JOIN {game} CAR {car} PHRASE demo driver {car} says hello\nSETUP tyres=6 brakes=3 gas=3 body=3 engine=3 handling=2\nTYRES hard WET rain"
+                "JOIN {game} CAR {car} PHRASE demo driver {car} says hello\nSETUP tyres=6 brakes=3 gas=3 body=3 engine=3 handling=2\nTYRES hard WET rain{}",
+                spec.reports.map(|m| format!("\nREPORTS {}", m.word(super::Lang::En))).unwrap_or_default()
             ),
         )?;
         players.push(Player::new(&address, car, &sender.mailbox_of(&address), car <= spec.policy_cars)?);
@@ -202,6 +235,7 @@ pub fn run_with(
         let mut wrote = false;
         for p in &mut players {
             if let Some((subject, body)) = answer(p, &g, &mut bot)? {
+                p.decisions += 1;
                 say(&inbox_dir, &p.address, &mut n, &subject, &body)?;
                 wrote = true;
             }
@@ -215,7 +249,19 @@ pub fn run_with(
     }
     daemon_pass(&mut daemon, &mut inbox, &mut via, &mut mails_in)?;
     let g = store.load(&game, None).map_err(|source| DaemonError::Store { game: game.clone(), source })?;
+    for p in &mut players {
+        p.read_rest()?;
+    }
     Ok(DemoResult {
+        players: players
+            .iter()
+            .map(|p| PlayerMail {
+                address: p.address.clone(),
+                car: p.car,
+                received: p.received,
+                decisions: p.decisions,
+            })
+            .collect(),
         game_dir: store.game_dir(&game),
         mails_in,
         mails_out: daemon.outbox().sent().map_err(super::daemon::io("reading the outbox"))?.len(),
@@ -237,6 +283,7 @@ pub(super) fn daemon_pass(
 /// Reads the player's new mail for the token of the welcome.
 fn read_token(p: &mut Player) -> Result<(), DaemonError> {
     for m in p.inbox.fetch(1000)? {
+        p.received += 1;
         if let Ok(msg) = Incoming::parse(&m.raw)
             && let Some(t) = msg.full_body.lines().find_map(|l| {
                 let t = l.trim().strip_prefix("TOKEN ")?.trim();
@@ -254,6 +301,7 @@ fn read_token(p: &mut Player) -> Result<(), DaemonError> {
 fn answer(p: &mut Player, g: &Game, bot: &mut Bot) -> Result<Option<(String, String)>, DaemonError> {
     let mut asked: Option<u32> = None;
     for m in p.inbox.fetch(10_000)? {
+        p.received += 1;
         if let Ok(msg) = Incoming::parse(&m.raw) {
             // A report that asks this car ends with the lines to send back: `CAR n` then
             // `TURN t` (`VOITURE n`, `TOUR t` in French).

@@ -111,6 +111,7 @@ fn demo_race_by_mail_ends_and_verifies() {
         policy_cars: 1,
         grid: steward::store::qualifying::GridMethod::Join,
         backmarkers: false,
+        reports: None,
     };
     let r = run(&spec).unwrap();
     let store = Store::new(dir.join("games"));
@@ -383,6 +384,7 @@ fn demo_race_with_qualifying_by_mail_verifies() {
         policy_cars: 1,
         grid: steward::store::qualifying::GridMethod::Qualifying,
         backmarkers: false,
+        reports: None,
     };
     let r = run(&spec).unwrap();
     let g = Store::new(dir.join("games")).load("dq", None).unwrap();
@@ -404,6 +406,7 @@ fn demo_race_with_backmarkers_by_mail_verifies() {
         policy_cars: 2,
         grid: steward::store::qualifying::GridMethod::Join,
         backmarkers: true,
+        reports: None,
     };
     let r = run(&spec).unwrap();
     let g = Store::new(dir.join("games")).load("db", None).unwrap();

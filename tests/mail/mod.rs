@@ -14,6 +14,7 @@ mod late;
 mod message;
 mod orders;
 mod policy;
+mod reports;
 mod secrets;
 mod servers;
 mod transport;
