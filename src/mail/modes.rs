@@ -255,7 +255,8 @@ pub fn condensed(g: &Game, from: u32) -> String {
             lines.extend(s.lines().filter(|l| !l.trim().is_empty()).map(|l| (None, format!("  {}", l.trim()))));
             continue;
         }
-        let here = lines.len();
+        // The lines of the cars that gave an order in this turn.
+        let mut touched: Vec<(u8, usize)> = Vec::new();
         let mut incidents = Vec::new();
         for o in &t.orders {
             let idx = match open {
@@ -271,6 +272,7 @@ pub fn condensed(g: &Game, from: u32) -> String {
                     lines.len() - 1
                 }
             };
+            touched.push((o.car, idx));
             if o.reroll {
                 lines[idx].1.push_str(" re-rolls (driver point);");
             }
@@ -284,12 +286,8 @@ pub fn condensed(g: &Game, from: u32) -> String {
         for e in &t.events {
             match (subject(&e.text), routine(&e.text)) {
                 (Some(c), Some(rest)) if !rest.starts_with("to play") && !rest.starts_with("shifts") => {
-                    // The car's line of this turn (a move that began at an earlier turn is
-                    // the open one), else a line of its own.
-                    let line = open
-                        .filter(|o| o.0 == c)
-                        .map(|o| o.1)
-                        .or_else(|| (here..lines.len()).rev().find(|&i| lines[i].0 == Some(c)));
+                    // The line of the car's move in this turn, else a line of its own.
+                    let line = touched.iter().rev().find(|t| t.0 == c).map(|t| t.1);
                     match line {
                         Some(i) => lines[i].1.push_str(&format!(" {rest};")),
                         None => incidents.push((Some(c), format!("  {} ({})", e.text, e.article))),
