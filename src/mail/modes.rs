@@ -230,8 +230,8 @@ fn hits(t: &TurnFile, car: u8) -> bool {
 }
 
 /// The summary of every turn from `from` on, one line a move: `Turn a-b car c (gear g):` then
-/// the roll, the option taken, the move, the wear; incidents, weather and moderators' actions
-/// on lines of their own; joins, starts and the like as in a full report.
+/// the roll, the option taken, the move, the wear; incidents, weather, moderators' actions and
+/// each roll's label (for `verify --mail`) on lines of their own; joins, starts and the like as in a full report.
 pub fn condensed(g: &Game, from: u32) -> String {
     let mut out = String::new();
     let from = (from as usize).min(g.turns.len());
@@ -301,6 +301,11 @@ pub fn condensed(g: &Game, from: u32) -> String {
         }
         if let Some(m) = &t.moderation {
             incidents.push((None, format!("  moderator: {}", m.name())));
+        }
+        // Every roll with its label, as in a full report: `steward verify --mail` re-derives
+        // them from the player's mails (docs/dice.md, section 5).
+        for r in &t.rolls {
+            incidents.push((None, format!("  roll {:<22} {:<10} face {:>2} = {}", r.label, r.die, r.face, r.value)));
         }
         lines.extend(incidents);
     }
