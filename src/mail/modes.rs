@@ -150,11 +150,11 @@ pub fn due(mode: ReportMode, g: &Game, car: u8, mark: &Mark, own: bool, announce
         return false;
     }
     let asked = prompt(g, car);
-    let milestone = new.iter().any(|t| milestone(t)) || announced;
+    let landmark = new.iter().any(milestone) || announced;
     let wanted = asked.is_some() && asked != mark.asked;
     match mode {
-        ReportMode::Mine => wanted || milestone || new.iter().any(|t| hits(t, car)),
-        ReportMode::Round => wanted || milestone || round(g) > mark.round,
+        ReportMode::Mine => wanted || landmark || new.iter().any(|t| hits(t, car)),
+        ReportMode::Round => wanted || landmark || round(g) > mark.round,
         ReportMode::All | ReportMode::None => unreachable!("decided above"),
     }
 }
