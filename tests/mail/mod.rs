@@ -17,6 +17,7 @@ mod orders;
 mod policy;
 mod reading;
 mod replytags;
+mod reports;
 mod secrets;
 mod servers;
 mod transport;
