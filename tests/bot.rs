@@ -229,7 +229,7 @@ fn eliminated(name: &str, weather: SimWeather, races: u32) -> usize {
 /// spaces, on which a balanced car (one road-handling point) goes out 1 time in 5 (17-0-2). On
 /// the two-lane sprint track the bot before it lost 22% of the cars dry, 54% wet and 31% in
 /// changeable weather (`steward sim --track sprint --races 1000 --seed 2026`), most of them on
-/// handling; this one about 1%, 4% and 4%. 10% of the 300 cars of the first 30 races leaves room
+/// handling; this one 1%, 4% and 3%. 10% of the 300 cars of the first 30 races leaves room
 /// for rule fixes, not for a bot that drives into the cars again.
 #[test]
 fn the_default_driver_keeps_most_cars_alive_in_every_weather_on_sprint() {
