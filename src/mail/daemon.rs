@@ -125,7 +125,7 @@ impl Daemon {
         let standing = Standing::open(&cfg.state, durability).map_err(io("opening the state directory"))?;
         let secret = daemon_secret(&cfg.state, durability)?;
         let templates = Templates::new(cfg.templates.clone())?;
-        let mut store = Store::new(cfg.games.clone());
+        let mut store = Store::new(cfg.games.clone()).keeping_games();
         store.durability = durability;
         let domain = cfg.address.rsplit('@').next().unwrap_or("steward.invalid").to_string();
         Ok(Daemon {
