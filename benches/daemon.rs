@@ -36,7 +36,8 @@ const STEWARD: &str = "daemon@players.test";
 
 /// `games` started games of `CARS` cars on sprint under `root/games`; tokens are `t<car>`.
 fn games(root: &Path, games: usize) -> Vec<u32> {
-    let store = Store { dir: root.join("games"), durability: Durability::NoSync };
+    let mut store = Store::new(root.join("games"));
+    store.durability = Durability::NoSync;
     let mut turns = Vec::new();
     for g in 0..games {
         let req = NewGame::plain(&format!("g{g}"), "sprint", 3);

@@ -27,7 +27,8 @@ fn setup() -> (PathBuf, Daemon) {
     let root = std::env::temp_dir().join(format!("steward-bench-hostile-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     std::fs::create_dir_all(&root).unwrap();
-    let store = Store { dir: root.join("games"), durability: Durability::NoSync };
+    let mut store = Store::new(root.join("games"));
+    store.durability = Durability::NoSync;
     let mut h = store.create(&NewGame::plain("g", "sprint", 1), [1; 32], Meta::now()).unwrap();
     h.join(&Join::plain("p1@players.test", "t1", 1), Meta::now()).unwrap();
     h.join(&Join::plain("p2@players.test", "t2", 2), Meta::now()).unwrap();

@@ -138,7 +138,7 @@ impl Daemon {
             None => TagKey::load(&cfg.state, durability).map_err(io("reading the reply key"))?,
         };
         let templates = Templates::new(cfg.templates.clone())?;
-        let mut store = Store::new(cfg.games.clone());
+        let mut store = Store::new(cfg.games.clone()).keeping_games();
         store.durability = durability;
         let domain = cfg.address.rsplit('@').next().unwrap_or("steward.invalid").to_string();
         Ok(Daemon {

@@ -23,6 +23,7 @@ use super::files::{
 use super::fsio::{self, DirLock, Durability, write_atomic};
 use super::qualifying::GridMethod;
 use super::replay::{Game, hex32, sha256_hex, token_hash, valid_id, wear_record};
+use super::replayed::Replayed;
 use super::time::Stamp;
 use super::verify::{self, render_game_toml, turn_path};
 
@@ -177,6 +178,8 @@ pub struct Store {
     pub dir: PathBuf,
     /// Whether writes are flushed to disk.
     pub durability: Durability,
+    /// Games kept in memory between calls ([`Store::keeping_games`]); none by default.
+    replayed: Option<Replayed>,
 }
 
 /// 32 bytes from the operating system's random source.
@@ -218,7 +221,25 @@ pub fn track_text(name_or_path: &str) -> Result<(String, String), StoreError> {
 impl Store {
     /// The store in `dir`, flushing every write.
     pub fn new(dir: impl Into<PathBuf>) -> Self {
-        Store { dir: dir.into(), durability: Durability::Sync }
+        Store { dir: dir.into(), durability: Durability::Sync, replayed: None }
+    }
+
+    /// This store, keeping each game it opens in memory for the next [`Store::open`] as long as
+    /// its files do not change (`store::replayed`): for a long-running process, the daemon.
+    pub fn keeping_games(mut self) -> Self {
+        self.replayed = Some(Replayed::default());
+        self
+    }
+
+    /// How many games are kept in memory.
+    pub fn kept_games(&self) -> usize {
+        self.replayed.as_ref().map_or(0, Replayed::len)
+    }
+
+    /// How many times [`Store::open`] replayed a game from its files, in a store
+    /// [`keeping_games`](Store::keeping_games) (0 in any other).
+    pub fn replays(&self) -> u64 {
+        self.replayed.as_ref().map_or(0, Replayed::replays)
     }
 
     /// The directory of game `id`.
@@ -315,10 +336,19 @@ impl Store {
         fsio::step();
         drop(_guard);
         let lock = DirLock::take(&dir).map_err(|e| io(&dir, e))?;
-        Ok(Handle { dir, game, game_toml: game_toml.into_bytes(), durability: d, _lock: lock })
+        Ok(Handle {
+            dir,
+            game: Some(game),
+            game_toml: game_toml.into_bytes(),
+            durability: d,
+            kept: self.replayed.clone(),
+            _lock: lock,
+        })
     }
 
-    /// Opens game `id` for writing: takes its lock and replays it with every check.
+    /// Opens game `id` for writing: takes its lock and replays it with every check (or, in a
+    /// store [`keeping_games`](Store::keeping_games), takes the game kept from the last call if
+    /// its files have not changed since).
     pub fn open(&self, id: &str) -> Result<Handle, StoreError> {
         let dir = self.game_dir(id);
         if !valid_id(id) || !dir.join("turns").is_dir() {
@@ -328,14 +358,23 @@ impl Store {
         for d in [dir.clone(), dir.join("turns")] {
             fsio::remove_temps(&d).map_err(|e| StoreError::io(&d, e))?;
         }
-        let loaded = verify::load(&dir, None, true, None)?;
-        verify::check_game_toml(loaded.game_toml.as_deref(), &loaded.game)?;
-        let game = loaded.game;
+        let (game, game_toml) = match self.replayed.as_ref().and_then(|r| r.take_fresh(&dir)) {
+            Some(kept) => kept,
+            None => {
+                if let Some(r) = &self.replayed {
+                    r.count_replay();
+                }
+                let loaded = verify::load(&dir, None, true, None)?;
+                verify::check_game_toml(loaded.game_toml.as_deref(), &loaded.game)?;
+                (loaded.game, loaded.game_toml.unwrap_or_default())
+            }
+        };
         let mut h = Handle {
             dir,
-            game,
-            game_toml: loaded.game_toml.unwrap_or_default(),
+            game: Some(game),
+            game_toml,
             durability: self.durability,
+            kept: self.replayed.clone(),
             _lock: lock,
         };
         h.sync_game_toml()?;
@@ -361,21 +400,37 @@ pub fn load_dir(dir: &Path, upto: Option<u32>) -> Result<Game, StoreError> {
 #[derive(Debug)]
 pub struct Handle {
     dir: PathBuf,
-    game: Game,
+    /// `None` only while dropped (the game goes back to `kept`).
+    game: Option<Game>,
     game_toml: Vec<u8>,
     durability: Durability,
+    kept: Option<Replayed>,
+    // Declared last: dropped after `Drop::drop` has put the game back, so that happens under
+    // the game's lock.
     _lock: DirLock,
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        if let (Some(kept), Some(game)) = (self.kept.take(), self.game.take()) {
+            kept.put(self.dir.clone(), game, std::mem::take(&mut self.game_toml));
+        }
+    }
 }
 
 impl Handle {
     /// The game as it stands.
     pub fn game(&self) -> &Game {
-        &self.game
+        self.game.as_ref().expect("a handle holds its game until dropped")
+    }
+
+    fn game_mut(&mut self) -> &mut Game {
+        self.game.as_mut().expect("a handle holds its game until dropped")
     }
 
     /// Keep the state right after each move (`Race::after_move`), for invariant checks.
     pub fn keep_states_after_moves(&mut self) {
-        self.game.keep_after_move = true;
+        self.game_mut().keep_after_move = true;
     }
 
     /// The game's directory.
@@ -385,17 +440,17 @@ impl Handle {
 
     /// The last turn written.
     pub fn last(&self) -> &TurnFile {
-        self.game.turns.last().expect("a game has turn 0")
+        self.game().turns.last().expect("a game has turn 0")
     }
 
     fn input(&self, kind: Kind, meta: Meta) -> TurnFile {
-        let mut t = TurnFile::new(self.game.next_turn(), kind, meta.at.to_string());
+        let mut t = TurnFile::new(self.game().next_turn(), kind, meta.at.to_string());
         t.source = meta.source;
         t
     }
 
     fn need_seed(&self) -> Result<(), StoreError> {
-        if self.game.seed.is_none() {
+        if self.game().seed.is_none() {
             return Err(StoreError::NoSecret(self.dir.join("secret.toml")));
         }
         Ok(())
@@ -403,7 +458,7 @@ impl Handle {
 
     /// Applies `input`, writes the turn file it produces, and rewrites `game.toml` if needed.
     fn commit(&mut self, input: TurnFile) -> Result<&TurnFile, StoreError> {
-        let (out, next) = self.game.apply(&input)?;
+        let (out, next) = self.game().apply(&input)?;
         let text = toml::to_string(&out).map_err(|e| StoreError::io(&self.dir, std::io::Error::other(e)))?;
         let rel = turn_path(out.turn);
         let path = self.dir.join(&rel);
@@ -411,13 +466,13 @@ impl Handle {
             return Err(StoreError::BadTurn { turn: out.turn, file: rel, why: "the file exists already".into() });
         }
         write_atomic(&path, text.as_bytes(), self.durability, false).map_err(|e| StoreError::io(&path, e))?;
-        self.game.push(out, next, sha256_hex(text.as_bytes()));
+        self.game_mut().push(out, next, sha256_hex(text.as_bytes()));
         self.sync_game_toml()?;
         Ok(self.last())
     }
 
     fn sync_game_toml(&mut self) -> Result<(), StoreError> {
-        let want = render_game_toml(&self.game);
+        let want = render_game_toml(self.game());
         if want.as_bytes() != self.game_toml.as_slice() {
             let path = self.dir.join("game.toml");
             write_atomic(&path, want.as_bytes(), self.durability, false).map_err(|e| StoreError::io(&path, e))?;
@@ -428,7 +483,7 @@ impl Handle {
 
     /// A player joins; returns the turn (its `player.car` is the car's number).
     pub fn join(&mut self, req: &Join, meta: Meta) -> Result<&TurnFile, StoreError> {
-        let g = &self.game;
+        let g = self.game();
         let car = match req.car {
             Some(c) => c,
             None => (1..=99u8).find(|c| g.now.players.iter().all(|p| p.car != *c)).unwrap_or(0),
@@ -518,9 +573,9 @@ impl Handle {
     /// its choice, or only the choice when the roll is made.
     pub fn bot_move(&mut self, bot: &mut Bot, meta: Meta) -> Result<&TurnFile, StoreError> {
         self.need_seed()?;
-        if let Some(q) = &self.game.now.qualifying {
+        if let Some(q) = &self.game().now.qualifying {
             // The first lap still going on, a bot's first (ruling 31).
-            let bots: Vec<u8> = self.game.now.players.iter().filter(|p| p.bot).map(|p| p.car).collect();
+            let bots: Vec<u8> = self.game().now.players.iter().filter(|p| p.bot).map(|p| p.car).collect();
             let awaited = q.awaited();
             let car = awaited
                 .iter()
@@ -530,7 +585,7 @@ impl Handle {
                 .ok_or(StoreError::Over)?;
             return self.bot_lap(car, bot, meta);
         }
-        let g = &self.game;
+        let g = self.game();
         let race = g.now.race.as_ref().ok_or(StoreError::NotStarted)?;
         if g.now.over {
             return Err(StoreError::Over);
@@ -572,7 +627,7 @@ impl Handle {
     pub fn bot_lap(&mut self, car: u8, bot: &mut Bot, meta: Meta) -> Result<&TurnFile, StoreError> {
         use crate::engine::qualifying::LapDriver;
         self.need_seed()?;
-        let g = &self.game;
+        let g = self.game();
         let q = g.now.qualifying.as_ref().ok_or(StoreError::NotStarted)?;
         let e = q.entry(car).ok_or(StoreError::NoSuchCar(car))?;
         let mut input = self.input(Kind::Move, meta);
@@ -636,7 +691,7 @@ impl Handle {
 
     /// The car of the player at `address` whose token is `token`.
     pub fn authenticate(&self, address: &str, token: &str) -> Result<u8, StoreError> {
-        authenticate(&self.game, address, token)
+        authenticate(self.game(), address, token)
     }
 }
 

@@ -65,7 +65,8 @@ pub fn run(
     dir: &Path,
     durability: Durability,
 ) -> Result<String, KeepError> {
-    let store = Store { dir: dir.to_path_buf(), durability };
+    let mut store = Store::new(dir);
+    store.durability = durability;
     let mut bot = Bot::new();
     let mut results = Vec::new();
     let mut out = String::new();

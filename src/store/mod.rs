@@ -21,6 +21,7 @@ pub mod fsio;
 pub mod keep;
 pub mod qualifying;
 pub mod replay;
+pub mod replayed;
 pub mod show;
 pub mod time;
 pub mod verify;

@@ -103,7 +103,7 @@ fn parse_turn(n: u32, bytes: &[u8]) -> Result<TurnFile, StoreError> {
     Ok(t)
 }
 
-fn list_turns(dir: &Path) -> Result<Vec<(u32, String)>, StoreError> {
+pub(super) fn list_turns(dir: &Path) -> Result<Vec<(u32, String)>, StoreError> {
     let turns_dir = dir.join("turns");
     let entries = fs::read_dir(&turns_dir).map_err(|e| StoreError::io(&turns_dir, e))?;
     let mut numbers = Vec::new();

@@ -430,7 +430,8 @@ mod daemon_fuzz {
         cfg.moderators.push(ModeratorConfig { address: MOD.into(), token_sha256: moderator_token_hash(MOD_TOKEN) });
         cfg.rate_per_hour = 1_000_000;
         cfg.max_message_bytes = 1 << 20;
-        let store = Store { dir: root.join("games"), durability: Durability::NoSync };
+        let mut store = Store::new(root.join("games"));
+        store.durability = Durability::NoSync;
         let mut h = store.create(&NewGame::plain("g", "sprint", 3), [3; 32], Meta::now()).unwrap();
         h.join(&Join::plain("p1@test.invalid", TOKENS[0], 1), Meta::now()).unwrap();
         h.join(&Join::plain("p2@test.invalid", TOKENS[1], 2), Meta::now()).unwrap();

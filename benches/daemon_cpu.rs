@@ -1,0 +1,107 @@
+//! The daemon's CPU per message (issue 17's row): 500 order mails over 20 four-car games on
+//! sprint, Maildir in and out, one `Daemon::pass` (what `steward serve --once` runs), fsync on.
+//! Prints the process CPU time per message (user + system, from `/proc/self/stat`), the wall
+//! time, and how many times a game was replayed from its files (a game should be replayed at
+//! most once per daemon run: `store::replayed`).
+//!
+//! Not criterion: one pass changes the games, so each figure is a timed run on fresh state;
+//! three runs are printed. `cargo bench --bench daemon_cpu`. The fsyncs and file opens of the
+//! same work are counted with strace (docs/performance.md).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use steward::mail::config::ServeConfig;
+use steward::mail::daemon::Daemon;
+use steward::mail::outbox::Via;
+use steward::mail::transport::{MaildirInbox, MaildirSender, deliver};
+use steward::store::fsio::Durability;
+use steward::store::{Join, Meta, NewGame, Store};
+
+const MAILS: usize = 500;
+const GAMES: usize = 20;
+const CARS: u8 = 4;
+const STEWARD: &str = "daemon@players.test";
+
+/// `GAMES` started games of `CARS` cars on sprint; tokens are `t<car>`.
+fn games(root: &Path) -> Vec<u32> {
+    let mut store = Store::new(root.join("games"));
+    store.durability = Durability::NoSync;
+    (0..GAMES)
+        .map(|g| {
+            let mut h =
+                store.create(&NewGame::plain(&format!("g{g}"), "sprint", 3), [g as u8; 32], Meta::now()).unwrap();
+            for car in 1..=CARS {
+                h.join(&Join::plain(&format!("p{car}@players.test"), &format!("t{car}"), car), Meta::now()).unwrap();
+            }
+            h.start(Meta::now()).unwrap();
+            h.game().next_turn() - 1
+        })
+        .collect()
+}
+
+/// Order mail `i`: a gear for the car whose turn it may be, a standing policy, or a board
+/// request.
+fn order_mail(i: usize, turns: &[u32]) -> Vec<u8> {
+    let g = i % turns.len();
+    let car = 1 + (i / turns.len()) % CARS as usize;
+    let order = match i % 3 {
+        0 => format!("TURN {}\r\nGEAR {}", turns[g], 1 + i % 2),
+        1 => "POLICY FARTHEST-FREE ELSE SAFEST".to_string(),
+        _ => "BOARD".to_string(),
+    };
+    format!(
+        "From: p{car}@players.test\r\nTo: {STEWARD}\r\nSubject: Re: g{g}\r\nMessage-ID: <cpu-{i}@players.test>\r\n\
+         Content-Type: text/plain; charset=utf-8\r\n\r\nGAME g{g}\r\nCAR {car}\r\nTOKEN t{car}\r\n{order}\r\n"
+    )
+    .into_bytes()
+}
+
+/// User + system CPU time of this process so far, in seconds.
+fn cpu_seconds() -> f64 {
+    let stat = fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name (which may hold spaces) start after the last ')'.
+    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    // utime and stime are fields 14 and 15 of the line: 12 and 13 after the command.
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+fn run(n: usize) -> (f64, f64, u64) {
+    let root: PathBuf = std::env::temp_dir().join(format!("steward-bench-cpu-{n}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&root);
+    fs::create_dir_all(&root).unwrap();
+    let turns = games(&root);
+    let inbox_dir = root.join("mail").join(STEWARD);
+    for i in 0..MAILS {
+        deliver(&inbox_dir, &order_mail(i, &turns)).unwrap();
+    }
+    let mut cfg = ServeConfig::local(&root, STEWARD);
+    cfg.rate_per_hour = u32::MAX;
+    let mut d = Daemon::new(cfg, Durability::Sync).unwrap();
+    let mut inbox = MaildirInbox::open(&inbox_dir).unwrap();
+    let mut via = Via(MaildirSender::per_recipient(root.join("mail")));
+    let (c0, t0) = (cpu_seconds(), Instant::now());
+    let p = d.pass(&mut inbox, &mut via).unwrap();
+    let (cpu, wall) = (cpu_seconds() - c0, t0.elapsed().as_secs_f64());
+    assert_eq!(p.processed, MAILS);
+    let replays = d.store().replays();
+    let _ = fs::remove_dir_all(&root);
+    (cpu, wall, replays)
+}
+
+fn main() {
+    println!(
+        "== {MAILS} order mails over {GAMES} games of {CARS} cars, Maildir in and out, one Daemon::pass, fsync on"
+    );
+    for n in 0..3 {
+        let (cpu, wall, replays) = run(n);
+        println!(
+            "run {n}: CPU {:.2} ms per message ({cpu:.2} s), wall {:.2} ms per message, games replayed from files: {replays} ({GAMES} games)",
+            cpu * 1000.0 / MAILS as f64,
+            wall * 1000.0 / MAILS as f64,
+        );
+    }
+}
