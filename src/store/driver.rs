@@ -670,14 +670,14 @@ impl Handle {
     /// Moderator: the game returns to the end of turn `to` (docs/store.md, "Rollbacks"): the
     /// turns after it stay in the chain, rolled back, and later rolls take new labels.
     pub fn rollback(&mut self, to: u32, meta: Meta) -> Result<&TurnFile, StoreError> {
-        if let Some(why) = self.game.rollback_refusal(to) {
+        if let Some(why) = self.game().rollback_refusal(to) {
             return Err(StoreError::BadModeration(why));
         }
         let mut input = self.input(Kind::Rollback, meta);
         input.rollback = Some(super::files::RollbackRecord {
             to,
-            head: self.game.hashes.last().cloned().unwrap_or_default(),
-            epoch: self.game.now.epoch + 1,
+            head: self.game().hashes.last().cloned().unwrap_or_default(),
+            epoch: self.game().now.epoch + 1,
         });
         self.commit(input)
     }
