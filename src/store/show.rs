@@ -250,7 +250,7 @@ pub(crate) fn final_marks(st: &RaceState) -> BoardMarks {
 pub(crate) fn sheets(game: &Game, st: &RaceState, out: &mut String) {
     let pos = positions(game, st);
     let mut rows: Vec<usize> = (0..st.cars.len())
-        .filter(|&i| !(st.cars[i].backmarker && !st.cars[i].status.on_board())) // taken off the track
+        .filter(|&i| !st.cars[i].backmarker || st.cars[i].status.on_board()) // taken off the track
         .collect();
     rows.sort_by_key(|&i| (st.cars[i].backmarker, pos[i].is_none(), pos[i], st.cars[i].number));
     let statuses: Vec<String> = st.cars.iter().map(|c| status(c.status)).collect();
