@@ -46,10 +46,6 @@ pub enum MailCommand {
         /// first lap (ruling 49; they need two laps or more).
         #[arg(long)]
         backmarkers: bool,
-        /// The report mode every player asks for with their JOIN: mine (the default: a mail
-        /// when something is theirs to do), round, all (every move) or none.
-        #[arg(long, default_value = "mine")]
-        reports: String,
     },
     /// Print the hash of a moderator's token, for `[[moderator]]` in steward.toml.
     TokenHash {
@@ -92,9 +88,7 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
             })?;
             Ok(ExitCode::SUCCESS)
         }
-        MailCommand::Demo { dir, track, cars, laps, grid, backmarkers, reports } => {
-            let reports = crate::mail::modes::ReportMode::parse(&crate::mail::orders::squash(&reports))
-                .with_context(|| format!("unknown report mode `{reports}` (mine, round, all, none)"))?;
+        MailCommand::Demo { dir, track, cars, laps, grid, backmarkers } => {
             let grid = crate::store::qualifying::GridMethod::parse(&grid)
                 .with_context(|| format!("unknown grid `{grid}` (join, qualifying, qualifying-black-die)"))?;
             let (root, _tmp) = match dir {
@@ -111,30 +105,11 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
                 }
             };
             let game = format!("demo-{}", crate::store::Stamp::now().0);
-            let spec = DemoSpec {
-                dir: root.clone(),
-                game,
-                track,
-                cars,
-                laps,
-                policy_cars: cars / 2,
-                grid,
-                backmarkers,
-                reports: (reports != crate::mail::modes::ReportMode::Mine).then_some(reports),
-            };
+            let spec =
+                DemoSpec { dir: root.clone(), game, track, cars, laps, policy_cars: cars / 2, grid, backmarkers };
             let r = run_demo(&spec)?;
             outln!("{}", r.final_text);
             outln!("Mail: the daemon read {} message(s) and sent {}.", r.mails_in, r.mails_out);
-            for p in &r.players {
-                outln!(
-                    "  {} (car {}): received {} mail(s) for {} decision(s) sent (reports {})",
-                    p.address,
-                    p.car,
-                    p.received,
-                    p.decisions,
-                    reports.code()
-                );
-            }
             outln!("Game directory: {}", r.game_dir.display());
             outln!(
                 "Check every roll: {} verify --games {} {}",

@@ -28,7 +28,6 @@ fn spec(dir: &Path) -> DemoSpec {
         policy_cars: 1,
         grid: steward::store::qualifying::GridMethod::Join,
         backmarkers: false,
-        reports: None,
     }
 }
 

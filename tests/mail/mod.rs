@@ -17,7 +17,6 @@ mod orders;
 mod policy;
 mod reading;
 mod replytags;
-mod reports;
 mod secrets;
 mod servers;
 mod transport;

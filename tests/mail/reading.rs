@@ -62,7 +62,6 @@ fn every_mail_of_a_demo_with_qualifying_reads_right() {
         policy_cars: 1,
         grid: steward::store::qualifying::GridMethod::Qualifying,
         backmarkers: false,
-        reports: None,
     };
     run(&spec).unwrap();
     let all = mails(&dir);
@@ -163,7 +162,6 @@ fn the_sheet_legend_in_english_and_french() {
         policy_cars: 0,
         grid: steward::store::qualifying::GridMethod::Join,
         backmarkers: false,
-        reports: None,
     };
     run(&spec).unwrap();
     let g = Store::new(dir.join("games")).load("rf", None).unwrap();

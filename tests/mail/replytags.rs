@@ -279,7 +279,6 @@ fn the_demos_players_answer_by_replying_with_the_bare_answer() {
         policy_cars: 1,
         grid: steward::store::qualifying::GridMethod::Qualifying,
         backmarkers: false,
-        reports: None,
     };
     run(&spec).unwrap();
     let g = Store::new(dir.join("games")).load("demo", None).unwrap();

@@ -5,9 +5,7 @@
 use super::*;
 use crate::mail::compose::Picture;
 use crate::mail::limits::{ECHO_BYTES, ECHO_LINES, STRANGER_ECHO_LINES, STRANGER_TEXT, cap_receipt, cap_text};
-use crate::mail::modes::{self, Mark, ReportMode};
 use crate::mail::secrets::visible;
-use crate::mail::standing::{Inflight, ReportPrefs};
 
 impl Daemon {
     /// The replies of a job: the sender's (receipt, help, the reports they asked for or that
@@ -41,7 +39,6 @@ impl Daemon {
         let mut sender_subject: Option<String> = None;
         // The sender's reply shows the picture of the first board it reports.
         let mut sender_picture: Option<Picture> = None;
-        let mut marks = Vec::new();
         let games: Vec<(String, u32)> = job.first.iter().map(|(g, f)| (g.clone(), *f)).collect();
         for (game, first) in games {
             let h = match self.store.open(&game) {
@@ -71,19 +68,9 @@ impl Daemon {
             }
             for (address, car) in recipients {
                 let lang = self.lang_of(&address);
-                let own = msg.is_some() && address.eq_ignore_ascii_case(&job.sender);
-                let text = match car {
-                    // Each player's report mode (docs/daemon.md, "When reports go").
-                    Some(car) => {
-                        match self.mode_report(&mut job.marks, g, first, car, lang, &extra, own, &mut marks)? {
-                            Some(text) => text,
-                            None => continue,
-                        }
-                    }
-                    None => self.report_text(g, first, car, lang, &extra)?,
-                };
+                let text = self.report_text(g, first, car, lang, &extra)?;
                 let reply_to = car.and_then(|c| self.prompt_address(g, c));
-                if own {
+                if msg.is_some() && address.eq_ignore_ascii_case(&job.sender) {
                     sender_reply_to = sender_reply_to.or(reply_to);
                     sender_picture = sender_picture.or_else(|| board_picture(g, car, lang));
                     sender_text.push('\n');
@@ -103,7 +90,6 @@ impl Daemon {
                 });
             }
         }
-        self.write_marks(job, marks)?;
         for t in std::mem::take(&mut job.extras.league) {
             sender_text.push('\n');
             sender_text.push_str(&t);
@@ -156,63 +142,6 @@ impl Daemon {
         Ok(out)
     }
 
-    /// Car `car`'s player's report of `g` in their mode, if this job sends them one: `ALL`,
-    /// today's full report from `first`; the other modes, a condensed report of everything
-    /// since the player's previous mail. The new mark goes to `marks` (written by
-    /// [`Daemon::write_marks`]); the mark it replaces is kept in `before_job` (the job's marks).
-    #[allow(clippy::too_many_arguments)]
-    fn mode_report(
-        &self,
-        before_job: &mut std::collections::BTreeMap<String, Mark>,
-        g: &Game,
-        first: u32,
-        car: u8,
-        lang: Lang,
-        extra: &[&str],
-        own: bool,
-        marks: &mut Vec<(String, u8, ReportPrefs)>,
-    ) -> Result<Option<String>, DaemonError> {
-        let game = &g.setup.id;
-        let mut prefs = self.standing.reports(game, car).map_err(io("reading report modes"))?;
-        let mode = ReportMode::from_code(prefs.mode.as_deref());
-        let key = format!("{game}/{car}");
-        let before = match before_job.get(&key) {
-            Some(m) => m.clone(),
-            None => prefs.mark.clone().unwrap_or_else(|| Mark {
-                turn: first.saturating_sub(1),
-                round: modes::round(g),
-                asked: None,
-            }),
-        };
-        if !modes::due(mode, g, car, &before, own, !extra.is_empty()) {
-            return Ok(None);
-        }
-        let text = if mode == ReportMode::All {
-            self.report_text(g, first, Some(car), lang, extra)?
-        } else {
-            let condensed = modes::condensed(g, before.turn + 1);
-            self.report_with(g, before.turn + 1, Some(car), lang, extra, Some(condensed))?
-        };
-        before_job.entry(key).or_insert(before);
-        prefs.mark = Some(modes::mark_now(g, car));
-        marks.push((game.clone(), car, prefs));
-        Ok(Some(text))
-    }
-
-    /// Writes the players' new report marks, once the marks they replace are in
-    /// `inflight.toml`: a job processed again after a crash decides on the old ones.
-    fn write_marks(&mut self, job: &Job, marks: Vec<(String, u8, ReportPrefs)>) -> Result<(), DaemonError> {
-        if marks.is_empty() {
-            return Ok(());
-        }
-        let inflight = Inflight { key: job.key.clone(), first: job.first.clone(), marks: job.marks.clone() };
-        self.standing.set_inflight(&inflight).map_err(io("writing inflight.toml"))?;
-        for (game, car, prefs) in marks {
-            self.standing.set_reports(&game, car, &prefs).map_err(io("writing a report mark"))?;
-        }
-        Ok(())
-    }
-
     pub(super) fn report_text(
         &self,
         g: &Game,
@@ -221,24 +150,7 @@ impl Daemon {
         lang: Lang,
         extra: &[&str],
     ) -> Result<String, DaemonError> {
-        self.report_with(g, first, car, lang, extra, None)
-    }
-
-    /// [`Daemon::report_text`], its summary replaced by `summary` when given (a report mode's
-    /// condensed summary, `mail::modes`).
-    fn report_with(
-        &self,
-        g: &Game,
-        first: u32,
-        car: Option<u8>,
-        lang: Lang,
-        extra: &[&str],
-        summary: Option<String>,
-    ) -> Result<String, DaemonError> {
         let mut r = report(g, first, car, lang);
-        if let Some(s) = summary {
-            r.summary = s;
-        }
         if let Some(you) = r.you {
             r.reply = self.prompt_address(g, you);
             r.bare = r
