@@ -193,7 +193,11 @@ fn season_mails() -> Vec<PathBuf> {
             let p = e.path();
             if p.is_dir() {
                 walk(&p, out);
-            } else if p.parent().and_then(|d| d.file_name()).is_some_and(|n| n == "new" || n == "cur") {
+            } else if p.parent().and_then(|d| d.file_name()).is_some_and(|n| n == "new" || n == "cur")
+                // steward's own mailbox holds the players' mails (their replies quote a report's
+                // board as text); only steward's mails are reports.
+                && !p.components().any(|c| c.as_os_str() == "steward@demo.invalid")
+            {
                 out.push(p);
             }
         }

@@ -689,7 +689,7 @@ fn a_league_driver_rerolls_a_gear_roll_by_mail() {
         let who = format!("p{car}@test.invalid");
         let reply = body_of(&w.read(&who));
         if car == 1 && choice && steward::engine::play::rerollable(g.pending_roll(1).unwrap()) {
-            assert!(reply.contains("REROLL (2 driver point(s))"), "{reply}");
+            assert!(reply.contains("REROLL (2 driver points)"), "{reply}");
             offered = true;
             break;
         }

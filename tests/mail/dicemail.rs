@@ -127,9 +127,18 @@ fn every_first_mail_carries_the_commitment_and_every_report_its_receipt() {
         let mut mails: Vec<(i64, String, String)> = Vec::new();
         for sub in ["new", "cur"] {
             for f in std::fs::read_dir(mailbox(dir, car).join(sub)).unwrap() {
-                let raw = std::fs::read(f.unwrap().path()).unwrap();
+                let path = f.unwrap().path();
+                let raw = std::fs::read(&path).unwrap();
                 let m = MessageParser::default().parse(&raw).unwrap();
-                let date = m.date().unwrap().to_timestamp();
+                // Delivery order: the date, then the sender's delivery counter in the Maildir
+                // name (`<secs>.M<usecs>P<pid>Q<n>`), since mails a second apart share a date.
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                let q: i64 = name
+                    .split_once('Q')
+                    .map(|(_, r)| r.chars().take_while(char::is_ascii_digit).collect::<String>())
+                    .and_then(|d| d.parse().ok())
+                    .unwrap_or(0);
+                let date = m.date().unwrap().to_timestamp() * 1_000_000_000 + q;
                 mails.push((
                     date,
                     m.subject().unwrap_or("").to_string(),
@@ -138,8 +147,15 @@ fn every_first_mail_carries_the_commitment_and_every_report_its_receipt() {
             }
         }
         mails.sort();
-        let first = mails.iter().find(|(_, _, body)| body.contains(GAME)).unwrap();
-        assert!(first.2.contains(&format!("Commitment: {commitment}")), "first mail of car {car}:\n{}", first.2);
+        // The commitment reaches the player before any mail that shows a roll (a receipt to an
+        // order that rolls nothing, `POLICY` say, may come first).
+        let committed = mails.iter().position(|(_, _, body)| body.contains(&format!("Commitment: {commitment}")));
+        let rolled = mails.iter().position(|(_, _, body)| body.contains(" rolls ")).expect("a roll was mailed");
+        assert!(
+            committed.is_some_and(|c| c <= rolled),
+            "car {car}: the first roll came before the commitment:\n{}",
+            mails[rolled].2
+        );
         let welcome = mails.iter().find(|(_, s, _)| s.contains("you drive car")).unwrap();
         assert!(welcome.2.contains(&format!("Commitment: {commitment}")), "{}", welcome.2);
         // The reports: mailed to every player ("[game] turn N: ..."), or in the reply to the
@@ -147,9 +163,10 @@ fn every_first_mail_carries_the_commitment_and_every_report_its_receipt() {
         let reports: Vec<_> = mails
             .iter()
             .filter(|(_, s, _)| {
-                // A reply to a report keeps its subject (`Re: [game] turn N: ...`).
+                // A report's subject names game, car, what is asked and the turn (`[game] car 1:
+                // your gear (turn N)`); a reply to a report keeps it after `Re: `.
                 let s = s.strip_prefix("Re: ").unwrap_or(s);
-                s.starts_with(&format!("[{GAME}] turn ")) || s.starts_with("turn ")
+                s.starts_with(&format!("[{GAME}] ")) && s.contains("(turn ")
             })
             .collect();
         assert!(reports.len() > 20, "car {car} got {} reports", reports.len());

@@ -577,7 +577,7 @@ fn backmarkers_join_a_stored_race_and_every_roll_is_re_derived() {
     assert!(moves_by_backmarkers > 0, "the backmarkers move");
     // Half the field of four: two backmarkers, on the board after the placing turn.
     let shown = ok(&g, &["show", "bm", "--turn", &placed.to_string()]);
-    let rows = shown.lines().filter(|l| l.split_whitespace().nth(2) == Some("backmarker")).count();
+    let rows = shown.lines().filter(|l| l.split_whitespace().last() == Some("backmarker")).count();
     assert_eq!(rows, 2, "{shown}");
     let game = steward::store::driver::load_dir(&dir, None).unwrap();
     let st = &game.now.race.as_ref().unwrap().state;
