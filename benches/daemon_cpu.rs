@@ -9,7 +9,7 @@
 //! same work are counted with strace (docs/performance.md).
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use steward::mail::config::ServeConfig;
@@ -17,46 +17,13 @@ use steward::mail::daemon::Daemon;
 use steward::mail::outbox::Via;
 use steward::mail::transport::{MaildirInbox, MaildirSender, deliver};
 use steward::store::fsio::Durability;
-use steward::store::{Join, Meta, NewGame, Store};
+
+#[path = "support/orders.rs"]
+mod orders;
+use orders::{CARS, STEWARD, games, order_mail};
 
 const MAILS: usize = 500;
 const GAMES: usize = 20;
-const CARS: u8 = 4;
-const STEWARD: &str = "daemon@players.test";
-
-/// `GAMES` started games of `CARS` cars on sprint; tokens are `t<car>`.
-fn games(root: &Path) -> Vec<u32> {
-    let mut store = Store::new(root.join("games"));
-    store.durability = Durability::NoSync;
-    (0..GAMES)
-        .map(|g| {
-            let mut h =
-                store.create(&NewGame::plain(&format!("g{g}"), "sprint", 3), [g as u8; 32], Meta::now()).unwrap();
-            for car in 1..=CARS {
-                h.join(&Join::plain(&format!("p{car}@players.test"), &format!("t{car}"), car), Meta::now()).unwrap();
-            }
-            h.start(Meta::now()).unwrap();
-            h.game().next_turn() - 1
-        })
-        .collect()
-}
-
-/// Order mail `i`: a gear for the car whose turn it may be, a standing policy, or a board
-/// request.
-fn order_mail(i: usize, turns: &[u32]) -> Vec<u8> {
-    let g = i % turns.len();
-    let car = 1 + (i / turns.len()) % CARS as usize;
-    let order = match i % 3 {
-        0 => format!("TURN {}\r\nGEAR {}", turns[g], 1 + i % 2),
-        1 => "POLICY FARTHEST-FREE ELSE SAFEST".to_string(),
-        _ => "BOARD".to_string(),
-    };
-    format!(
-        "From: p{car}@players.test\r\nTo: {STEWARD}\r\nSubject: Re: g{g}\r\nMessage-ID: <cpu-{i}@players.test>\r\n\
-         Content-Type: text/plain; charset=utf-8\r\n\r\nGAME g{g}\r\nCAR {car}\r\nTOKEN t{car}\r\n{order}\r\n"
-    )
-    .into_bytes()
-}
 
 /// User + system CPU time of this process so far, in seconds.
 fn cpu_seconds() -> f64 {
@@ -73,7 +40,7 @@ fn run(n: usize) -> (f64, f64, u64) {
     let root: PathBuf = std::env::temp_dir().join(format!("steward-bench-cpu-{n}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&root);
     fs::create_dir_all(&root).unwrap();
-    let turns = games(&root);
+    let turns = games(&root, GAMES);
     let inbox_dir = root.join("mail").join(STEWARD);
     for i in 0..MAILS {
         deliver(&inbox_dir, &order_mail(i, &turns)).unwrap();

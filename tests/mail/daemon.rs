@@ -102,16 +102,7 @@ fn body_of(msgs: &[Incoming]) -> String {
 #[test]
 fn demo_race_by_mail_ends_and_verifies() {
     let dir = scratch("demo");
-    let spec = DemoSpec {
-        dir: dir.clone(),
-        game: "demo".into(),
-        track: "sprint".into(),
-        cars: 3,
-        laps: 1,
-        policy_cars: 1,
-        grid: steward::store::qualifying::GridMethod::Join,
-        backmarkers: false,
-    };
+    let spec = super::sprint_demo(&dir, "demo", 3, 1, steward::store::qualifying::GridMethod::Join);
     let r = run(&spec).unwrap();
     let store = Store::new(dir.join("games"));
     let g = store.load("demo", None).unwrap();
@@ -374,16 +365,7 @@ fn qualifying_laps_by_mail_then_the_race() {
 #[test]
 fn demo_race_with_qualifying_by_mail_verifies() {
     let dir = scratch("demo-qualifying");
-    let spec = DemoSpec {
-        dir: dir.clone(),
-        game: "dq".into(),
-        track: "sprint".into(),
-        cars: 3,
-        laps: 1,
-        policy_cars: 1,
-        grid: steward::store::qualifying::GridMethod::Qualifying,
-        backmarkers: false,
-    };
+    let spec = super::sprint_demo(&dir, "dq", 3, 1, steward::store::qualifying::GridMethod::Qualifying);
     let r = run(&spec).unwrap();
     let g = Store::new(dir.join("games")).load("dq", None).unwrap();
     assert!(g.now.over && g.now.qualified.as_ref().is_some_and(|q| q.entries.len() == 3));
@@ -396,14 +378,9 @@ fn demo_race_with_backmarkers_by_mail_verifies() {
     // in the turns of the players' moves, the reports show them, and the race verifies.
     let dir = scratch("demo-backmarkers");
     let spec = DemoSpec {
-        dir: dir.clone(),
-        game: "db".into(),
-        track: "sprint".into(),
-        cars: 4,
         laps: 2,
-        policy_cars: 2,
-        grid: steward::store::qualifying::GridMethod::Join,
         backmarkers: true,
+        ..super::sprint_demo(&dir, "db", 4, 2, steward::store::qualifying::GridMethod::Join)
     };
     let r = run(&spec).unwrap();
     let g = Store::new(dir.join("games")).load("db", None).unwrap();

@@ -19,16 +19,7 @@ use crate::support::steward;
 const GAME: &str = "dicemail";
 
 fn spec(dir: &Path) -> DemoSpec {
-    DemoSpec {
-        dir: dir.to_path_buf(),
-        game: GAME.into(),
-        track: "sprint".into(),
-        cars: 2,
-        laps: 1,
-        policy_cars: 1,
-        grid: steward::store::qualifying::GridMethod::Join,
-        backmarkers: false,
-    }
+    super::sprint_demo(dir, GAME, 2, 1, steward::store::qualifying::GridMethod::Join)
 }
 
 /// One honest demo race, played once; each test copies it.

@@ -21,7 +21,10 @@ mod secrets;
 mod servers;
 mod transport;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use steward::mail::demo::DemoSpec;
+use steward::store::qualifying::GridMethod;
 
 /// A fresh scratch directory for test `name`.
 pub fn scratch(name: &str) -> PathBuf {
@@ -29,4 +32,19 @@ pub fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+/// A one-lap demo race on sprint in `dir`: `cars` players, the first `policy_cars` of them on a
+/// standing `POLICY`, the grid by `grid`, no backmarkers.
+pub fn sprint_demo(dir: &Path, game: &str, cars: u8, policy_cars: u8, grid: GridMethod) -> DemoSpec {
+    DemoSpec {
+        dir: dir.to_path_buf(),
+        game: game.into(),
+        track: "sprint".into(),
+        cars,
+        laps: 1,
+        policy_cars,
+        grid,
+        backmarkers: false,
+    }
 }

@@ -5,7 +5,7 @@
 //! it, plurals, and no trailing blank lines.
 
 use steward::mail::Lang;
-use steward::mail::demo::{DemoSpec, run};
+use steward::mail::demo::run;
 use steward::mail::message::Incoming;
 use steward::mail::report::gear_prompt;
 use steward::store::Store;
@@ -53,16 +53,7 @@ fn sheet_rows(text: &str) -> Vec<(String, u8, String)> {
 #[test]
 fn every_mail_of_a_demo_with_qualifying_reads_right() {
     let dir = scratch("reading-demo");
-    let spec = DemoSpec {
-        dir: dir.clone(),
-        game: "rd".into(),
-        track: "sprint".into(),
-        cars: 3,
-        laps: 1,
-        policy_cars: 1,
-        grid: steward::store::qualifying::GridMethod::Qualifying,
-        backmarkers: false,
-    };
+    let spec = super::sprint_demo(&dir, "rd", 3, 1, steward::store::qualifying::GridMethod::Qualifying);
     run(&spec).unwrap();
     let all = mails(&dir);
     assert!(all.len() > 50, "{} mails", all.len());
@@ -153,16 +144,7 @@ fn the_gear_prompt_is_the_engines_legal_gears_with_their_costs() {
 #[test]
 fn the_sheet_legend_in_english_and_french() {
     let dir = scratch("reading-fr");
-    let spec = DemoSpec {
-        dir: dir.clone(),
-        game: "rf".into(),
-        track: "sprint".into(),
-        cars: 2,
-        laps: 1,
-        policy_cars: 0,
-        grid: steward::store::qualifying::GridMethod::Join,
-        backmarkers: false,
-    };
+    let spec = super::sprint_demo(&dir, "rf", 2, 0, steward::store::qualifying::GridMethod::Join);
     run(&spec).unwrap();
     let g = Store::new(dir.join("games")).load("rf", None).unwrap();
     // The French texts are rendered from the same report.

@@ -5,7 +5,7 @@
 
 use steward::mail::config::{ModeratorConfig, ServeConfig, moderator_token_hash};
 use steward::mail::daemon::Daemon;
-use steward::mail::demo::{DemoSpec, run};
+use steward::mail::demo::run;
 use steward::mail::message::Incoming;
 use steward::mail::outbox::Via;
 use steward::mail::transport::{Inbox, MaildirInbox, MaildirSender, deliver};
@@ -270,16 +270,7 @@ fn the_french_prompt_shows_the_reply_address() {
 #[test]
 fn the_demos_players_answer_by_replying_with_the_bare_answer() {
     let dir = scratch("replytags-demo");
-    let spec = DemoSpec {
-        dir: dir.clone(),
-        game: "demo".into(),
-        track: "sprint".into(),
-        cars: 3,
-        laps: 1,
-        policy_cars: 1,
-        grid: steward::store::qualifying::GridMethod::Qualifying,
-        backmarkers: false,
-    };
+    let spec = super::sprint_demo(&dir, "demo", 3, 1, steward::store::qualifying::GridMethod::Qualifying);
     run(&spec).unwrap();
     let g = Store::new(dir.join("games")).load("demo", None).unwrap();
     assert!(g.now.over);
