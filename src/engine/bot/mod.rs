@@ -54,9 +54,20 @@
 //! the last engine point), so the bot keeps its distance and changes down when its engine is
 //! on its last point.
 //!
+//! **Stickers (17).** Every body or engine point lost leaves a dangerous space (17-0-1), and a
+//! balanced car has one road-handling point: each dangerous space it enters is an elimination
+//! on 1 to 4 of the black die (1 to 5 wet, 17-0-2). Most cars the bot lost went out that way,
+//! on stickers left by contacts it could have avoided. So a failed body test is priced with the
+//! sticker it leaves, for both cars of a contact ([`STICKER`]), in the option and in the gear:
+//! the gear weighs, for every end, the cars it would touch, and, with dangerous spaces in
+//! reach, a road-handling test for an end that cannot be reached without entering one (the
+//! cars and the stickers as obstacles, 17-1). An engine point lost in 5th or 6th leaves a
+//! sticker too ([`ENGINE_STICKER`]).
+//!
 //! **Cost.** The tables take some tens of milliseconds per track on first use (a bot keeps
 //! them: keep one bot per track). A decision is then a few hundred table look-ups, plus, when
-//! another car blocks the way, one move search.
+//! another car blocks the way, one move search, and with cars or stickers around, a pass over
+//! the spaces they touch.
 //!
 //! Pure and deterministic: no clock, no I/O, no randomness; ties go to the lower gear and to
 //! the first option in the engine's (deterministic) order.
@@ -69,7 +80,7 @@ use search::{Scratch, Search};
 
 use rustc_hash::FxHashMap;
 
-use crate::track::{SpaceIdx, Track};
+use crate::track::{SpaceIdx, SpaceKind, Track};
 
 use super::car::Part;
 use super::gearbox::{self, legal_gears};
@@ -100,6 +111,17 @@ const BODY: f32 = 12.0;
 /// With other cars on the track, what ending a move with 0, 1, 2... brake points costs: a
 /// blocking is paid in brake points and eliminates a car that cannot pay (12-0-1, 12-1-1).
 const RESERVE: [f32; NB] = [4.0, 1.5, 0.5, 0.0, 0.0, 0.0];
+/// Moves a dangerous space left on the track costs (17-0-1): it lies in the path of the cars
+/// behind and of the car itself on the laps left, where a car with one road-handling point (a
+/// balanced car) is eliminated on 1 test in 5 (1 in 4 wet, 17-0-2), and on a two-lane track two
+/// of them block a row. Priced this high, the bot keeps away from the other cars: a contact in
+/// the wet (a body test each, 1 in 10 to fail, 14-1) costs about 60 moves, in the dry 30.
+const STICKER: f32 = 300.0;
+/// What the sticker of an engine point lost in 5th or 6th adds to that point (16-0-1, 17-0-1).
+/// Far less than [`STICKER`]: keeping off 5th and 6th costs speed on every move, where keeping
+/// away from a car costs little. 6 halves the oval's eliminations for 2 rounds more a race; 15
+/// left 1 car in 1,000 out for 5 rounds more.
+const ENGINE_STICKER: f32 = 6.0;
 /// In the plan, an overshoot costing this many tyre points is an elimination (it would eat
 /// most of a set: a balanced car carries 6).
 const OVER_OUT: u8 = 5;
@@ -128,6 +150,13 @@ pub struct Bot {
     /// Buffers reused from one decision to the next.
     scratch: Scratch,
     occupied: Vec<bool>,
+    /// Body tests a move ending on each space brings (14-1), for the cars around.
+    zone: Vec<u8>,
+    /// Dangerous spaces (17-0-1).
+    danger: Vec<bool>,
+    /// Bit k: the space is reached in k spaces without entering a dangerous space or a car.
+    clean: Vec<u32>,
+    frontier: Vec<SpaceIdx>,
     reached: Vec<u32>,
     local: Vec<Vec<End>>,
     /// The cost of each (length, brake points used) of the gear being weighed.
@@ -241,7 +270,7 @@ impl Bot {
         let Some(p) = m.position(t, c.space, c.stops) else { return fallback };
         let key = PlanKey::of(state, car);
         m.plan(key);
-        let Bot { model, scratch, occupied, reached, local, rows } = self;
+        let Bot { model, scratch, occupied, zone, danger, clean, frontier, reached, local, rows } = self;
         let m = model.as_ref().expect("built");
         let d = Driver { model: m, plan: &m.plans[&key], r: remaining(state.laps, c), car: c, wet: state.wet };
 
@@ -256,7 +285,8 @@ impl Bot {
         let fast =
             state.cars.iter().enumerate().filter(|(i, o)| *i != car.get() && o.status.plays() && o.gear >= 5).count();
         let fail = engine_threshold(state.wet) as f32 / 20.0;
-        let point = if c.wear.engine <= 1 { ELIM } else { ENGINE };
+        // A lost engine point also leaves a sticker under the car (17-0-1).
+        let point = if c.wear.engine <= 1 { ELIM } else { ENGINE + ENGINE_STICKER };
         let exposure = |g: u8| -> f32 { if g >= 5 { (fast + 1) as f32 * 0.1 * fail * point } else { 0.0 } };
         let planned = |g: u8| -> f32 {
             let Ok(change) = gearbox::change(c, g) else { return f32::INFINITY };
@@ -280,11 +310,84 @@ impl Bot {
                 occupied[o.space.get()] = true;
             }
         }
-        let taken = |e: &End| occupied[m.space_of[e.node as usize].get()];
-        let near = (1..=depth).any(|k| m.moves(p, k).iter().any(taken));
-        if !near && depth <= m.calm[p as usize] as usize {
+        // Where a move would end touching another car (beside it or right behind it, 14-1):
+        // a body test for each car, and one for the car touched.
+        zone.clear();
+        zone.resize(t.spaces.len(), 0);
+        for (i, o) in state.cars.iter().enumerate() {
+            if i == car.get() || !o.status.on_board() || t.space(o.space).kind != SpaceKind::Racing {
+                continue;
+            }
+            let y = o.space;
+            let ahead = t.next(y);
+            for (j, &x) in t.beside(y).iter().chain(t.prev(y)).enumerate() {
+                let dup = j >= t.beside(y).len() && t.beside(y).contains(&x);
+                if !dup && t.space(x).kind == SpaceKind::Racing && !ahead.contains(&x) {
+                    zone[x.get()] = zone[x.get()].saturating_add(1);
+                }
+            }
+        }
+        danger.clear();
+        danger.resize(t.spaces.len(), false);
+        for &x in &state.dangerous {
+            danger[x.get()] = true;
+        }
+        // One pass over the ends in reach: a car on one (`near`), one beside a car (`touchy`), a
+        // dangerous space on one (`risky`).
+        let (mut near, mut touchy, mut risky) = (false, false, false);
+        for k in 1..=depth {
+            for e in m.moves(p, k) {
+                let x = m.space_of[e.node as usize].get();
+                near |= occupied[x];
+                touchy |= zone[x] > 0;
+                risky |= danger[x];
+            }
+        }
+        if !near && !touchy && !risky && depth <= m.calm[p as usize] as usize {
             return top; // nothing in the way, no corner to overshoot: the plan's gear
         }
+        // With dangerous spaces in reach, the lengths that reach each space without entering
+        // one (or a car): ends beyond cost a road-handling test (17-0-2; 17-1: the cars go
+        // round them when they can).
+        if risky {
+            clean.clear();
+            clean.resize(t.spaces.len(), 0);
+            clean[c.space.get()] = 1;
+            frontier.clear();
+            frontier.push(c.space);
+            let mut next_frontier = Vec::new();
+            for k in 1..=depth {
+                next_frontier.clear();
+                for &y in frontier.iter() {
+                    for &x in t.next(y) {
+                        if t.space(x).in_pit_lane() || occupied[x.get()] || danger[x.get()] {
+                            continue;
+                        }
+                        if clean[x.get()] & (1 << k) == 0 {
+                            clean[x.get()] |= 1 << k;
+                            next_frontier.push(x);
+                        }
+                    }
+                }
+                std::mem::swap(frontier, &mut next_frontier);
+                if frontier.is_empty() {
+                    break;
+                }
+            }
+        }
+        let zone = &*zone;
+        let clean = &*clean;
+        let sticker_test = d.handling(1);
+        // What ending a move of `k` spaces at `e` costs beyond the plan: the body tests of the
+        // cars it touches, and a road-handling test if it must cross a dangerous space.
+        let around = |e: &End, k: usize| -> f32 {
+            let x = m.space_of[e.node as usize].get();
+            let mut v = body_tests_cost(state, car, zone[x] as usize);
+            if risky && clean[x] & (1 << k) == 0 {
+                v += sticker_test;
+            }
+            v
+        };
         let mut longest = REACH;
         if near {
             local.resize_with(KS, Vec::new);
@@ -353,7 +456,7 @@ impl Bot {
                     let (now, spin) = d.tyres(e.over * factor + tyres);
                     let left = brakes - used;
                     let then = d.after(e.node, e.cross, if spin { 0 } else { g }, gas, left);
-                    v = v.min(now + then + BRAKE * used as f32 + d.reserve(left));
+                    v = v.min(now + around(e, k) + then + BRAKE * used as f32 + d.reserve(left));
                 }
                 v
             };
@@ -378,6 +481,7 @@ impl Bot {
                         continue;
                     }
                     let (now, spin) = d.tyres(e.over * factor);
+                    let now = now + around(e, k);
                     let gear_then = if spin { 0 } else { g };
                     for (used, v) in row.iter_mut().enumerate() {
                         let left = brakes - used as u8;
@@ -386,7 +490,7 @@ impl Bot {
                     }
                 }
             }
-            let mut total = ENGINE * change.engine as f32;
+            let mut total = ENGINE * change.engine as f32 + exposure(g);
             for &(f, prob) in faces {
                 let f = f as usize;
                 let mut v = f32::INFINITY;
@@ -539,7 +643,8 @@ fn body_tests_cost(s: &RaceState, me: CarId, tests: usize) -> f32 {
     }
     let p = collision_threshold(s.wet, false) as f32 / 20.0;
     let point = if s.car(me).wear.body <= 1 { ELIM } else { BODY };
-    tests as f32 * p * point
+    // The car touched takes a test too (14-1): each failed test leaves a sticker (17-0-1).
+    tests as f32 * p * (point + 2.0 * STICKER)
 }
 
 /// Line crossings `car` still needs to finish a race of `laps` laps (the first starts lap 1).
