@@ -46,6 +46,10 @@ pub enum MailCommand {
         /// first lap (ruling 49; they need two laps or more).
         #[arg(long)]
         backmarkers: bool,
+        /// The report mode every player asks for with their JOIN: mine (the default: a mail
+        /// when something is theirs to do), round, all (every move) or none.
+        #[arg(long, default_value = "mine")]
+        reports: String,
     },
     /// Print the hash of a moderator's token, for `[[moderator]]` in steward.toml.
     TokenHash {
@@ -88,7 +92,9 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
             })?;
             Ok(ExitCode::SUCCESS)
         }
-        MailCommand::Demo { dir, track, cars, laps, grid, backmarkers } => {
+        MailCommand::Demo { dir, track, cars, laps, grid, backmarkers, reports } => {
+            let reports = crate::mail::modes::ReportMode::parse(&crate::mail::orders::squash(&reports))
+                .with_context(|| format!("unknown report mode `{reports}` (mine, round, all, none)"))?;
             let grid = crate::store::qualifying::GridMethod::parse(&grid)
                 .with_context(|| format!("unknown grid `{grid}` (join, qualifying, qualifying-black-die)"))?;
             let (root, _tmp) = match dir {
@@ -105,11 +111,35 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
                 }
             };
             let game = format!("demo-{}", crate::store::Stamp::now().0);
-            let spec =
-                DemoSpec { dir: root.clone(), game, track, cars, laps, policy_cars: cars / 2, grid, backmarkers };
+            let spec = DemoSpec {
+                dir: root.clone(),
+                game,
+                track,
+                cars,
+                laps,
+                policy_cars: cars / 2,
+                grid,
+                backmarkers,
+                reports: (reports != crate::mail::modes::ReportMode::Mine).then_some(reports),
+            };
             let r = run_demo(&spec)?;
             outln!("{}", r.final_text);
-            outln!("Mail: the daemon read {} message(s) and sent {}.", r.mails_in, r.mails_out);
+            let n = |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
+            outln!(
+                "Mail: the daemon read {} and sent {}.",
+                n(r.mails_in, "message", "messages"),
+                n(r.mails_out, "mail", "mails")
+            );
+            outln!("Each player (reports {}): the mails received for the decisions they sent.", reports.code());
+            for p in &r.players {
+                outln!(
+                    "  {} (car {}): {} for {}",
+                    p.address,
+                    p.car,
+                    n(p.received, "mail", "mails"),
+                    n(p.decisions, "decision", "decisions")
+                );
+            }
             outln!("Game directory: {}", r.game_dir.display());
             outln!(
                 "Check every roll: {} verify --games {} {}",

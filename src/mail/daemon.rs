@@ -68,6 +68,8 @@ pub(super) struct Job {
     pub lang: Lang,
     /// Where each touched game's report starts.
     pub first: std::collections::BTreeMap<String, u32>,
+    /// The report marks this job moves, as they were before it (kept across a crash).
+    pub marks: std::collections::BTreeMap<String, super::modes::Mark>,
     /// Replies to send (masked: `secrets`).
     pub drafts: Vec<Draft>,
     /// Mails carrying a secret to the address it belongs to (a welcome and its token): the
@@ -396,11 +398,11 @@ impl Daemon {
 
     /// A job for ledger key `key`: resumes the one in flight if a crash interrupted it.
     pub(super) fn start_job(&mut self, key: &str, mid: Option<String>, sender: &str) -> Result<Job, DaemonError> {
-        let first = match self.standing.inflight().map_err(io("reading inflight.toml"))? {
-            Some(f) if f.key == key => f.first,
+        let (first, marks) = match self.standing.inflight().map_err(io("reading inflight.toml"))? {
+            Some(f) if f.key == key => (f.first, f.marks),
             _ => Default::default(),
         };
-        let inflight = Inflight { key: key.into(), first: first.clone() };
+        let inflight = Inflight { key: key.into(), first: first.clone(), marks: marks.clone() };
         self.standing.set_inflight(&inflight).map_err(io("writing inflight.toml"))?;
         Ok(Job {
             key: key.into(),
@@ -408,6 +410,7 @@ impl Daemon {
             sender: sender.into(),
             lang: self.lang_of(sender),
             first,
+            marks,
             drafts: Vec::new(),
             secret_drafts: Vec::new(),
             secrets: Default::default(),
@@ -425,7 +428,7 @@ impl Daemon {
     pub(super) fn touch(&mut self, job: &mut Job, game: &str, next: u32) -> Result<(), DaemonError> {
         if !job.first.contains_key(game) {
             job.first.insert(game.to_string(), next);
-            let inflight = Inflight { key: job.key.clone(), first: job.first.clone() };
+            let inflight = Inflight { key: job.key.clone(), first: job.first.clone(), marks: job.marks.clone() };
             self.standing.set_inflight(&inflight).map_err(io("writing inflight.toml"))?;
         }
         Ok(())

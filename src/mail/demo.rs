@@ -18,6 +18,7 @@ use crate::store::{Game, Store};
 use super::config::{ModeratorConfig, ServeConfig, moderator_token_hash};
 use super::daemon::{Daemon, DaemonError};
 use super::message::Incoming;
+use super::modes::ReportMode;
 use super::outbox::Via;
 use super::transport::{Inbox, MaildirInbox, MaildirSender, deliver};
 use crate::store::qualifying::GridMethod;
@@ -48,6 +49,9 @@ pub struct DemoSpec {
     pub grid: GridMethod,
     /// The race plays with 002's backmarkers (`CREATE ... BACKMARKERS YES`, ruling 49).
     pub backmarkers: bool,
+    /// The report mode every player asks for with their JOIN (`REPORTS`); none: the default
+    /// (`MINE`).
+    pub reports: Option<ReportMode>,
 }
 
 /// How the demo went.
@@ -61,6 +65,21 @@ pub struct DemoResult {
     pub mails_out: usize,
     /// The final `steward show` text.
     pub final_text: String,
+    /// What each player received and decided, in car order.
+    pub players: Vec<PlayerMail>,
+}
+
+/// One player's mail in the demo.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PlayerMail {
+    /// The player's address.
+    pub address: String,
+    /// Their car.
+    pub car: u8,
+    /// Mails they received (the welcome and every reply and report).
+    pub received: usize,
+    /// Decisions they sent by mail (a GEAR or a CHOOSE each).
+    pub decisions: usize,
 }
 
 /// A bot player that reads its Maildir and answers what it is asked (the demo's, and the
@@ -78,6 +97,10 @@ pub struct Player {
     answered: Option<u32>,
     /// The newest report that asks this car something, kept to reply to.
     prompt: Option<Prompt>,
+    /// Mails read so far.
+    pub received: usize,
+    /// Decisions answered so far (a GEAR or a CHOOSE each).
+    pub decisions: usize,
 }
 
 /// A report that asks a player's car for something, as the player's mail program keeps it.
@@ -132,7 +155,17 @@ impl Player {
 
     /// A player reading its mail from `inbox` (IMAP in the end-to-end test).
     pub fn with_inbox(address: &str, car: u8, inbox: Box<dyn Inbox>, policy: bool) -> Player {
-        Player { address: address.into(), car, token: None, inbox, policy, answered: None, prompt: None }
+        Player {
+            address: address.into(),
+            car,
+            token: None,
+            inbox,
+            policy,
+            answered: None,
+            prompt: None,
+            received: 0,
+            decisions: 0,
+        }
     }
 
     /// Reads new mail for the token of the welcome.
@@ -167,6 +200,15 @@ impl Player {
             p.text.lines().map(|l| if l.is_empty() { ">\n".to_string() } else { format!("> {l}\n") }).collect();
         let body = format!("{answer}\n\nOn Sun, 22 Nov 2026 at 12:00, steward <{steward}> wrote:\n{quoted}");
         Ok(Some(Reply { to, subject, in_reply_to, body, answer }))
+    }
+
+    /// Reads (and counts) the mail not read yet.
+    pub fn read_rest(&mut self) -> Result<(), DaemonError> {
+        for m in self.inbox.fetch(10_000)? {
+            self.received += 1;
+            self.inbox.mark_processed(&m.key)?;
+        }
+        Ok(())
     }
 }
 
@@ -245,7 +287,8 @@ pub fn run_with(
             &mut n,
             "join",
             &format!(
-                "JOIN {game} CAR {car} PHRASE demo driver {car} says hello\nSETUP tyres=6 brakes=3 gas=3 body=3 engine=3 handling=2\nTYRES hard WET rain"
+                "JOIN {game} CAR {car} PHRASE demo driver {car} says hello\nSETUP tyres=6 brakes=3 gas=3 body=3 engine=3 handling=2\nTYRES hard WET rain{}",
+                spec.reports.map(|m| format!("\nREPORTS {}", m.word(super::Lang::En))).unwrap_or_default()
             ),
         )?;
         players.push(Player::new(&address, car, &sender.mailbox_of(&address), car <= spec.policy_cars)?);
@@ -279,6 +322,7 @@ pub fn run_with(
         let mut wrote = false;
         for p in &mut players {
             if let Some(r) = p.reply(&g, &mut bot, STEWARD)? {
+                p.decisions += 1;
                 send_reply(&inbox_dir, &p.address, &mut n, &r)?;
                 wrote = true;
             }
@@ -292,7 +336,19 @@ pub fn run_with(
     }
     daemon_pass(&mut daemon, &mut inbox, &mut via, &mut mails_in)?;
     let g = store.load(&game, None).map_err(|source| DaemonError::Store { game: game.clone(), source })?;
+    for p in &mut players {
+        p.read_rest()?;
+    }
     Ok(DemoResult {
+        players: players
+            .iter()
+            .map(|p| PlayerMail {
+                address: p.address.clone(),
+                car: p.car,
+                received: p.received,
+                decisions: p.decisions,
+            })
+            .collect(),
         game_dir: store.game_dir(&game),
         mails_in,
         mails_out: daemon.outbox().sent().map_err(super::daemon::io("reading the outbox"))?.len(),
@@ -314,6 +370,7 @@ pub(super) fn daemon_pass(
 /// Reads the player's new mail for the token of the welcome.
 fn read_token(p: &mut Player) -> Result<(), DaemonError> {
     for m in p.inbox.fetch(1000)? {
+        p.received += 1;
         if let Ok(msg) = Incoming::parse(&m.raw)
             && let Some(t) = msg.full_body.lines().find_map(|l| {
                 let t = l.trim().strip_prefix("TOKEN ")?.trim();
@@ -345,6 +402,7 @@ fn scratch_form(p: &Player, g: &Game, turn: u32, order: &str) -> String {
 fn decide(p: &mut Player, g: &Game, bot: &mut Bot) -> Result<Option<(u32, String)>, DaemonError> {
     let mut asked: Option<u32> = None;
     for m in p.inbox.fetch(10_000)? {
+        p.received += 1;
         if let Ok(msg) = Incoming::parse(&m.raw) {
             // A report that asks this car ends with the lines to send back: `CAR n` then
             // `TURN t` (`VOITURE n`, `TOUR t` in French).

@@ -14,6 +14,7 @@ pub mod league;
 pub mod ledger;
 pub mod limits;
 pub mod message;
+pub mod modes;
 pub mod orders;
 pub mod outbox;
 pub mod policy;

@@ -2,7 +2,8 @@
 //! standing orders (a gear sent ahead of the car's turn, a policy that decides after a roll),
 //! each address's language, each game's join password, and the job in flight.
 //!
-//! Files under `<state>/`: `games/<game>/car-<n>.toml`, `games/<game>/settings.toml`,
+//! Files under `<state>/`: `games/<game>/car-<n>.toml`, `games/<game>/reports-<n>.toml`,
+//! `games/<game>/settings.toml`,
 //! `people/<hash of address>.toml`, `inflight.toml`. Every write is atomic; re-applying the
 //! same message writes the same values, so a crash between two writes is repaired by
 //! processing the message again.
@@ -56,6 +57,18 @@ pub struct GameSettings {
     pub reminded_turn: Option<u32>,
 }
 
+/// A player's report mode and where their last report stopped (`REPORTS`, docs/orders.md).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportPrefs {
+    /// `mine`, `round`, `all` or `none`; none written: `mine`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// Where the player's last mail stopped; none yet: the job's first turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mark: Option<super::modes::Mark>,
+}
+
 /// An address's preferences.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -76,6 +89,10 @@ pub struct Inflight {
     /// For each game the job touches, the first turn of its report.
     #[serde(default)]
     pub first: std::collections::BTreeMap<String, u32>,
+    /// The report marks (`<game>/<car>`) as they were before the job moved them: processed
+    /// again, the job decides on these and sends the same mails.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub marks: std::collections::BTreeMap<String, super::modes::Mark>,
 }
 
 /// The mail an address sent in the last hour, for `rate_per_hour`: kept in the state directory
@@ -117,6 +134,20 @@ impl Standing {
     /// Replaces them.
     pub fn set_car(&self, game: &str, car: u8, o: &CarOrders) -> io::Result<()> {
         self.write(&self.car_path(game, car), o)
+    }
+
+    fn reports_path(&self, game: &str, car: u8) -> PathBuf {
+        self.dir.join("games").join(game).join(format!("reports-{car}.toml"))
+    }
+
+    /// Car `car`'s player's report mode and mark in `game`.
+    pub fn reports(&self, game: &str, car: u8) -> io::Result<ReportPrefs> {
+        read(&self.reports_path(game, car))
+    }
+
+    /// Replaces them.
+    pub fn set_reports(&self, game: &str, car: u8, r: &ReportPrefs) -> io::Result<()> {
+        self.write(&self.reports_path(game, car), r)
     }
 
     /// A game's settings.

@@ -47,8 +47,11 @@ fn killing_the_daemon_at_random_points_loses_and_doubles_nothing() {
     .unwrap();
     let inbox = root.join("mail").join(STEWARD);
     let sent = std::cell::Cell::new(0u32);
+    // Mails each address sent.
+    let by = std::cell::RefCell::new(HashMap::<String, usize>::new());
     let say = |from: &str, body: &str| {
         sent.set(sent.get() + 1);
+        *by.borrow_mut().entry(from.to_string()).or_default() += 1;
         let raw = format!(
             "From: {from}\r\nTo: {STEWARD}\r\nSubject: o\r\nMessage-ID: <c{}@crash.invalid>\r\n\r\n{body}\r\n",
             sent.get()
@@ -144,9 +147,12 @@ fn killing_the_daemon_at_random_points_loses_and_doubles_nothing() {
             continue;
         }
         let mut ids = HashSet::new();
+        let mut receipts = 0;
         for sub in ["new", "cur"] {
             for f in std::fs::read_dir(mbox.join(sub)).unwrap() {
                 let m = Incoming::parse(&std::fs::read(f.unwrap().path()).unwrap()).unwrap();
+                receipts += m.full_body.matches("Receipt for your message").count()
+                    + m.full_body.matches("Accuse de reception de votre message").count();
                 assert!(
                     ids.insert(m.message_id.clone()),
                     "{} twice in {}",
@@ -156,6 +162,11 @@ fn killing_the_daemon_at_random_points_loses_and_doubles_nothing() {
                 delivered += 1;
             }
         }
+        // Every mail an address sent is receipted once: at once, or held for that player's
+        // next mail (report modes) and delivered with it, the race's end at the latest.
+        let address = mbox.file_name().unwrap().to_string_lossy().to_string();
+        let mails = by.borrow().get(&address).copied().unwrap_or(0);
+        assert_eq!(receipts, mails, "{address}: {receipts} receipts for {mails} mails");
     }
     assert!(delivered >= promised.len(), "{delivered} delivered for {} replies", promised.len());
 }

@@ -160,7 +160,8 @@ fn every_first_mail_carries_the_commitment_and_every_report_its_receipt() {
                 s.starts_with(&format!("[{GAME}] ")) && s.contains("(turn ")
             })
             .collect();
-        assert!(reports.len() > 20, "car {car} got {} reports", reports.len());
+        // Report mode MINE (the default): a mail per decision, about.
+        assert!(reports.len() > 10, "car {car} got {} reports", reports.len());
         let mut with_block = 0;
         for (_, _, body) in &reports {
             let head = format!("Game: {GAME}  Turn: ");
@@ -183,7 +184,7 @@ fn an_honest_race_verifies_from_every_players_mails() {
     for car in 1..=2u8 {
         let r = verify_mail(&mailbox(dir, car), Some(&dir.join("games"))).unwrap();
         let g = &r.games[0];
-        assert!(g.seed_checked && g.rolls > 10 && g.receipts > 20 && g.replayed, "{g:?}");
+        assert!(g.seed_checked && g.rolls > 10 && g.receipts > 10 && g.replayed, "{g:?}");
         let m = mailbox(dir, car).display().to_string();
         let out = crate::store::python(&["tools/verify_game.py", "--mail", &m]);
         let text = String::from_utf8_lossy(&out.stdout);

@@ -17,6 +17,7 @@ mod orders;
 mod policy;
 mod reading;
 mod replytags;
+mod reports;
 mod secrets;
 mod servers;
 mod transport;
@@ -46,5 +47,6 @@ pub fn sprint_demo(dir: &Path, game: &str, cars: u8, policy_cars: u8, grid: Grid
         policy_cars,
         grid,
         backmarkers: false,
+        reports: None,
     }
 }

@@ -23,6 +23,7 @@ use super::config::moderator_token_hash;
 use super::daemon::{Daemon, DaemonError, Job, io};
 use super::limits::MAX_ORDERS;
 use super::message::Incoming;
+use super::modes::ReportMode;
 use super::orders::{Order, Parsed, receipt};
 use super::policy::{Decision, decide_at};
 use super::report::report;
@@ -125,6 +126,9 @@ impl Daemon {
             job.lang = l;
         }
         self.handle_orders(job, msg, parsed)?;
+        if let Some(mode) = all.iter().rev().find_map(|o| if let Order::Reports(m) = o { Some(*m) } else { None }) {
+            self.set_report_mode(job, &Header::of(&all), mode)?;
+        }
         // A preference is kept only for a sender who proved who they are: From can be forged,
         // and a LANG must not change another player's language (docs/orders.md).
         if let Some(l) = wanted {
@@ -138,6 +142,40 @@ impl Daemon {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// `REPORTS <mode>`: kept for the sender's car when the mail proves who sent it, as `LANG`
+    /// is (GAME, CAR and TOKEN, or the JOIN of the same mail); a note says what it does.
+    fn set_report_mode(&mut self, job: &mut Job, head: &Header, mode: ReportMode) -> Result<(), DaemonError> {
+        let signed = self.signed_on(job, head);
+        let found = head.game.as_ref().filter(|_| signed).and_then(|game| {
+            let g = self.store.load(game, None).ok()?;
+            let mine = |c: &u8| g.player(*c).is_some_and(|(_, p)| p.address.eq_ignore_ascii_case(&job.sender));
+            let car = head.car.filter(mine).or_else(|| {
+                g.now.players.iter().find(|p| p.address.eq_ignore_ascii_case(&job.sender)).map(|p| p.car)
+            })?;
+            Some((game.clone(), car))
+        });
+        let Some((game, car)) = found else {
+            job.notes.push(tr(
+                job.lang,
+                "REPORTS was not kept: send it with your GAME, CAR and TOKEN lines (or with your JOIN).",
+                "COURRIER n'a pas ete garde : envoyez-le avec vos lignes PARTIE, VOITURE et JETON (ou avec votre REJOINDRE).",
+            ));
+            return Ok(());
+        };
+        let mut prefs = self.standing.reports(&game, car).map_err(io("reading report modes"))?;
+        prefs.mode = Some(mode.code().to_string());
+        self.standing.set_reports(&game, car, &prefs).map_err(io("writing a report mode"))?;
+        let word = mode.word(job.lang);
+        let what = mode.explain(job.lang);
+        job.notes.push(tr(
+            job.lang,
+            &format!("REPORTS {word} kept for car {car} in game {game}: {what}."),
+            &format!("COURRIER {word} garde pour la voiture {car} dans la partie {game} : {what}."),
+        ));
+        job.applied = true;
         Ok(())
     }
 
@@ -167,14 +205,17 @@ impl Daemon {
         }
         let all = parsed.orders();
         let mut head = Header::of(&all);
-        let actions: Vec<&Order> =
-            all.iter().copied().filter(|o| !o.is_header() && !matches!(o, Order::Lang(_))).collect();
+        let actions: Vec<&Order> = all
+            .iter()
+            .copied()
+            .filter(|o| !o.is_header() && !matches!(o, Order::Lang(_) | Order::Reports(_)))
+            .collect();
         if let Err(note) = self.apply_tag(job, &mut head, &actions) {
             job.notes.push(note);
             return Ok(());
         }
         if actions.is_empty() {
-            if !all.iter().any(|o| matches!(o, Order::Lang(_))) {
+            if !all.iter().any(|o| matches!(o, Order::Lang(_) | Order::Reports(_))) {
                 job.extras.help = true;
             }
             return Ok(());
@@ -558,7 +599,9 @@ impl Daemon {
                 job.applied = true;
                 Ok(Some(game))
             }
-            Order::Lang(_) | Order::Game(_) | Order::Car(_) | Order::Token(_) | Order::Turn(_) => Ok(None),
+            Order::Lang(_) | Order::Reports(_) | Order::Game(_) | Order::Car(_) | Order::Token(_) | Order::Turn(_) => {
+                Ok(None)
+            }
             Order::Create {
                 game,
                 track,

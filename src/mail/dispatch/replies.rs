@@ -5,7 +5,9 @@
 use super::*;
 use crate::mail::compose::Picture;
 use crate::mail::limits::{ECHO_BYTES, ECHO_LINES, STRANGER_ECHO_LINES, STRANGER_TEXT, cap_receipt, cap_text};
+use crate::mail::modes::{self, Mark, ReportMode};
 use crate::mail::secrets::visible;
+use crate::mail::standing::{Inflight, ReportPrefs};
 
 impl Daemon {
     /// The replies of a job: the sender's (receipt, help, the reports they asked for or that
@@ -39,7 +41,14 @@ impl Daemon {
         let mut sender_subject: Option<String> = None;
         // The sender's reply shows the picture of the first board it reports.
         let mut sender_picture: Option<Picture> = None;
+        let mut marks = Vec::new();
         let games: Vec<(String, u32)> = job.first.iter().map(|(g, f)| (g.clone(), *f)).collect();
+        // A clean answer's receipt waits for the sender's next mail (`modes::holds`): the
+        // games it touched and the sender's car in each, when every one of them holds it.
+        let held = match msg {
+            Some(_) => self.held_receipt(job, &games)?,
+            None => None,
+        };
         for (game, first) in games {
             let h = match self.store.open(&game) {
                 Ok(h) => h,
@@ -68,9 +77,30 @@ impl Daemon {
             }
             for (address, car) in recipients {
                 let lang = self.lang_of(&address);
-                let text = self.report_text(g, first, car, lang, &extra)?;
+                let own = msg.is_some() && address.eq_ignore_ascii_case(&job.sender);
+                if own && let (Some(cars), Some(car)) = (&held, car) {
+                    let key = format!("{game}/{car}");
+                    if cars.contains(&key) {
+                        let (mut prefs, before) = self.report_mark(&job.marks, g, first, car)?;
+                        job.marks.entry(key).or_insert(before.clone());
+                        let receipt = visible(&job.secrets.mask(&sender_text));
+                        prefs.mark = Some(before.holding(&receipt));
+                        marks.push((game.clone(), car, prefs));
+                        continue;
+                    }
+                }
+                let text = match car {
+                    // Each player's report mode (docs/daemon.md, "When reports go").
+                    Some(car) => {
+                        match self.mode_report(&mut job.marks, g, first, car, lang, &extra, own, &mut marks)? {
+                            Some(text) => text,
+                            None => continue,
+                        }
+                    }
+                    None => self.report_text(g, first, car, lang, &extra)?,
+                };
                 let reply_to = car.and_then(|c| self.prompt_address(g, c));
-                if msg.is_some() && address.eq_ignore_ascii_case(&job.sender) {
+                if own {
                     sender_reply_to = sender_reply_to.or(reply_to);
                     sender_picture = sender_picture.or_else(|| board_picture(g, car, lang));
                     sender_text.push('\n');
@@ -90,6 +120,7 @@ impl Daemon {
                 });
             }
         }
+        self.write_marks(job, marks)?;
         for t in std::mem::take(&mut job.extras.league) {
             sender_text.push('\n');
             sender_text.push_str(&t);
@@ -108,7 +139,7 @@ impl Daemon {
         if job.stranger {
             sender_text = cap_text(&sender_text, STRANGER_TEXT);
         }
-        if let Some(m) = msg {
+        if let Some(m) = msg.filter(|_| held.is_none()) {
             let subject = if let Some(s) = sender_subject {
                 s
             } else if m.subject.is_empty() {
@@ -142,6 +173,120 @@ impl Daemon {
         Ok(out)
     }
 
+    /// Car `car`'s player's report of `g` in their mode, if this job sends them one: `ALL`,
+    /// today's full report from `first`; the other modes, a condensed report of everything
+    /// since the player's previous mail. The new mark goes to `marks` (written by
+    /// [`Daemon::write_marks`]); the mark it replaces is kept in `before_job` (the job's marks).
+    #[allow(clippy::too_many_arguments)]
+    fn mode_report(
+        &self,
+        before_job: &mut std::collections::BTreeMap<String, Mark>,
+        g: &Game,
+        first: u32,
+        car: u8,
+        lang: Lang,
+        extra: &[&str],
+        own: bool,
+        marks: &mut Vec<(String, u8, ReportPrefs)>,
+    ) -> Result<Option<String>, DaemonError> {
+        let game = &g.setup.id;
+        let (mut prefs, before) = self.report_mark(before_job, g, first, car)?;
+        let mode = ReportMode::from_code(prefs.mode.as_deref());
+        let key = format!("{game}/{car}");
+        if !modes::due(mode, g, car, &before, own, !extra.is_empty()) {
+            return Ok(None);
+        }
+        let mut text = if mode == ReportMode::All {
+            self.report_text(g, first, Some(car), lang, extra)?
+        } else {
+            let condensed = modes::condensed(g, before.turn + 1);
+            self.report_with(g, before.turn + 1, Some(car), lang, extra, Some(condensed))?
+        };
+        // The receipts held since the player's previous mail come first.
+        if !before.held.is_empty() {
+            text = format!("{}\n{text}", before.held);
+        }
+        before_job.entry(key).or_insert(before);
+        prefs.mark = Some(modes::mark_now(g, car));
+        marks.push((game.clone(), car, prefs));
+        Ok(Some(text))
+    }
+
+    /// Car `car`'s player's report preferences and the mark their previous mail left: the
+    /// mark as it was before this job (`before_job`, kept across a crash), else the one kept,
+    /// else the job's first turn.
+    fn report_mark(
+        &self,
+        before_job: &std::collections::BTreeMap<String, Mark>,
+        g: &Game,
+        first: u32,
+        car: u8,
+    ) -> Result<(ReportPrefs, Mark), DaemonError> {
+        let game = &g.setup.id;
+        let prefs = self.standing.reports(game, car).map_err(io("reading report modes"))?;
+        let before = match before_job.get(&format!("{game}/{car}")) {
+            Some(m) => m.clone(),
+            None => prefs.mark.clone().unwrap_or_else(|| Mark {
+                turn: first.saturating_sub(1),
+                round: modes::round(g),
+                asked: None,
+                held: String::new(),
+            }),
+        };
+        Ok((prefs, before))
+    }
+
+    /// When the sender's mail was clean (accepted, no note, nothing else asked) and every
+    /// game it touched holds its receipt for the sender's next mail (`modes::holds`): those
+    /// games' `<game>/<car>` keys. `None`: the reply goes now.
+    fn held_receipt(&self, job: &Job, games: &[(String, u32)]) -> Result<Option<BTreeSet<String>>, DaemonError> {
+        let clean = !job.stranger
+            && job.applied
+            && job.notes.is_empty()
+            && !job.extras.help
+            && job.extras.league.is_empty()
+            && job.extras.reports.is_empty()
+            && job.drafts.is_empty()
+            && job.secret_drafts.is_empty();
+        if !clean || games.is_empty() {
+            return Ok(None);
+        }
+        let mut keys = BTreeSet::new();
+        for (game, first) in games {
+            let h = match self.store.open(game) {
+                Ok(h) => h,
+                Err(StoreError::NoSuchGame { .. }) => return Ok(None),
+                Err(source) => return Err(DaemonError::Store { game: game.clone(), source }),
+            };
+            let g = h.game();
+            let Some(p) = g.now.players.iter().find(|p| !p.bot && p.address.eq_ignore_ascii_case(&job.sender)) else {
+                return Ok(None);
+            };
+            let announced = job.announce.iter().any(|(a, _)| a == game);
+            let (prefs, before) = self.report_mark(&job.marks, g, *first, p.car)?;
+            let mode = ReportMode::from_code(prefs.mode.as_deref());
+            if g.next_turn() <= *first || !modes::holds(mode, g, p.car, &before, announced) {
+                return Ok(None);
+            }
+            keys.insert(format!("{game}/{}", p.car));
+        }
+        Ok(Some(keys))
+    }
+
+    /// Writes the players' new report marks, once the marks they replace are in
+    /// `inflight.toml`: a job processed again after a crash decides on the old ones.
+    fn write_marks(&mut self, job: &Job, marks: Vec<(String, u8, ReportPrefs)>) -> Result<(), DaemonError> {
+        if marks.is_empty() {
+            return Ok(());
+        }
+        let inflight = Inflight { key: job.key.clone(), first: job.first.clone(), marks: job.marks.clone() };
+        self.standing.set_inflight(&inflight).map_err(io("writing inflight.toml"))?;
+        for (game, car, prefs) in marks {
+            self.standing.set_reports(&game, car, &prefs).map_err(io("writing a report mark"))?;
+        }
+        Ok(())
+    }
+
     pub(super) fn report_text(
         &self,
         g: &Game,
@@ -150,7 +295,24 @@ impl Daemon {
         lang: Lang,
         extra: &[&str],
     ) -> Result<String, DaemonError> {
+        self.report_with(g, first, car, lang, extra, None)
+    }
+
+    /// [`Daemon::report_text`], its summary replaced by `summary` when given (a report mode's
+    /// condensed summary, `mail::modes`).
+    fn report_with(
+        &self,
+        g: &Game,
+        first: u32,
+        car: Option<u8>,
+        lang: Lang,
+        extra: &[&str],
+        summary: Option<String>,
+    ) -> Result<String, DaemonError> {
         let mut r = report(g, first, car, lang);
+        if let Some(s) = summary {
+            r.summary = crate::mail::report::plurals(&s);
+        }
         if let Some(you) = r.you {
             r.reply = self.prompt_address(g, you);
             r.bare = r

@@ -75,6 +75,8 @@ pub enum Arg {
     Rule,
     /// A language code.
     Language,
+    /// A report mode.
+    ReportMode,
     /// A track name.
     Track,
     /// A number of laps.
@@ -122,6 +124,7 @@ impl Arg {
             Arg::Points => ("a number of points", "un nombre de points"),
             Arg::Rule => ("a rule", "une règle"),
             Arg::Language => ("a language", "une langue"),
+            Arg::ReportMode => ("a report mode", "un mode de courrier"),
             Arg::Track => ("a track", "un circuit"),
             Arg::Laps => ("a number of laps", "un nombre de tours"),
             Arg::Hours => ("a number of hours", "un nombre d'heures"),
@@ -163,6 +166,8 @@ impl Arg {
             (Arg::Rule, Lang::En) => Some("FARTHEST-FREE, FARTHEST, SAFEST, BOT or NONE"),
             (Arg::Rule, Lang::Fr) => Some("LOIN-GRATUIT, LOIN, SUR, BOT ou AUCUNE"),
             (Arg::Language, _) => Some("en, fr"),
+            (Arg::ReportMode, Lang::En) => Some("MINE, ROUND, ALL or NONE"),
+            (Arg::ReportMode, Lang::Fr) => Some("MIENS, TOUR, TOUS ou AUCUN"),
             _ => None,
         }
     }

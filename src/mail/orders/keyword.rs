@@ -69,6 +69,8 @@ pub enum Kw {
     Standings,
     /// `LANG` / `LANGUE`.
     Lang,
+    /// `REPORTS` / `COURRIER`: which reports the player gets (docs/orders.md).
+    Reports,
     /// `CREATE` / `CREER`.
     Create,
     /// `LEAGUE` / `LIGUE`: a league edit (moderators) or its standings.
@@ -153,6 +155,12 @@ const WORDS: &[(&str, Kw)] = &[
     ("lang", Kw::Lang),
     ("language", Kw::Lang),
     ("langue", Kw::Lang),
+    ("reports", Kw::Reports),
+    ("report", Kw::Reports),
+    ("courrier", Kw::Reports),
+    ("courriers", Kw::Reports),
+    ("rapports", Kw::Reports),
+    ("comptesrendus", Kw::Reports),
     ("league", Kw::League),
     ("ligue", Kw::League),
     ("create", Kw::Create),
@@ -195,7 +203,7 @@ const WORDS: &[(&str, Kw)] = &[
 
 impl Kw {
     /// Every keyword.
-    pub const ALL: [Kw; 35] = [
+    pub const ALL: [Kw; 36] = [
         Kw::Game,
         Kw::Car,
         Kw::Token,
@@ -214,6 +222,7 @@ impl Kw {
         Kw::Help,
         Kw::Standings,
         Kw::Lang,
+        Kw::Reports,
         Kw::Create,
         Kw::League,
         Kw::Start,
@@ -274,6 +283,7 @@ impl Kw {
             Kw::Help => ("HELP", "AIDE"),
             Kw::Standings => ("STANDINGS", "CLASSEMENT"),
             Kw::Lang => ("LANG", "LANGUE"),
+            Kw::Reports => ("REPORTS", "COURRIER"),
             Kw::Create => ("CREATE", "CREER"),
             Kw::League => ("LEAGUE", "LIGUE"),
             Kw::Start => ("START", "DEMARRER"),
@@ -321,6 +331,7 @@ impl Kw {
             Kw::Help => ("HELP", "AIDE"),
             Kw::Standings => ("STANDINGS", "CLASSEMENT"),
             Kw::Lang => ("LANG fr", "LANGUE en"),
+            Kw::Reports => ("REPORTS MINE", "COURRIER MIENS"),
             Kw::Create => (
                 "CREATE monaco-1 TRACK monaco LAPS 3 WEATHER track",
                 "CREER monaco-1 CIRCUIT monaco TOURS 3 METEO piste",

@@ -88,6 +88,8 @@ pub enum Order {
     Standings,
     /// The language of the replies.
     Lang(Lang),
+    /// Which reports the player of the mail's car gets (docs/orders.md).
+    Reports(crate::mail::modes::ReportMode),
     /// Moderator: create a game.
     Create {
         /// Its name.
@@ -635,6 +637,16 @@ fn order(k: Kw, args: &[&str], line: &str) -> Result<Order, OrderError> {
             })?;
             no_more(k, &args[1..])?;
             Ok(Order::Lang(l))
+        }
+        Kw::Reports => {
+            let Some(w) = args.first() else { return Err(OrderError::Missing { order: k, what: Arg::ReportMode }) };
+            let m = crate::mail::modes::ReportMode::parse(&squash(w)).ok_or_else(|| OrderError::Invalid {
+                order: k,
+                what: Arg::ReportMode,
+                got: w.to_string(),
+            })?;
+            no_more(k, &args[1..])?;
+            Ok(Order::Reports(m))
         }
         Kw::Create => create(args),
         Kw::League => league(args),
