@@ -10,6 +10,7 @@ pub mod config;
 pub mod daemon;
 pub mod demo;
 mod dispatch;
+pub(crate) mod french;
 pub mod league;
 pub mod ledger;
 pub mod limits;

@@ -175,6 +175,9 @@ pub fn report(game: &Game, first: u32, recipient: Option<u8>, lang: Lang) -> Rep
         }
     }
     awaited(game, last, &mut r.awaited);
+    if lang == Lang::Fr {
+        r.summary = super::french::summary(&r.summary);
+    }
     r.summary = plurals(&r.summary);
     r.awaited = plurals(&r.awaited);
     if let Some((car, choice)) = game.awaited_cars().into_iter().find(|(c, _)| Some(*c) == recipient)

@@ -220,9 +220,13 @@ fn middle(t: &Track, v: &View) -> (f64, f64) {
     (sx / n, sy / n)
 }
 
-/// The finish line, across the lanes between each lane's last space and its first.
+/// The finish line, across the lanes between each lane's last space and its first: square to
+/// the way the cars go there (on a straight whose lanes are staggered, a lane's gap lies half a
+/// row from its neighbour's, and a line through the gaps would run askew), through the middle
+/// of the gaps, half a space beyond the outer lanes.
 fn finish_line(t: &Track, v: &View) -> String {
-    let mut points = Vec::new();
+    // Each lane's gap: its middle, and the way from the lane's last space to its first.
+    let mut gaps = Vec::new();
     for lane in 0..t.lanes {
         let racing = || t.indices().filter(|&s| !t.space(s).in_pit_lane() && t.space(s).lane == lane);
         let (Some(a), Some(b)) =
@@ -232,24 +236,33 @@ fn finish_line(t: &Track, v: &View) -> String {
         };
         let (p, q) = (v.position(a), v.position(b));
         if (p.0 - q.0).hypot(p.1 - q.1) < 3.0 * v.unit {
-            points.push(((p.0 + q.0) / 2.0, (p.1 + q.1) / 2.0));
+            gaps.push((((p.0 + q.0) / 2.0, (p.1 + q.1) / 2.0), (p.0 - q.0, p.1 - q.1)));
         }
     }
-    let (Some(&a), Some(&b)) = (points.first(), points.last()) else { return String::new() };
-    // Half a space beyond the outer lanes.
-    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+    if gaps.is_empty() {
+        return String::new();
+    }
+    let n = gaps.len() as f64;
+    let c = (gaps.iter().map(|g| g.0.0).sum::<f64>() / n, gaps.iter().map(|g| g.0.1).sum::<f64>() / n);
+    let (dx, dy) = (gaps.iter().map(|g| g.1.0).sum::<f64>(), gaps.iter().map(|g| g.1.1).sum::<f64>());
     let len = dx.hypot(dy);
-    let (ux, uy) = if len > 0.0 { (dx / len, dy / len) } else { (1.0, 0.0) };
+    // Across the way the cars go.
+    let (ux, uy) = if len > 0.0 { (-dy / len, dx / len) } else { (1.0, 0.0) };
+    let across = |m: (f64, f64)| (m.0 - c.0) * ux + (m.1 - c.1) * uy;
+    let lo = gaps.iter().map(|g| across(g.0)).fold(f64::INFINITY, f64::min);
+    let hi = gaps.iter().map(|g| across(g.0)).fold(f64::NEG_INFINITY, f64::max);
     let e = v.unit * 0.6;
+    let a = (c.0 + ux * (lo - e), c.1 + uy * (lo - e));
+    let b = (c.0 + ux * (hi + e), c.1 + uy * (hi + e));
     if !v.shows(a) && !v.shows(b) {
         return String::new();
     }
     format!(
         r##"<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#000" stroke-width="{}" stroke-dasharray="{d} {d}"/>"##,
-        r1(a.0 - ux * e),
-        r1(a.1 - uy * e),
-        r1(b.0 + ux * e),
-        r1(b.1 + uy * e),
+        r1(a.0),
+        r1(a.1),
+        r1(b.0),
+        r1(b.1),
         r1((v.unit / 5.0).max(2.0)),
         d = r1((v.unit / 5.0).max(2.0)),
     )
@@ -406,5 +419,34 @@ mod tests {
         assert_eq!(a.matches(r#"class="sticker""#).count(), 1);
         assert!(a.contains("t &lt;1&gt;"));
         assert_eq!(a.matches("<circle").count(), t.spaces.len() + 2);
+    }
+
+    /// Issue 15: on the sprint track's staggered straight the line ran from one lane's gap to
+    /// the other's, askew; it is square to the way the cars go, and spans both lanes.
+    #[test]
+    fn the_finish_line_is_square_across_a_staggered_straight() {
+        let track = crate::track::load::resolve("sprint").expect("shipped track");
+        let t = &track;
+        let v = View::whole(t, SIZE, SIZE);
+        let line = finish_line(t, &v);
+        let num = |k: &str| -> f64 {
+            let i = line.find(&format!(" {k}=\"")).unwrap() + k.len() + 3;
+            line[i..].split('"').next().unwrap().parse().unwrap()
+        };
+        let (x1, y1, x2, y2) = (num("x1"), num("y1"), num("x2"), num("y2"));
+        let gap = |lane: u8| {
+            let racing = || t.indices().filter(|&s| !t.space(s).in_pit_lane() && t.space(s).lane == lane);
+            let first = v.position(racing().min_by_key(|&s| t.space(s).progress).unwrap());
+            let last = v.position(racing().max_by_key(|&s| t.space(s).progress).unwrap());
+            (first, last)
+        };
+        for lane in 0..t.lanes {
+            let (first, last) = gap(lane);
+            let (wx, wy) = (first.0 - last.0, first.1 - last.1);
+            let (lx, ly) = (x2 - x1, y2 - y1);
+            let cos = (wx * lx + wy * ly) / (wx.hypot(wy) * lx.hypot(ly));
+            assert!(cos.abs() < 0.05, "lane {lane}: the line is askew (cos {cos:.3}): {line}");
+        }
+        assert!((x2 - x1).hypot(y2 - y1) >= v.unit * t.lanes as f64, "the line spans the lanes: {line}");
     }
 }

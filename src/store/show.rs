@@ -81,7 +81,9 @@ pub fn show(game: &Game) -> String {
         }
         Some(race) => {
             let st = &race.state;
-            let marks = board_marks(st);
+            // After the race, every car where it stopped, finishers included (as the last
+            // report's board).
+            let marks = if game.now.over { final_marks(st) } else { board_marks(st) };
             out.push_str(&draw(&game.track, &marks, None));
             out.push('\n');
             sheets(game, st, &mut out);

@@ -154,4 +154,18 @@ fn the_sheet_legend_in_english_and_french() {
     assert!(text.contains("tyr brk gas bod eng hdl = points de vie (PdV)"), "{text}");
     let en = t.render(Lang::En, "report", &r).unwrap();
     assert!(en.contains("tyr brk gas bod eng hdl = wear points left"), "{en}");
+    // The events in French too (issue 15), from the whole race: the moves, the gears, the
+    // rolls; the roll lines the verifiers read stay as they are.
+    let whole = steward::mail::report::report(&g, 1, Some(1), Lang::Fr).summary;
+    assert!(whole.contains("la voiture 1 avance de ") && whole.contains("La voiture 2 annonce la vitesse"), "{whole}");
+    for l in whole.lines() {
+        let l = l.trim();
+        assert!(
+            !l.starts_with("car ") && !l.starts_with("Car ") || l.contains("contributes entropy"),
+            "in English: {l}"
+        );
+    }
+    assert!(whole.lines().any(|l| l.trim().starts_with("roll ")), "{whole}");
+    let english = steward::mail::report::report(&g, 1, Some(1), Lang::En).summary;
+    assert!(english.contains("car 1 moves "), "{english}");
 }

@@ -179,6 +179,19 @@ fn a_kept_simulation_is_the_same_race_as_sim_and_verifies() {
     for id in ids {
         let r = verify(&store.game_dir(&id), None).unwrap();
         assert!(r.game.now.over, "{id} is not over");
+        // `steward show` of the finished race draws every car where it stopped, finishers
+        // included (issue 15: the final board had no car), as the last report does.
+        let shown = ok(&g, &["show", "--games", &keep, &id]);
+        // (The legend line draws a car 7.)
+        let shown: String = shown.lines().filter(|l| !l.contains("dangerous")).map(|l| format!("{l}\n")).collect();
+        let st = &r.game.now.race.as_ref().unwrap().state;
+        for c in &st.cars {
+            assert!(
+                shown.contains(&format!("[{:>2} ]", c.number)) || shown.contains(&format!("[{:>2}!]", c.number)),
+                "car {} is not on the final board:\n{shown}",
+                c.number
+            );
+        }
         assert_eq!(r.seed_from, steward::store::verify::SeedFrom::Revealed(r.game.turns.len() as u32 - 1));
         let out = python(&["tools/verify_game.py", &store.game_dir(&id).display().to_string()]);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));

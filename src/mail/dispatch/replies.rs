@@ -311,6 +311,7 @@ impl Daemon {
     ) -> Result<String, DaemonError> {
         let mut r = report(g, first, car, lang);
         if let Some(s) = summary {
+            let s = if lang == Lang::Fr { crate::mail::french::summary(&s) } else { s };
             r.summary = crate::mail::report::plurals(&s);
         }
         if let Some(you) = r.you {
