@@ -16,7 +16,7 @@ use steward::mail::config::ServeConfig;
 use steward::mail::daemon::Daemon;
 use steward::mail::outbox::Via;
 use steward::mail::transport::{MaildirInbox, MaildirSender, deliver};
-use steward::store::fsio::Durability;
+use steward::store::fsio::{self, Durability};
 
 #[path = "support/orders.rs"]
 mod orders;
@@ -36,7 +36,7 @@ fn cpu_seconds() -> f64 {
     (ticks(11) + ticks(12)) / 100.0
 }
 
-fn run(n: usize) -> (f64, f64, u64) {
+fn run(n: usize) -> (f64, f64, u64, u64) {
     let root: PathBuf = std::env::temp_dir().join(format!("steward-bench-cpu-{n}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&root);
     fs::create_dir_all(&root).unwrap();
@@ -50,13 +50,13 @@ fn run(n: usize) -> (f64, f64, u64) {
     let mut d = Daemon::new(cfg, Durability::Sync).unwrap();
     let mut inbox = MaildirInbox::open(&inbox_dir).unwrap();
     let mut via = Via(MaildirSender::per_recipient(root.join("mail")));
-    let (c0, t0) = (cpu_seconds(), Instant::now());
+    let (c0, t0, f0) = (cpu_seconds(), Instant::now(), fsio::fsyncs());
     let p = d.pass(&mut inbox, &mut via).unwrap();
-    let (cpu, wall) = (cpu_seconds() - c0, t0.elapsed().as_secs_f64());
+    let (cpu, wall, fsyncs) = (cpu_seconds() - c0, t0.elapsed().as_secs_f64(), fsio::fsyncs() - f0);
     assert_eq!(p.processed, MAILS);
     let replays = d.store().replays();
     let _ = fs::remove_dir_all(&root);
-    (cpu, wall, replays)
+    (cpu, wall, replays, fsyncs)
 }
 
 fn main() {
@@ -64,11 +64,12 @@ fn main() {
         "== {MAILS} order mails over {GAMES} games of {CARS} cars, Maildir in and out, one Daemon::pass, fsync on"
     );
     for n in 0..3 {
-        let (cpu, wall, replays) = run(n);
+        let (cpu, wall, replays, fsyncs) = run(n);
         println!(
-            "run {n}: CPU {:.2} ms per message ({cpu:.2} s), wall {:.2} ms per message, games replayed from files: {replays} ({GAMES} games)",
+            "run {n}: CPU {:.2} ms per message ({cpu:.2} s), wall {:.2} ms per message, {:.1} fsyncs per message, games replayed from files: {replays} ({GAMES} games)",
             cpu * 1000.0 / MAILS as f64,
             wall * 1000.0 / MAILS as f64,
+            fsyncs as f64 / MAILS as f64,
         );
     }
 }

@@ -402,8 +402,13 @@ impl Daemon {
             Some(f) if f.key == key => (f.first, f.marks),
             _ => Default::default(),
         };
-        let inflight = Inflight { key: key.into(), first: first.clone(), marks: marks.clone() };
-        self.standing.set_inflight(&inflight).map_err(io("writing inflight.toml"))?;
+        // Nothing to remember yet: an inflight.toml of another key reads as this empty one,
+        // so it is written when the job first touches a game or moves a mark (issue 17: two
+        // fsyncs a message saved).
+        if !first.is_empty() || !marks.is_empty() {
+            let inflight = Inflight { key: key.into(), first: first.clone(), marks: marks.clone() };
+            self.standing.set_inflight(&inflight).map_err(io("writing inflight.toml"))?;
+        }
         Ok(Job {
             key: key.into(),
             mid: mid.unwrap_or_else(|| format!("{}@{}", key_name("key", key), self.domain)),

@@ -20,6 +20,21 @@ pub const CRASH_ENV: &str = "STEWARD_CRASH_AFTER";
 
 static STEPS: AtomicU64 = AtomicU64::new(0);
 
+/// `fsync`s made by this process (files and directories), for the daemon's benchmark.
+static FSYNCS: AtomicU64 = AtomicU64::new(0);
+
+/// How many `fsync`s this process made through [`sync_file`] and [`sync_dir`] (every durable
+/// write of steward's goes through them): `cargo bench --bench daemon_cpu` prints it per message.
+pub fn fsyncs() -> u64 {
+    FSYNCS.load(Ordering::Relaxed)
+}
+
+/// Flushes a file's data and metadata to disk.
+pub fn sync_file(f: &File) -> io::Result<()> {
+    FSYNCS.fetch_add(1, Ordering::Relaxed);
+    f.sync_all()
+}
+
 fn crash_after() -> Option<u64> {
     static AFTER: OnceLock<Option<u64>> = OnceLock::new();
     *AFTER.get_or_init(|| std::env::var(CRASH_ENV).ok().and_then(|v| v.parse().ok()))
@@ -79,7 +94,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8], durability: Durability, private: 
         f.write_all(bytes)?;
     }
     if durability == Durability::Sync {
-        f.sync_all()?;
+        sync_file(&f)?;
     }
     step();
     drop(f);
@@ -98,7 +113,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8], durability: Durability, private: 
 pub fn sync_dir(dir: &Path) -> io::Result<()> {
     #[cfg(unix)]
     {
-        File::open(dir)?.sync_all()
+        sync_file(&File::open(dir)?)
     }
     #[cfg(not(unix))]
     {

@@ -223,7 +223,7 @@ impl Inbox for MaildirInbox {
 
 /// Flushes a directory's entries (a rename into it) to disk.
 fn sync_dir(dir: &Path) -> Result<(), TransportError> {
-    File::open(dir).and_then(|d| d.sync_all()).map_err(|e| TransportError::maildir("flush", dir, e))
+    crate::store::fsio::sync_dir(dir).map_err(|e| TransportError::maildir("flush", dir, e))
 }
 
 /// The host part of unique names, with `/` and `:` escaped as the Maildir convention asks.
@@ -257,7 +257,7 @@ pub fn deliver(dir: &Path, raw: &[u8]) -> Result<String, TransportError> {
             Err(e) => return Err(TransportError::maildir("create", tmp, e)),
         }
     };
-    let written = file.write_all(raw).and_then(|()| file.sync_all());
+    let written = file.write_all(raw).and_then(|()| crate::store::fsio::sync_file(&file));
     drop(file);
     if let Err(e) = written {
         let _ = fs::remove_file(&tmp);
@@ -393,7 +393,9 @@ fn deliver_named(dir: &Path, name: &str, raw: &[u8]) -> Result<(), TransportErro
     }
     let tmp = dir.join("tmp").join(name);
     let mut file = File::create(&tmp).map_err(|e| TransportError::maildir("create", &tmp, e))?;
-    file.write_all(raw).and_then(|()| file.sync_all()).map_err(|e| TransportError::maildir("write", &tmp, e))?;
+    file.write_all(raw)
+        .and_then(|()| crate::store::fsio::sync_file(&file))
+        .map_err(|e| TransportError::maildir("write", &tmp, e))?;
     drop(file);
     let target = dir.join("new").join(name);
     fs::rename(&tmp, &target).map_err(|e| TransportError::maildir("move into new/", target, e))?;
