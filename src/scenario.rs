@@ -220,6 +220,9 @@ pub struct MoveSpec {
     /// Instead of playing, put the car there as if it had moved (for order-of-play cases).
     #[serde(default)]
     pub place: Option<String>,
+    /// Instead of playing, its player retires the car (`RETIRE`, ruling 51).
+    #[serde(default)]
+    pub retire: bool,
     /// What must hold after the roll (options) and after the move.
     #[serde(default)]
     pub expect: Option<Expect>,
@@ -581,6 +584,17 @@ fn play_move(
     {
         fails.push(format!("{at}: car {} is to play, not car {n} (6-2)", state.car(car).number));
         return None;
+    }
+    if m.retire {
+        // Out where it stands, off the track (ruling 51); the next car is called.
+        let (s, events) = crate::engine::play::retire(&state, car);
+        state = s;
+        state.to_play = None;
+        if let Some(e) = &m.expect {
+            check_articles(&events, e, at, fails);
+            check_state(t, &state, e, at, fails);
+        }
+        return Some(state);
     }
     if let Some(place) = &m.place {
         let Some(s) = t.find(place) else {

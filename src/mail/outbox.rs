@@ -212,7 +212,13 @@ impl Outbox {
         if to == "failed" && eml.exists() {
             write_atomic(&dest.join(format!("{}.eml", env.id)), &fs::read(&eml)?, self.durability, false)?;
         }
-        write_atomic(&dest.join(format!("{}.toml", env.id)), text.as_bytes(), self.durability, false)?;
+        // A sent mail's record is not flushed (issue 17: two fsyncs a reply): the delivery was.
+        // A power cut that loses the record loses it with the pending envelope's removal (not
+        // flushed either, before as now), so the mail is delivered again: the Maildir path skips
+        // it, SMTP sends it again under the same Message-ID. A failure's record is flushed: it
+        // holds the mail.
+        let durability = if to == "sent" { Durability::NoSync } else { self.durability };
+        write_atomic(&dest.join(format!("{}.toml", env.id)), text.as_bytes(), durability, false)?;
         remove_if_there(&self.dir.join(format!("{}.toml", env.id)))?;
         remove_if_there(&eml)
     }
