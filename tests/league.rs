@@ -705,7 +705,22 @@ fn results_from_kept_sim_races_classify_the_cars_that_went_out() {
     // real game.
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("league-kept");
     let _ = std::fs::remove_dir_all(&dir);
-    let args = ["sim", "--track", "sprint", "--cars", "10", "--laps", "2", "--races", "20", "--seed", "3", "--weather", "wet", "--no-sync"];
+    let args = [
+        "sim",
+        "--track",
+        "sprint",
+        "--cars",
+        "10",
+        "--laps",
+        "2",
+        "--races",
+        "20",
+        "--seed",
+        "3",
+        "--weather",
+        "wet",
+        "--no-sync",
+    ];
     let mut a = args.to_vec();
     a.extend(["--keep", dir.to_str().unwrap()]);
     assert!(steward(&a).status.success());

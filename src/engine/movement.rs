@@ -93,6 +93,8 @@ pub struct Reaches {
     tree: Vec<(u16, u32)>,
     /// The stickers on the board.
     dangerous: Vec<SpaceIdx>,
+    /// The length of the search's first state (a path's length is its reach's less this).
+    root_k: u8,
 }
 
 impl Reaches {
@@ -108,7 +110,7 @@ impl Reaches {
     /// The spaces `r` enters, in order (its start excluded; after [`reaches_after`], only the
     /// spaces after the end it continues from).
     pub fn path(&self, r: &Reach) -> Vec<SpaceIdx> {
-        path_in(&self.tree, r.node)
+        path_in(&self.tree, r.node, (r.spaces - self.root_k) as usize)
     }
 
     /// How many search states the search visited (a measure of its work).
@@ -118,6 +120,9 @@ impl Reaches {
 
     /// The dangerous spaces among `path`.
     pub fn dangerous_on(&self, path: &[SpaceIdx]) -> Vec<SpaceIdx> {
+        if self.dangerous.is_empty() {
+            return Vec::new();
+        }
         path.iter().copied().filter(|s| self.dangerous.binary_search(s).is_ok()).collect()
     }
 }
@@ -134,14 +139,9 @@ impl Reach {
     }
 }
 
-fn path_in(tree: &[(u16, u32)], node: u32) -> Vec<SpaceIdx> {
-    // Two walks up the tree (the first counts) so the path is allocated once, filled from its end.
-    let mut len = 0;
-    let mut j = node as usize;
-    while tree[j].1 != u32::MAX {
-        len += 1;
-        j = tree[j].1 as usize;
-    }
+/// The path to state `node`, `len` spaces long (its depth in the tree): allocated once, filled
+/// from its end in one walk up the tree.
+fn path_in(tree: &[(u16, u32)], node: u32, len: usize) -> Vec<SpaceIdx> {
     let mut path = vec![SpaceIdx(0); len];
     let mut j = node as usize;
     for slot in path.iter_mut().rev() {
@@ -211,8 +211,9 @@ struct Fields {
 impl Fields {
     fn new(t: &Track) -> Self {
         Fields {
-            keys: Vec::new(),
-            arena: Vec::new(),
+            keys: Vec::with_capacity(8),
+            // Room for a few fields: growing the arena copies every field already in it.
+            arena: Vec::with_capacity(t.spaces.len() * 4),
             bits: Vec::new(),
             width: t.spaces.len(),
             last: usize::MAX,
@@ -389,7 +390,7 @@ fn search(b: &Board<'_>, root: Node, max: u8, min: u8) -> Reaches {
     for k in 1..start.len() {
         start[k] = start[k].max(start[k - 1]);
     }
-    Reaches { all, start, longest, tree, dangerous: b.dangerous.to_vec() }
+    Reaches { all, start, longest, tree, dangerous: b.dangerous.to_vec(), root_k: root.k }
 }
 
 /// A path named by waypoints, checked against the driving code.
@@ -441,7 +442,10 @@ pub fn through(b: &Board<'_>, m: &Mover, via: &[SpaceIdx]) -> Vec<Walk> {
         }
         let done = (next_start..nodes.len()).find(|&i| nodes[i].1 == via.len() && SpaceIdx(nodes[i].0.pos) == last);
         if let Some(i) = done {
-            out.push(Walk { reach: reach_of(t, &nodes[i].0, i as u32), path: path_in(&tree, i as u32) });
+            out.push(Walk {
+                reach: reach_of(t, &nodes[i].0, i as u32),
+                path: path_in(&tree, i as u32, nodes[i].0.k as usize),
+            });
         }
         layer = next_start..nodes.len();
     }
@@ -540,12 +544,15 @@ fn step(b: &Board<'_>, fields: &mut Fields, n: &Node, pos: SpaceIdx, nxt: SpaceI
 /// is no entry), when the board counts wall entries.
 #[inline]
 fn wall_entry(b: &Board<'_>, from: SpaceIdx, to: SpaceIdx) -> bool {
-    b.walls && b.track.space(to).wall && !b.track.space(from).wall
+    b.walls && b.track.has_walls() && b.track.space(to).wall && !b.track.space(from).wall
 }
 
 /// The wall entries of a move from `start` along `path`: one body test against the wall each
 /// (15-0-2, 15-0-4).
 pub fn wall_entries(t: &Track, start: SpaceIdx, path: &[SpaceIdx]) -> u8 {
+    if !t.has_walls() {
+        return 0;
+    }
     let mut prev = start;
     let mut n = 0u8;
     for &p in path {

@@ -626,7 +626,7 @@ fn option_cost(t: &Track, d: &Driver<'_>, o: &MoveOption) -> f32 {
 /// beside or behind there (not in front of), each failed test a body point, the last one the
 /// car (20-3).
 fn contact_cost(t: &Track, s: &RaceState, me: CarId, end: SpaceIdx) -> f32 {
-    body_tests_cost(s, me, super::incidents::touching_at(t, s, me, end, None).len())
+    body_tests_cost(s, me, super::incidents::touching_count(t, s, me, end))
 }
 
 /// Expected cost of `entries` body tests against an oval's wall (15-0-2): as many tests against
