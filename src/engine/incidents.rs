@@ -56,36 +56,6 @@ pub fn touching_at(t: &Track, s: &RaceState, mover: CarId, at: SpaceIdx, exempt:
     cars
 }
 
-/// How many cars [`touching_at`] lists, without ordering them: what the bot's price of an end
-/// needs (14-1).
-pub fn touching_count(t: &Track, s: &RaceState, mover: CarId, at: SpaceIdx) -> usize {
-    if t.space(at).kind != SpaceKind::Racing {
-        return 0;
-    }
-    let mut seen = [CarId(0); 8];
-    let mut n = 0;
-    let mut extra: Vec<CarId> = Vec::new();
-    for &x in t.beside(at).iter().chain(t.next(at)) {
-        if t.space(x).kind != SpaceKind::Racing {
-            continue;
-        }
-        let Some(c) = s.car_on(x) else { continue };
-        if c == mover || t.next(s.car(c).space).contains(&at) {
-            continue;
-        }
-        if seen[..n.min(seen.len())].contains(&c) || extra.contains(&c) {
-            continue;
-        }
-        if n < seen.len() {
-            seen[n] = c;
-        } else {
-            extra.push(c);
-        }
-        n += 1;
-    }
-    n
-}
-
 /// Body tests after `mover` ended its move (14-1 to 14-4, 12-1-5, 20-3, 20-6).
 ///
 /// Every car it touches that still races rolls the black die, in the order of play; then the
