@@ -205,6 +205,10 @@ struct Fields {
     bits: Vec<SpaceIdx>,
     width: usize,
     last: usize,
+    /// The key of field `last` (when there is one).
+    last_key: (u16, u64),
+    /// Where field `last` begins in `arena`.
+    last_base: usize,
     queue: Vec<SpaceIdx>,
 }
 
@@ -217,6 +221,8 @@ impl Fields {
             bits: Vec::new(),
             width: t.spaces.len(),
             last: usize::MAX,
+            last_key: (NONE16, u64::MAX),
+            last_base: 0,
             queue: Vec::with_capacity(64),
         }
     }
@@ -237,13 +243,23 @@ impl Fields {
 
     /// Fewest arrows from `anchor` to `to` through straight spaces, avoiding cars and the
     /// dangerous spaces not in `mask` (`u8::MAX` if unreachable within `limit`).
+    /// The field last asked for is asked for again at almost every step: that look-up is inline.
+    #[inline(always)]
     fn dist(&mut self, b: &Board<'_>, anchor: u16, mask: u64, to: SpaceIdx, limit: u8) -> u8 {
-        let w = self.width;
-        if self.last != usize::MAX && self.keys[self.last] == (anchor, mask) {
-            return self.arena[self.last * w + to.get()];
+        if self.last != usize::MAX && self.last_key == (anchor, mask) {
+            return self.arena[self.last_base + to.get()];
         }
+        self.dist_other(b, anchor, mask, to, limit)
+    }
+
+    /// [`Fields::dist`] from another field than the last one: one already worked out, or a new one.
+    #[inline(never)]
+    fn dist_other(&mut self, b: &Board<'_>, anchor: u16, mask: u64, to: SpaceIdx, limit: u8) -> u8 {
+        let w = self.width;
         if let Some(i) = self.keys.iter().rposition(|&k| k == (anchor, mask)) {
             self.last = i;
+            self.last_key = (anchor, mask);
+            self.last_base = i * w;
             return self.arena[i * w + to.get()];
         }
         let t = b.track;
@@ -251,6 +267,8 @@ impl Fields {
         self.arena.resize(base + w, NONE8);
         self.keys.push((anchor, mask));
         self.last = self.keys.len() - 1;
+        self.last_key = (anchor, mask);
+        self.last_base = base;
         let d = &mut self.arena[base..base + w];
         let queue = &mut self.queue;
         queue.clear();
