@@ -367,8 +367,8 @@ pub fn reaches_after(b: &Board<'_>, r: &Reach, extra: u8, min_extra: u8) -> Reac
 fn search(b: &Board<'_>, root: Node, max: u8, min: u8) -> Reaches {
     let t = b.track;
     let mut fields = Fields::new(t);
-    let mut nodes: Vec<Node> = Vec::with_capacity(128);
-    let mut tree: Vec<(u16, u32)> = Vec::with_capacity(128);
+    let mut nodes: Vec<Node> = Vec::with_capacity(256);
+    let mut tree: Vec<(u16, u32)> = Vec::with_capacity(256);
     nodes.push(root);
     tree.push((root.pos, u32::MAX));
     let mut layer = 0..1usize;
@@ -584,7 +584,8 @@ pub fn wall_entries(t: &Track, start: SpaceIdx, path: &[SpaceIdx]) -> u8 {
 
 fn reach_of(t: &Track, n: &Node, node: u32) -> Reach {
     let end = SpaceIdx(n.pos);
-    let stops = t.space(end).corner.map(|c| {
+    let corner = t.compact(end).corner;
+    let stops = (corner != NONE16).then_some(CornerIdx(corner)).map(|c| {
         let need = t.corners[c.get()].stops;
         if n.over_k != NONE8 && n.over_corner != c.0 {
             (c, n.credit) // 10-2-3: an overshoot into the next corner counts no stop there

@@ -349,13 +349,15 @@ fn prune(v: &mut Vec<Priced<'_>>) {
     let group = |p: &Priced<'_>| (p.reach.end, fate_rank(p.fate), p.reach.stops, p.reach.crossings, p.reach.missed);
     let cost = |p: &Priced<'_>| (p.brake_points(), p.tyre_points(), p.reach.tests);
     let beats = |a: (u8, u8, u8), b: (u8, u8, u8)| a.0 <= b.0 && a.1 <= b.1 && a.2 <= b.2 && a != b;
-    let mut order: Vec<usize> = (0..v.len()).collect();
-    order.sort_by_key(|&i| (group(&v[i]), i));
+    // Each option's group worked out once, sorted with its index (so no two keys are equal).
+    let mut keyed: Vec<_> = v.iter().enumerate().map(|(i, p)| (group(p), i)).collect();
+    keyed.sort_unstable();
+    let order: Vec<usize> = keyed.iter().map(|&(_, i)| i).collect();
     let mut keep = vec![true; v.len()];
     let mut g = 0;
     while g < order.len() {
         let mut h = g + 1;
-        while h < order.len() && group(&v[order[h]]) == group(&v[order[g]]) {
+        while h < order.len() && keyed[h].0 == keyed[g].0 {
             h += 1;
         }
         let members = &order[g..h];
