@@ -93,6 +93,8 @@ pub struct Reaches {
     tree: Vec<(u16, u32)>,
     /// The stickers on the board.
     dangerous: Vec<SpaceIdx>,
+    /// The length of the search's first state (a path's length is its reach's less this).
+    root_k: u8,
 }
 
 impl Reaches {
@@ -108,7 +110,7 @@ impl Reaches {
     /// The spaces `r` enters, in order (its start excluded; after [`reaches_after`], only the
     /// spaces after the end it continues from).
     pub fn path(&self, r: &Reach) -> Vec<SpaceIdx> {
-        path_in(&self.tree, r.node)
+        path_in(&self.tree, r.node, (r.spaces - self.root_k) as usize)
     }
 
     /// How many search states the search visited (a measure of its work).
@@ -118,6 +120,9 @@ impl Reaches {
 
     /// The dangerous spaces among `path`.
     pub fn dangerous_on(&self, path: &[SpaceIdx]) -> Vec<SpaceIdx> {
+        if self.dangerous.is_empty() {
+            return Vec::new();
+        }
         path.iter().copied().filter(|s| self.dangerous.binary_search(s).is_ok()).collect()
     }
 }
@@ -134,14 +139,9 @@ impl Reach {
     }
 }
 
-fn path_in(tree: &[(u16, u32)], node: u32) -> Vec<SpaceIdx> {
-    // Two walks up the tree (the first counts) so the path is allocated once, filled from its end.
-    let mut len = 0;
-    let mut j = node as usize;
-    while tree[j].1 != u32::MAX {
-        len += 1;
-        j = tree[j].1 as usize;
-    }
+/// The path to state `node`, `len` spaces long (its depth in the tree): allocated once, filled
+/// from its end in one walk up the tree.
+fn path_in(tree: &[(u16, u32)], node: u32, len: usize) -> Vec<SpaceIdx> {
     let mut path = vec![SpaceIdx(0); len];
     let mut j = node as usize;
     for slot in path.iter_mut().rev() {
@@ -205,17 +205,24 @@ struct Fields {
     bits: Vec<SpaceIdx>,
     width: usize,
     last: usize,
+    /// The key of field `last` (when there is one).
+    last_key: (u16, u64),
+    /// Where field `last` begins in `arena`.
+    last_base: usize,
     queue: Vec<SpaceIdx>,
 }
 
 impl Fields {
     fn new(t: &Track) -> Self {
         Fields {
-            keys: Vec::new(),
-            arena: Vec::new(),
+            keys: Vec::with_capacity(8),
+            // Room for a few fields: growing the arena copies every field already in it.
+            arena: Vec::with_capacity(t.spaces.len() * 4),
             bits: Vec::new(),
             width: t.spaces.len(),
             last: usize::MAX,
+            last_key: (NONE16, u64::MAX),
+            last_base: 0,
             queue: Vec::with_capacity(64),
         }
     }
@@ -236,13 +243,23 @@ impl Fields {
 
     /// Fewest arrows from `anchor` to `to` through straight spaces, avoiding cars and the
     /// dangerous spaces not in `mask` (`u8::MAX` if unreachable within `limit`).
+    /// The field last asked for is asked for again at almost every step: that look-up is inline.
+    #[inline(always)]
     fn dist(&mut self, b: &Board<'_>, anchor: u16, mask: u64, to: SpaceIdx, limit: u8) -> u8 {
-        let w = self.width;
-        if self.last != usize::MAX && self.keys[self.last] == (anchor, mask) {
-            return self.arena[self.last * w + to.get()];
+        if self.last != usize::MAX && self.last_key == (anchor, mask) {
+            return self.arena[self.last_base + to.get()];
         }
+        self.dist_other(b, anchor, mask, to, limit)
+    }
+
+    /// [`Fields::dist`] from another field than the last one: one already worked out, or a new one.
+    #[inline(never)]
+    fn dist_other(&mut self, b: &Board<'_>, anchor: u16, mask: u64, to: SpaceIdx, limit: u8) -> u8 {
+        let w = self.width;
         if let Some(i) = self.keys.iter().rposition(|&k| k == (anchor, mask)) {
             self.last = i;
+            self.last_key = (anchor, mask);
+            self.last_base = i * w;
             return self.arena[i * w + to.get()];
         }
         let t = b.track;
@@ -250,6 +267,8 @@ impl Fields {
         self.arena.resize(base + w, NONE8);
         self.keys.push((anchor, mask));
         self.last = self.keys.len() - 1;
+        self.last_key = (anchor, mask);
+        self.last_base = base;
         let d = &mut self.arena[base..base + w];
         let queue = &mut self.queue;
         queue.clear();
@@ -348,8 +367,8 @@ pub fn reaches_after(b: &Board<'_>, r: &Reach, extra: u8, min_extra: u8) -> Reac
 fn search(b: &Board<'_>, root: Node, max: u8, min: u8) -> Reaches {
     let t = b.track;
     let mut fields = Fields::new(t);
-    let mut nodes: Vec<Node> = Vec::with_capacity(128);
-    let mut tree: Vec<(u16, u32)> = Vec::with_capacity(128);
+    let mut nodes: Vec<Node> = Vec::with_capacity(256);
+    let mut tree: Vec<(u16, u32)> = Vec::with_capacity(256);
     nodes.push(root);
     tree.push((root.pos, u32::MAX));
     let mut layer = 0..1usize;
@@ -389,7 +408,7 @@ fn search(b: &Board<'_>, root: Node, max: u8, min: u8) -> Reaches {
     for k in 1..start.len() {
         start[k] = start[k].max(start[k - 1]);
     }
-    Reaches { all, start, longest, tree, dangerous: b.dangerous.to_vec() }
+    Reaches { all, start, longest, tree, dangerous: b.dangerous.to_vec(), root_k: root.k }
 }
 
 /// A path named by waypoints, checked against the driving code.
@@ -441,7 +460,10 @@ pub fn through(b: &Board<'_>, m: &Mover, via: &[SpaceIdx]) -> Vec<Walk> {
         }
         let done = (next_start..nodes.len()).find(|&i| nodes[i].1 == via.len() && SpaceIdx(nodes[i].0.pos) == last);
         if let Some(i) = done {
-            out.push(Walk { reach: reach_of(t, &nodes[i].0, i as u32), path: path_in(&tree, i as u32) });
+            out.push(Walk {
+                reach: reach_of(t, &nodes[i].0, i as u32),
+                path: path_in(&tree, i as u32, nodes[i].0.k as usize),
+            });
         }
         layer = next_start..nodes.len();
     }
@@ -540,12 +562,15 @@ fn step(b: &Board<'_>, fields: &mut Fields, n: &Node, pos: SpaceIdx, nxt: SpaceI
 /// is no entry), when the board counts wall entries.
 #[inline]
 fn wall_entry(b: &Board<'_>, from: SpaceIdx, to: SpaceIdx) -> bool {
-    b.walls && b.track.space(to).wall && !b.track.space(from).wall
+    b.walls && b.track.has_walls() && b.track.space(to).wall && !b.track.space(from).wall
 }
 
 /// The wall entries of a move from `start` along `path`: one body test against the wall each
 /// (15-0-2, 15-0-4).
 pub fn wall_entries(t: &Track, start: SpaceIdx, path: &[SpaceIdx]) -> u8 {
+    if !t.has_walls() {
+        return 0;
+    }
     let mut prev = start;
     let mut n = 0u8;
     for &p in path {
@@ -559,7 +584,8 @@ pub fn wall_entries(t: &Track, start: SpaceIdx, path: &[SpaceIdx]) -> u8 {
 
 fn reach_of(t: &Track, n: &Node, node: u32) -> Reach {
     let end = SpaceIdx(n.pos);
-    let stops = t.space(end).corner.map(|c| {
+    let corner = t.compact(end).corner;
+    let stops = (corner != NONE16).then_some(CornerIdx(corner)).map(|c| {
         let need = t.corners[c.get()].stops;
         if n.over_k != NONE8 && n.over_corner != c.0 {
             (c, n.credit) // 10-2-3: an overshoot into the next corner counts no stop there

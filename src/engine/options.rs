@@ -92,14 +92,15 @@ impl MoveOption {
 
 /// Turns the reachable ends of a roll into the player's options.
 pub fn options(t: &Track, car: &CarState, roll: u8, wet: bool, reaches: &Reaches) -> Vec<MoveOption> {
-    // Options are priced first and given their paths last, once the dominated ones are gone.
-    let mut out: Vec<(MoveOption, &Reach)> = Vec::new();
+    // Options are priced first (a few bytes each, [`Priced`]) and built, with their paths, last,
+    // once the dominated ones are gone.
     let brakes = car.wear.brakes;
     // Stopping short on purpose: one brake point a space (11-0-3).
     let lowest = roll.saturating_sub(brakes);
+    let mut out: Vec<Priced<'_>> = Vec::with_capacity((lowest..=roll).map(|k| reaches.at(k).len()).sum::<usize>() + 8);
     for k in lowest..=roll {
         for r in reaches.at(k) {
-            out.push((build(car, wet, r, roll - k, 0), r));
+            out.push(Priced::of(car, wet, r, roll - k, 0));
         }
     }
     // Blocked: the car goes as far as it can (12-0-1), to the space that would play first next
@@ -110,35 +111,72 @@ pub fn options(t: &Track, car: &CarState, roll: u8, wet: bool, reaches: &Reaches
         let short = roll - reaches.longest;
         for r in far.iter().filter(|r| Some(t.progress_gap(car.space, r.end)) == best) {
             for b in 0..short.min(brakes + 1) {
-                out.push((build(car, wet, r, b, short - b), r));
+                out.push(Priced::of(car, wet, r, b, short - b));
             }
         }
     }
     // A player may always choose a move that eliminates his car only when every move does
     // (docs/rulings.md).
-    if out.iter().any(|(o, _)| !matches!(o.fate, Fate::Eliminated(_))) {
-        out.retain(|(o, _)| !matches!(o.fate, Fate::Eliminated(_)));
+    if out.iter().any(|p| !matches!(p.fate, Fate::Eliminated(_))) {
+        out.retain(|p| !matches!(p.fate, Fate::Eliminated(_)));
     }
     prune(&mut out);
-    // Farthest first, then cheapest, fewest tests; ties in the order the search found them.
-    let mut keyed: Vec<(OrderKey, (MoveOption, &Reach))> = out
-        .into_iter()
-        .map(|(o, r)| {
-            let gap = t.progress_gap(car.space, o.end) + o.crossings as u32 * t.lap_length;
+    // Farthest first, then cheapest, fewest tests; ties in the order the search found them. The
+    // keys are sorted with their indices, and the options built once, in order.
+    let mut keyed: Vec<(OrderKey, u32)> = out
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let r = p.reach;
+            let gap = t.progress_gap(car.space, r.end) + r.crossings as u32 * t.lap_length;
             (
-                (std::cmp::Reverse(gap), o.brake_points(), o.tyre_points(), r.tests, o.end, o.blocked, r.node_index()),
-                (o, r),
+                (std::cmp::Reverse(gap), p.brake_points(), p.tyre_points(), r.tests, r.end, p.blocked, r.node_index()),
+                i as u32,
             )
         })
         .collect();
     keyed.sort_unstable_by_key(|k| k.0);
-    let out = keyed.into_iter().map(|(_, x)| x);
-    out.map(|(mut o, r)| {
-        o.path = reaches.path(r);
-        o.dangerous = reaches.dangerous_on(&o.path);
-        o
-    })
-    .collect()
+    keyed
+        .iter()
+        .map(|&(_, i)| {
+            let p = &out[i as usize];
+            let mut o = build(car, wet, p.reach, p.brakes, p.blocked);
+            o.path = reaches.path(p.reach);
+            o.dangerous = reaches.dangerous_on(&o.path);
+            o
+        })
+        .collect()
+}
+
+/// An option of [`options`] before it is built: its reach, brakes and blocking, and what
+/// [`build`] would price it at (the same [`price`]).
+struct Priced<'a> {
+    reach: &'a Reach,
+    brakes: u8,
+    blocked: u8,
+    blocking_brakes: u8,
+    blocking_tyres: u8,
+    overshoot_tyres: u8,
+    fate: Fate,
+}
+
+impl<'a> Priced<'a> {
+    fn of(car: &CarState, wet: bool, r: &'a Reach, brakes: u8, blocked: u8) -> Self {
+        let (blocking_brakes, blocking_tyres) = blocking_cost(blocked).unwrap_or((0, 0));
+        let (overshoot_tyres, fate) =
+            price(car, wet, r.overshoot, r.missed, brakes, blocked, blocking_brakes, blocking_tyres);
+        Priced { reach: r, brakes, blocked, blocking_brakes, blocking_tyres, overshoot_tyres, fate }
+    }
+
+    /// As [`MoveOption::brake_points`] (no slipstream here).
+    fn brake_points(&self) -> u8 {
+        self.brakes + self.blocking_brakes
+    }
+
+    /// As [`MoveOption::tyre_points`].
+    fn tyre_points(&self) -> u8 {
+        self.overshoot_tyres + self.blocking_tyres
+    }
 }
 
 /// How options are listed: farthest, cheapest in brakes then tyres, fewest tests, then space,
@@ -198,26 +236,45 @@ pub fn bonus_options(car: &CarState, roll: u8, wet: bool, reaches: &Reaches) -> 
 /// Prices an option from its own fields (again, after a slide changed its path, 8-1-2): the
 /// overshoot's tyre points (10-0-2) and the fate.
 pub fn reprice(car: &CarState, wet: bool, o: &mut MoveOption) {
-    let (mut fate, blocked) = (Fate::Continues, o.blocked);
+    let (overshoot_tyres, fate) =
+        price(car, wet, o.overshoot, o.missed, o.brakes, o.blocked, o.blocking_brakes, o.blocking_tyres);
+    o.overshoot_tyres = overshoot_tyres;
+    o.fate = fate;
+}
+
+/// The overshoot's tyre points (10-0-2) and the fate of an option with these fields.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn price(
+    car: &CarState,
+    wet: bool,
+    overshoot: Option<(CornerIdx, u8)>,
+    missed: Option<CornerIdx>,
+    brakes: u8,
+    blocked: u8,
+    blocking_brakes: u8,
+    blocking_tyres: u8,
+) -> (u8, Fate) {
+    let mut fate = Fate::Continues;
     if blocking_cost(blocked).is_none() {
         fate = Fate::Eliminated(Elimination::Blocking);
     }
-    o.overshoot_tyres = o.overshoot.map_or(0, |(_, n)| {
+    let overshoot_tyres = overshoot.map_or(0, |(_, n)| {
         (n as u16 * overshoot_factor(car.tyres, wet, car.tyre_lap) as u16).min(u8::MAX as u16) as u8
     });
-    if fate == Fate::Continues && o.brakes + o.blocking_brakes > car.wear.brakes {
+    if fate == Fate::Continues && brakes + blocking_brakes > car.wear.brakes {
         fate = Fate::Eliminated(Elimination::Blocking);
     }
-    if o.missed.is_some() {
+    if missed.is_some() {
         fate = Fate::Eliminated(Elimination::Overshoot);
     }
-    let tyres_lost = o.overshoot_tyres + o.blocking_tyres;
+    let tyres_lost = overshoot_tyres + blocking_tyres;
     if fate == Fate::Continues && tyres_lost > 0 {
         // 10-3, 10-4-1, 10-4-2, 12-1-1, 12-1-4: the last tyre point spins the car; more than
         // the car has eliminates it (a spun car with no tyre left spins again on one point).
         let have = car.wear.tyres.max(1);
         if tyres_lost > have {
-            fate = Fate::Eliminated(if o.overshoot.is_some() && o.overshoot_tyres > 0 {
+            fate = Fate::Eliminated(if overshoot.is_some() && overshoot_tyres > 0 {
                 Elimination::Overshoot
             } else {
                 Elimination::Blocking
@@ -226,7 +283,7 @@ pub fn reprice(car: &CarState, wet: bool, o: &mut MoveOption) {
             fate = Fate::SpinOut;
         }
     }
-    o.fate = fate;
+    (overshoot_tyres, fate)
 }
 
 /// Puts options in the order [`options`] lists them (farthest, cheapest in brakes then tyres,
@@ -288,17 +345,19 @@ pub fn merge(t: &Track, car: &CarState, base: Vec<MoveOption>, extra: Vec<MoveOp
 /// space is the same test (17-0-2), so of two ways to the same end at the same cost only the one
 /// with fewer tests is offered (docs/rulings.md). Equal ones: the first listed stays (plain
 /// braking comes before the same cost split as brakes and blocking, 12-0-3).
-fn prune(v: &mut Vec<(MoveOption, &Reach)>) {
-    let group = |(o, _): &(MoveOption, &Reach)| (o.end, fate_rank(o.fate), o.stops, o.crossings, o.missed);
-    let cost = |(o, r): &(MoveOption, &Reach)| (o.brake_points(), o.tyre_points(), r.tests);
+fn prune(v: &mut Vec<Priced<'_>>) {
+    let group = |p: &Priced<'_>| (p.reach.end, fate_rank(p.fate), p.reach.stops, p.reach.crossings, p.reach.missed);
+    let cost = |p: &Priced<'_>| (p.brake_points(), p.tyre_points(), p.reach.tests);
     let beats = |a: (u8, u8, u8), b: (u8, u8, u8)| a.0 <= b.0 && a.1 <= b.1 && a.2 <= b.2 && a != b;
-    let mut order: Vec<usize> = (0..v.len()).collect();
-    order.sort_by_key(|&i| (group(&v[i]), i));
+    // Each option's group worked out once, sorted with its index (so no two keys are equal).
+    let mut keyed: Vec<_> = v.iter().enumerate().map(|(i, p)| (group(p), i)).collect();
+    keyed.sort_unstable();
+    let order: Vec<usize> = keyed.iter().map(|&(_, i)| i).collect();
     let mut keep = vec![true; v.len()];
     let mut g = 0;
     while g < order.len() {
         let mut h = g + 1;
-        while h < order.len() && group(&v[order[h]]) == group(&v[order[g]]) {
+        while h < order.len() && keyed[h].0 == keyed[g].0 {
             h += 1;
         }
         let members = &order[g..h];

@@ -263,6 +263,8 @@ pub struct Track {
     /// Fewest arrows from each space to the nearest pit-lane space (`u8::MAX` when 255 or more,
     /// or never): a move shorter than this cannot enter the lane (19-1-1).
     to_pit_lane: Vec<u8>,
+    /// Some space lies along an oval's wall (15-0-2): without one, no move enters a wall lane.
+    has_walls: bool,
 }
 
 impl Track {
@@ -271,6 +273,11 @@ impl Track {
     /// the pit lane, which lets the engine skip the search for a way in (19-1-1).
     pub fn arrows_to_pit_lane(&self, s: SpaceIdx) -> u8 {
         self.to_pit_lane[s.get()]
+    }
+
+    /// True when some space lies along an oval's concrete wall (15-0-2).
+    pub fn has_walls(&self) -> bool {
+        self.has_walls
     }
 
     /// The space at `s`.
@@ -606,6 +613,7 @@ impl TrackBuilder {
             .collect();
         let by_id = spaces.iter().enumerate().map(|(i, s)| (s.id.clone(), SpaceIdx(i as u16))).collect();
         let to_pit_lane = arrows_to(&spaces, &prev, |s| s.in_pit_lane());
+        let has_walls = spaces.iter().any(|s| s.wall);
         let pit_boxes = {
             let mut boxes: Vec<(u8, SpaceIdx)> = spaces
                 .iter()
@@ -638,6 +646,7 @@ impl TrackBuilder {
             beside: Adjacency::from_lists(beside),
             by_id,
             to_pit_lane,
+            has_walls,
         }
     }
 }

@@ -161,6 +161,8 @@ pub struct Bot {
     local: Vec<Vec<End>>,
     /// The cost of each (length, brake points used) of the gear being weighed.
     rows: Vec<f32>,
+    /// The car on each space (`NONE8` for none), for the contacts of the options.
+    car_at: Vec<u8>,
 }
 
 /// What the bot knows about the car it drives on this move.
@@ -180,6 +182,16 @@ impl Driver<'_> {
             return 0.0;
         }
         self.plan.cost[self.at(self.r - cross as usize, node, g, gas, brakes)]
+    }
+
+    /// The plan's costs of ending at `node` in gear `g` with `gas`, for 0 to `NB - 1` brake
+    /// points ([`Driver::after`] for each), or `None` when the crossings finish the race (0).
+    fn cells(&self, node: u32, cross: u8, g: u8, gas: u8) -> Option<&[f32]> {
+        if cross as usize >= self.r {
+            return None;
+        }
+        let i = self.at(self.r - cross as usize, node, g, gas, 0);
+        Some(&self.plan.cost[i..i + NB])
     }
 
     /// What ending this move with `brakes` brake points costs (see [`Plan::reserve`]).
@@ -270,7 +282,7 @@ impl Bot {
         let Some(p) = m.position(t, c.space, c.stops) else { return fallback };
         let key = PlanKey::of(state, car);
         m.plan(key);
-        let Bot { model, scratch, occupied, zone, danger, clean, frontier, reached, local, rows } = self;
+        let Bot { model, scratch, occupied, zone, danger, clean, frontier, reached, local, rows, .. } = self;
         let m = model.as_ref().expect("built");
         let d = Driver { model: m, plan: &m.plans[&key], r: remaining(state.laps, c), car: c, wet: state.wet };
 
@@ -483,9 +495,12 @@ impl Bot {
                     let (now, spin) = d.tyres(e.over * factor);
                     let now = now + around(e, k);
                     let gear_then = if spin { 0 } else { g };
+                    // `d.after(e.node, e.cross, gear_then, gas, left)` for every `left`: the
+                    // end's plan cells side by side (none once the race is over: 0).
+                    let cells = d.cells(e.node, e.cross, gear_then, gas);
                     for (used, v) in row.iter_mut().enumerate() {
                         let left = brakes - used as u8;
-                        let then = d.after(e.node, e.cross, gear_then, gas, left);
+                        let then = cells.map_or(0.0, |c| c[(left as usize).min(NB - 1)]);
                         *v = v.min(now + then + BRAKE * used as f32 + d.reserve(left));
                     }
                 }
@@ -519,6 +534,16 @@ impl Bot {
     pub fn option(&mut self, t: &Track, rolled: &Rolled) -> usize {
         let s = &rolled.state;
         let c = s.car(rolled.car);
+        // The car on each space (the first in the list, as `RaceState::car_on`), for the
+        // contacts of every option's end.
+        let car_at = &mut self.car_at;
+        car_at.clear();
+        car_at.resize(t.spaces.len(), NONE8);
+        for (i, o) in s.cars.iter().enumerate() {
+            if o.status.on_board() && car_at[o.space.get()] == NONE8 {
+                car_at[o.space.get()] = i as u8;
+            }
+        }
         let m = self.model(t);
         let key = PlanKey::of(s, rolled.car);
         m.plan(key);
@@ -537,8 +562,11 @@ impl Bot {
             }
         }
         let mut best = (f32::INFINITY, 0);
+        let car_at = &self.car_at;
         for (i, o) in rolled.options.iter().enumerate() {
-            let v = option_cost(t, &d, o) + contact_cost(t, s, rolled.car, o.end) + wall_cost(s, rolled.car, o.wall);
+            let v = option_cost(t, &d, o)
+                + contact_cost(t, s, car_at, rolled.car, o.end)
+                + wall_cost(s, rolled.car, o.wall);
             if v < best.0 {
                 best = (v, i);
             }
@@ -624,9 +652,26 @@ fn option_cost(t: &Track, d: &Driver<'_>, o: &MoveOption) -> f32 {
 
 /// Expected cost of ending on `end`: one body test (14-1) for each car the mover would stand
 /// beside or behind there (not in front of), each failed test a body point, the last one the
-/// car (20-3).
-fn contact_cost(t: &Track, s: &RaceState, me: CarId, end: SpaceIdx) -> f32 {
-    body_tests_cost(s, me, super::incidents::touching_at(t, s, me, end, None).len())
+/// car (20-3). The cars are those `incidents::touching_at` lists, counted without ordering them
+/// (`car_at`: the car on each space, `NONE8` for none).
+fn contact_cost(t: &Track, s: &RaceState, car_at: &[u8], me: CarId, end: SpaceIdx) -> f32 {
+    if t.compact(end).pit {
+        return 0.0; // only racing spaces touch (14-1)
+    }
+    let mut seen = [0u64; 4]; // bit i: car i counted
+    let mut n = 0;
+    for &x in t.beside(end).iter().chain(t.next(end)) {
+        let c = car_at[x.get()];
+        if c == NONE8 || c == me.0 || t.compact(x).pit || t.next(s.cars[c as usize].space).contains(&end) {
+            continue;
+        }
+        let (word, bit) = (c as usize / 64, 1u64 << (c % 64));
+        if seen[word] & bit == 0 {
+            seen[word] |= bit;
+            n += 1;
+        }
+    }
+    body_tests_cost(s, me, n)
 }
 
 /// Expected cost of `entries` body tests against an oval's wall (15-0-2): as many tests against
