@@ -260,6 +260,34 @@ fn absent_players_are_played_without_reminders_and_refusals_are_worded() {
     assert!(w.read(&p(car)).contains("est passe"));
 }
 
+/// A league may cap the absences a driver declares in a season (`max_absences` in league.toml,
+/// docs/leagues.md): the first ABSENT of a league race counts, a cancelled one stays counted,
+/// and the next past the cap is refused in the player's language.
+#[test]
+fn a_league_caps_the_absences_a_driver_declares_in_a_season() {
+    use crate::support::steward;
+    let mut w = World::new("absent-cap");
+    let t = w.game_with_players("ac", 2);
+    let games = w.root.join("games").display().to_string();
+    assert!(steward(&["league", "create", "cup", "--moderator", MOD, "--games", &games]).status.success());
+    assert!(steward(&["league", "add-race", "cup", "ac", "--track", "sprint", "--games", &games]).status.success());
+    let toml = w.root.join("games/cup/league.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(&toml, format!("max_absences = 1\n{text}")).unwrap();
+    w.send(MOD, &format!("GAME ac\nTOKEN {MOD_TOKEN}\nSTART"));
+    let (car, _) = w.game("ac").awaited().unwrap();
+    w.signed("ac", car, &t, "ABSENT 2026-11-25 2026-11-30");
+    assert!(w.read(&p(car)).contains(&format!("Car {car} is absent from 2026-11-25")), "the first absence is kept");
+    w.signed("ac", car, &t, "ABSENT CANCEL");
+    w.read(&p(car));
+    w.signed("ac", car, &t, "ABSENT 2026-11-26 2026-11-30");
+    let r = w.read(&p(car));
+    assert!(r.contains("League cup allows 1 absence(s) a season, and you have declared 1"), "{r}");
+    w.signed("ac", car, &t, "LANGUE fr\nABSENT 2026-11-27 2026-11-30");
+    let r = w.read(&p(car));
+    assert!(r.contains("La ligue cup permet 1 absence(s) par saison"), "{r}");
+}
+
 #[test]
 fn list_and_watch_show_nothing_secret_and_observers_can_be_shut_out() {
     let mut w = World::new("watch");
