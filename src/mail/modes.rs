@@ -205,18 +205,22 @@ fn milestone(t: &TurnFile) -> bool {
         || t.events.iter().any(|e| e.text.starts_with("the race weather is"))
 }
 
-/// The car an event is about: its text starts `car <n>`.
-fn subject(text: &str) -> Option<u8> {
+/// The car an event is about (its text starts `car <n>`) and what the text says after it.
+fn about(text: &str) -> Option<(u8, &str)> {
     let rest = text.strip_prefix("car ")?;
-    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    digits.parse().ok()
+    let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    Some((rest[..end].parse().ok()?, rest[end..].trim_start()))
+}
+
+/// The car an event is about.
+fn subject(text: &str) -> Option<u8> {
+    about(text).map(|(car, _)| car)
 }
 
 /// What an event says after `car <n>`: the routine parts of a move (the car's own line of the
 /// condensed summary), or `None` for an incident.
 fn routine(text: &str) -> Option<&str> {
-    let car = subject(text)?;
-    let rest = text[format!("car {car}").len()..].trim_start();
+    let (_, rest) = about(text)?;
     const ROUTINE: [&str; 20] = [
         "moves",
         "shifts",
@@ -246,9 +250,7 @@ fn routine(text: &str) -> Option<&str> {
 /// round (the engine's event texts).
 fn serious(text: &str) -> bool {
     const SERIOUS: [&str; 5] = ["is eliminated", "spins out", "is taken off the track", "stalls", "is turned round"];
-    let Some(car) = subject(text) else { return false };
-    let rest = text[format!("car {car}").len()..].trim_start();
-    SERIOUS.iter().any(|w| rest.starts_with(w))
+    about(text).is_some_and(|(_, rest)| SERIOUS.iter().any(|w| rest.starts_with(w)))
 }
 
 /// Whether turn `t` did something to car `car` that its player did not do: an incident of the

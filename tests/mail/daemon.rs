@@ -85,10 +85,8 @@ impl World {
             let who = format!("p{c}@test.invalid");
             self.send(&who, &format!("JOIN {g} CAR {c}"));
             let welcome = self.read(&who);
-            let token = welcome
-                .iter()
-                .find_map(|m| m.full_body.lines().find_map(|l| l.trim().strip_prefix("TOKEN ").map(str::to_string)))
-                .expect("the welcome carries the token");
+            let token =
+                welcome.iter().find_map(|m| super::token_in(&m.full_body)).expect("the welcome carries the token");
             tokens.push(token);
         }
         tokens
@@ -328,7 +326,7 @@ fn qualifying_laps_by_mail_then_the_race() {
         let who = format!("p{c}@test.invalid");
         w.send(&who, &format!("JOIN qx CAR {c}"));
         let welcome = body_of(&w.read(&who));
-        tokens.push(welcome.lines().find_map(|l| l.trim().strip_prefix("TOKEN ").map(str::to_string)).unwrap());
+        tokens.push(super::token_in(&welcome).unwrap());
     }
     w.send(MOD, &format!("GAME qx\nTOKEN {MOD_TOKEN}\nSTART"));
     for c in 1..=2 {
@@ -449,7 +447,7 @@ fn one_car_game(w: &mut World, game: &str) -> String {
     w.send(MOD, &format!("TOKEN {MOD_TOKEN}\nCREATE {game} TRACK sprint LAPS 3 CARS 1 HOURS 24 WEATHER sun"));
     w.send("p1@test.invalid", &format!("JOIN {game} CAR 1"));
     let welcome = body_of(&w.read("p1@test.invalid"));
-    welcome.lines().find_map(|l| l.trim().strip_prefix("TOKEN ").map(str::to_string)).unwrap()
+    super::token_in(&welcome).unwrap()
 }
 
 /// The first pit stop of a game: its turn, and the stop recorded.
@@ -581,7 +579,7 @@ fn a_track_marshal_gets_a_token_and_starts_the_race() {
     w.send(MOD, &format!("TOKEN {MOD_TOKEN}\nCREATE series-1 TRACK sprint LAPS 1 CARS 4 HOURS 24"));
     let mail = body_of(&w.read("p1@test.invalid"));
     assert!(mail.contains("Track Marshal") && mail.contains("team red sits it out"), "{mail}");
-    let token = mail.lines().find_map(|l| l.trim().strip_prefix("TOKEN ").map(str::to_string)).unwrap();
+    let token = super::token_in(&mail).unwrap();
     for who in ["p3@test.invalid", "p4@test.invalid"] {
         w.send(who, "JOIN series-1");
         w.read(who);

@@ -68,10 +68,7 @@ impl World {
                 let who = p(c);
                 self.send(&who, &format!("JOIN {g} CAR {c}"));
                 let welcome = self.read(&who);
-                welcome
-                    .lines()
-                    .find_map(|l| l.trim().strip_prefix("TOKEN ").map(str::to_string))
-                    .expect("the welcome carries the token")
+                super::token_in(&welcome).expect("the welcome carries the token")
             })
             .collect()
     }

@@ -50,3 +50,8 @@ pub fn sprint_demo(dir: &Path, game: &str, cars: u8, policy_cars: u8, grid: Grid
         reports: None,
     }
 }
+
+/// The `TOKEN` line of a welcome mail's text, if any.
+pub fn token_in(text: &str) -> Option<String> {
+    text.lines().find_map(|l| l.trim().strip_prefix("TOKEN ").map(str::to_string))
+}

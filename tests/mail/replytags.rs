@@ -88,7 +88,7 @@ impl World {
             let token = self
                 .read(&who)
                 .iter()
-                .find_map(|m| m.full_body.lines().find_map(|l| l.trim().strip_prefix("TOKEN ").map(str::to_string)))
+                .find_map(|m| super::token_in(&m.full_body))
                 .expect("the welcome carries the token");
             tokens.push(token);
         }

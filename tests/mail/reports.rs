@@ -80,11 +80,8 @@ impl World {
             let who = player(c);
             let extra = join_extra.get(c as usize - 1).copied().unwrap_or("");
             self.send(&who, &format!("JOIN {g} CAR {c}\n{extra}"));
-            let token = self
-                .read(&who)
-                .iter()
-                .find_map(|m| m.body.lines().find_map(|l| l.trim().strip_prefix("TOKEN ").map(str::to_string)))
-                .expect("the welcome carries the token");
+            let token =
+                self.read(&who).iter().find_map(|m| super::token_in(&m.body)).expect("the welcome carries the token");
             tokens.push(token);
         }
         self.send(MOD, &format!("GAME {g}\nTOKEN {MOD_TOKEN}\nSTART"));
