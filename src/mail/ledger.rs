@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::store::fsio::{Durability, write_atomic};
+use crate::store::fsio::{Durability, write_atomic, write_linked};
 
 /// One processed message.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -85,10 +85,13 @@ impl Ledger {
     /// hides the copy addressed to steward directly.
     pub fn record(&self, entry: &Entry, claim: bool) -> io::Result<()> {
         let text = toml::to_string(entry).map_err(io::Error::other)?;
-        if let Some(mid) = entry.message_id.as_ref().filter(|_| claim) {
-            write_atomic(&self.path("mid", mid), text.as_bytes(), self.durability, false)?;
+        let key = self.path("key", &entry.key);
+        match entry.message_id.as_ref().filter(|_| claim) {
+            // One file under both names (issue 17): written and flushed once, the `mid-` name
+            // first, both landing with one flush of the directory.
+            Some(mid) => write_linked(&key, &self.path("mid", mid), text.as_bytes(), self.durability),
+            None => write_atomic(&key, text.as_bytes(), self.durability, false),
         }
-        write_atomic(&self.path("key", &entry.key), text.as_bytes(), self.durability, false)
     }
 
     /// Every entry (for tests and audits), in no particular order.

@@ -1,9 +1,12 @@
 //! The persistent outbox: every reply is written here before any attempt to send it, and sent
 //! until delivered, with backoff between failed attempts.
 //!
-//! `<state>/outbox/<id>.eml` holds the message, `<id>.toml` its envelope and attempts (written
-//! second: it is the commit point). A delivered message moves to `sent/`, one refused for good
-//! to `failed/` with the server's answer. Ids are chosen by the caller and stable (the ledger
+//! `<state>/outbox/<id>.eml` holds the message. Its envelope is the message's own `From` and
+//! `To` (as `sendmail -t` reads them) until an attempt fails: then `<id>.toml` records the
+//! envelope with the attempts and the next try (issue 17: one file a reply, not two). The
+//! replies of a job are written with their directory's flush left to the job's commit point
+//! (`fsio::barrier`, made by the ledger's write). A delivered message moves to `sent/`, one
+//! refused for good to `failed/` with the server's answer. Ids are chosen by the caller and stable (the ledger
 //! name of the message answered and the reply's index), so writing a reply again after a crash
 //! replaces it instead of adding a second copy. Delivery into a Maildir uses the id as the file
 //! name and skips a file that is already there, so a crash between delivering and moving to
@@ -94,13 +97,20 @@ impl Outbox {
     }
 
     /// Queues a message (replacing one queued under the same id). Nothing is sent here.
+    /// An envelope that is the message's own (`envelope_of`: its `From` and `To`, no attempt
+    /// yet), as the daemon's replies always have, is not written: it is read back from the
+    /// message.
     pub fn put(&self, env: &Envelope, raw: &[u8]) -> io::Result<()> {
         if self.dir.join("sent").join(format!("{}.toml", env.id)).exists() {
             return Ok(());
         }
-        write_atomic(&self.dir.join(format!("{}.eml", env.id)), raw, self.durability, false)?;
-        let text = toml::to_string(env).map_err(io::Error::other)?;
-        write_atomic(&self.dir.join(format!("{}.toml", env.id)), text.as_bytes(), self.durability, false)
+        let durability = self.durability.grouped();
+        if envelope_of(&env.id, raw).as_ref() != Some(env) {
+            // An envelope the message does not carry is recorded beside it, before it.
+            let text = toml::to_string(env).map_err(io::Error::other)?;
+            write_atomic(&self.dir.join(format!("{}.toml", env.id)), text.as_bytes(), durability, false)?;
+        }
+        write_atomic(&self.dir.join(format!("{}.eml", env.id)), raw, durability, false)
     }
 
     /// Records a reply that cannot be sent at all (its recipient is not an address a mail can
@@ -135,12 +145,21 @@ impl Outbox {
         for e in fs::read_dir(&self.dir)? {
             let e = e?;
             let name = e.file_name().to_string_lossy().into_owned();
-            if !e.file_type()?.is_file() || !name.ends_with(".toml") || name.starts_with('.') {
+            let Some(id) = name.strip_suffix(".eml").filter(|_| !name.starts_with('.')) else {
+                continue;
+            };
+            if !e.file_type()?.is_file() {
                 continue;
             }
-            let text = fs::read_to_string(e.path())?;
-            let env: Envelope =
-                toml::from_str(&text).map_err(|err| io::Error::other(format!("{}: {err}", e.path().display())))?;
+            let toml_path = self.dir.join(format!("{id}.toml"));
+            let env = match fs::read_to_string(&toml_path) {
+                Ok(text) => {
+                    toml::from_str(&text).map_err(|err| io::Error::other(format!("{}: {err}", toml_path.display())))?
+                }
+                Err(err) if err.kind() == io::ErrorKind::NotFound => envelope_of(id, &fs::read(e.path())?)
+                    .ok_or_else(|| io::Error::other(format!("{}: no From or no To", e.path().display())))?,
+                Err(err) => return Err(err),
+            };
             let queued = e.metadata()?.modified().ok();
             v.push((queued, env));
         }
@@ -160,30 +179,27 @@ impl Outbox {
         self.ids_in("sent")
     }
 
-    /// Tries every message whose time has come.
+    /// Tries every message whose time has come. The deliveries are made durable together
+    /// (`fsio::barrier`: a Maildir delivery's directory flush) before any leaves the outbox.
     pub fn flush(&self, via: &mut dyn Deliver, now: Stamp) -> io::Result<Flushed> {
         let mut f = Flushed::default();
+        let mut delivered = Vec::new();
         for mut env in self.pending()? {
             if env.next_try > now.0 {
                 f.waiting += 1;
                 continue;
             }
-            let raw = match self.raw(&env.id) {
-                Ok(r) => r,
-                // The envelope was committed after the message; a missing message is a
-                // message already moved to sent/ by a run that died before removing this.
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    self.finish(&env, "sent")?;
-                    continue;
-                }
-                Err(e) => return Err(e),
-            };
+            // Recorded as sent by a run that died before removing the message.
+            if self.dir.join("sent").join(format!("{}.toml", env.id)).exists() {
+                self.remove(&env.id)?;
+                continue;
+            }
+            let raw = self.raw(&env.id)?;
             match via.deliver(&env.id, &env.from, &env.to, &raw) {
                 Delivery::Done => {
                     env.attempts += 1;
                     env.last_error = None;
-                    self.finish(&env, "sent")?;
-                    f.sent += 1;
+                    delivered.push(env);
                 }
                 Delivery::Retry(why) => {
                     env.attempts += 1;
@@ -201,10 +217,16 @@ impl Outbox {
                 }
             }
         }
+        crate::store::fsio::barrier()?;
+        for env in &delivered {
+            self.finish(env, "sent")?;
+            f.sent += 1;
+        }
         Ok(f)
     }
 
-    /// Moves a message to `sent/` or `failed/`: the record first, then the files go.
+    /// Moves a message to `sent/` or `failed/`: the record first, then the message goes, then
+    /// its envelope (a record of attempts left alone is never read: `pending` reads messages).
     fn finish(&self, env: &Envelope, to: &str) -> io::Result<()> {
         let text = toml::to_string(env).map_err(io::Error::other)?;
         let dest = self.dir.join(to);
@@ -213,15 +235,33 @@ impl Outbox {
             write_atomic(&dest.join(format!("{}.eml", env.id)), &fs::read(&eml)?, self.durability, false)?;
         }
         // A sent mail's record is not flushed (issue 17: two fsyncs a reply): the delivery was.
-        // A power cut that loses the record loses it with the pending envelope's removal (not
-        // flushed either, before as now), so the mail is delivered again: the Maildir path skips
-        // it, SMTP sends it again under the same Message-ID. A failure's record is flushed: it
-        // holds the mail.
+        // A power cut that loses the record loses it with the message's removal (not flushed
+        // either), so the mail is delivered again: the Maildir path skips it, SMTP sends it
+        // again under the same Message-ID. A failure's record is flushed: it holds the mail.
         let durability = if to == "sent" { Durability::NoSync } else { self.durability };
         write_atomic(&dest.join(format!("{}.toml", env.id)), text.as_bytes(), durability, false)?;
-        remove_if_there(&self.dir.join(format!("{}.toml", env.id)))?;
-        remove_if_there(&eml)
+        self.remove(&env.id)
     }
+
+    /// Removes a queued message and its record of attempts, the message first.
+    fn remove(&self, id: &str) -> io::Result<()> {
+        remove_if_there(&self.dir.join(format!("{id}.eml")))?;
+        remove_if_there(&self.dir.join(format!("{id}.toml")))
+    }
+}
+
+/// The envelope a queued message carries: its `From` and `To` addresses, no attempt yet.
+pub fn envelope_of(id: &str, raw: &[u8]) -> Option<Envelope> {
+    let m = mail_parser::MessageParser::default().parse_headers(raw)?;
+    let addrs = |a: Option<&mail_parser::Address>| -> Vec<String> {
+        a.map(|a| a.iter().filter_map(|x| x.address().map(str::to_string)).collect()).unwrap_or_default()
+    };
+    let from = addrs(m.from()).into_iter().next()?;
+    let to = addrs(m.to());
+    if to.is_empty() {
+        return None;
+    }
+    Some(Envelope { id: id.to_string(), from, to, attempts: 0, next_try: 0, last_error: None })
 }
 
 fn remove_if_there(p: &Path) -> io::Result<()> {
@@ -242,5 +282,126 @@ impl<S: super::transport::Sender> Deliver for Via<S> {
             Err(e) if e.is_transient() => Delivery::Retry(e.to_string()),
             Err(e) => Delivery::Fail(e.to_string()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mail::compose::{Draft, build};
+
+    /// Delivers what it is told to, failing the ids it was told to fail (retry), counting calls.
+    #[derive(Default)]
+    struct Fake {
+        fail: Vec<String>,
+        got: Vec<(String, String, Vec<String>)>,
+    }
+
+    impl Deliver for Fake {
+        fn deliver(&mut self, id: &str, from: &str, to: &[String], _raw: &[u8]) -> Delivery {
+            self.got.push((id.to_string(), from.to_string(), to.to_vec()));
+            if self.fail.iter().any(|f| f == id) { Delivery::Retry("421 busy".into()) } else { Delivery::Done }
+        }
+    }
+
+    fn state(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("steward-outbox-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        d
+    }
+
+    fn reply(id: &str, to: &[&str]) -> (Envelope, Vec<u8>) {
+        let d = Draft {
+            to: to.iter().map(|t| t.to_string()).collect(),
+            subject: "[gp1] car 3: your gear (turn 7)".into(),
+            text: "GEAR 4\n".into(),
+            in_reply_to: None,
+            message_id: format!("{id}@league.test"),
+            reply_to: None,
+            picture: None,
+        };
+        let raw = build(&d, "Formula De steward", "steward@league.test").unwrap();
+        let env = Envelope {
+            id: id.into(),
+            from: "steward@league.test".into(),
+            to: d.to.clone(),
+            attempts: 0,
+            next_try: 0,
+            last_error: None,
+        };
+        (env, raw)
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_type().unwrap().is_file())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn a_reply_waits_as_one_file_whose_headers_are_its_envelope() {
+        let dir = state("one-file");
+        let o = Outbox::open(&dir, Durability::Sync).unwrap();
+        let (env, raw) = reply("r-000", &["p1@players.test", "p2@players.test"]);
+        o.put(&env, &raw).unwrap();
+        assert_eq!(names(&dir.join("outbox")), vec!["r-000.eml"]);
+        assert_eq!(o.pending().unwrap(), vec![env.clone()], "the envelope is read back from From and To");
+        // An envelope the message does not carry is kept beside it.
+        let (mut other, raw2) = reply("r-001", &["p3@players.test"]);
+        other.to = vec!["moderator@league.test".into()];
+        o.put(&other, &raw2).unwrap();
+        assert_eq!(names(&dir.join("outbox")), vec!["r-000.eml", "r-001.eml", "r-001.toml"]);
+        assert!(o.pending().unwrap().contains(&other));
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_failed_attempt_is_recorded_and_a_delivered_reply_leaves_once() {
+        let dir = state("flush");
+        let o = Outbox::open(&dir, Durability::Sync).unwrap();
+        let (a, raw_a) = reply("a-000", &["p1@players.test"]);
+        let (b, raw_b) = reply("b-000", &["p2@players.test"]);
+        o.put(&a, &raw_a).unwrap();
+        o.put(&b, &raw_b).unwrap();
+        let mut via = Fake { fail: vec!["b-000".into()], ..Fake::default() };
+        let f = o.flush(&mut via, Stamp(1000)).unwrap();
+        assert_eq!((f.sent, f.deferred), (1, 1));
+        assert_eq!(o.sent().unwrap(), vec!["a-000"]);
+        assert_eq!(names(&dir.join("outbox")), vec!["b-000.eml", "b-000.toml"]);
+        let waiting = o.pending().unwrap();
+        assert_eq!((waiting[0].attempts, waiting[0].next_try), (1, 1000 + backoff(1)));
+        assert_eq!(waiting[0].last_error.as_deref(), Some("421 busy"));
+        // Not before its time; then delivered, and nothing is left behind.
+        via.fail.clear();
+        assert_eq!(o.flush(&mut via, Stamp(1001)).unwrap().waiting, 1);
+        assert_eq!(o.flush(&mut via, Stamp(1000 + backoff(1))).unwrap().sent, 1);
+        assert!(names(&dir.join("outbox")).is_empty());
+        assert_eq!(via.got.iter().filter(|g| g.0 == "b-000").count(), 2);
+        assert_eq!(via.got[0].1, "steward@league.test");
+        // A reply put again after it was sent (a job processed again) is not queued again.
+        o.put(&a, &raw_a).unwrap();
+        assert!(o.pending().unwrap().is_empty());
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_reply_recorded_as_sent_by_a_run_that_died_is_not_delivered_again() {
+        let dir = state("died");
+        let o = Outbox::open(&dir, Durability::Sync).unwrap();
+        let (a, raw_a) = reply("a-000", &["p1@players.test"]);
+        o.put(&a, &raw_a).unwrap();
+        // The run died after the record in sent/, before the message left the outbox.
+        let text = toml::to_string(&a).unwrap();
+        fs::write(dir.join("outbox/sent/a-000.toml"), text).unwrap();
+        let mut via = Fake::default();
+        o.flush(&mut via, Stamp(1000)).unwrap();
+        assert!(via.got.is_empty(), "{:?}", via.got);
+        assert!(names(&dir.join("outbox")).is_empty());
+        let _ = fs::remove_dir_all(&dir);
     }
 }

@@ -5,10 +5,20 @@
 //! the new one, never a part. A game directory is locked (`flock` on its `.lock` file) while a
 //! command writes it; the lock dies with the process, so a killed writer leaves no stale lock.
 //!
+//! Grouped writes (issue 17): a write made with [`Durability::Grouped`] flushes its file at once
+//! but leaves its directory's flush for the next [`barrier`], which every [`Durability::Sync`]
+//! write makes before its own. So a `Sync` write is still durable only after everything written
+//! before it, and a job's writes into one directory (its outbox replies, its standing orders)
+//! share one directory flush instead of one each. The set of directories waiting for a flush is
+//! the thread's: the daemon writes from one thread, whose writes are one sequence (and tests
+//! running side by side do not flush each other's).
+//!
 //! Fault injection for the crash test: with `STEWARD_CRASH_AFTER=N` in the environment the
 //! process aborts at the N-th write step (file created, each 64-byte chunk written, fsync,
 //! rename, directory fsync), as a `kill -9` would, without unwinding or flushing anything.
 
+use std::cell::RefCell;
+use std::collections::BTreeSet;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -55,8 +65,55 @@ pub enum Durability {
     /// `fsync` every file and directory (the default).
     Sync,
     /// Atomic renames only: safe against a killed process, not against a power cut (bulk
-    /// simulations).
+    /// simulations, records whose loss costs nothing: the hourly mail counts).
     NoSync,
+    /// `fsync` the file now and its directory at the next [`barrier`] (made by the next `Sync`
+    /// write at the latest): for the daemon's job files written before its commit point.
+    Grouped,
+}
+
+impl Durability {
+    /// What a job's files written before its commit point take: `Grouped` for `Sync`.
+    pub fn grouped(self) -> Durability {
+        match self {
+            Durability::Sync => Durability::Grouped,
+            d => d,
+        }
+    }
+}
+
+thread_local! {
+    /// Directories written with [`Durability::Grouped`] and not flushed yet.
+    static PENDING: RefCell<BTreeSet<PathBuf>> = const { RefCell::new(BTreeSet::new()) };
+}
+
+/// Leaves `dir`'s flush to the next [`barrier`].
+pub fn defer_dir_sync(dir: &Path) {
+    PENDING.with_borrow_mut(|p| p.insert(dir.to_path_buf()));
+}
+
+/// The directories waiting for the next [`barrier`] (tests).
+pub fn pending_dirs() -> Vec<PathBuf> {
+    PENDING.with_borrow(|p| p.iter().cloned().collect())
+}
+
+/// Flushes every directory a [`Durability::Grouped`] write left waiting, once each: after it,
+/// every write made so far survives a power cut.
+pub fn barrier() -> io::Result<()> {
+    let dirs = PENDING.take();
+    for d in &dirs {
+        match sync_dir(d) {
+            Ok(()) => step(),
+            // A directory removed since (a game deleted) has nothing left to flush.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => {
+                // Still owed: the next barrier tries again.
+                PENDING.with_borrow_mut(|p| p.extend(dirs.iter().cloned()));
+                return Err(e);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The temporary name `path` is written under: `.<name>.tmp` in the same directory.
@@ -72,6 +129,10 @@ pub fn is_temp(name: &str) -> bool {
 
 /// Writes `bytes` to `path` atomically; `private` makes the file readable by its owner only.
 pub fn write_atomic(path: &Path, bytes: &[u8], durability: Durability, private: bool) -> io::Result<()> {
+    if durability == Durability::Sync {
+        // Everything written before this write is durable before it.
+        barrier()?;
+    }
     let tmp = temp_path(path);
     let _ = fs::remove_file(&tmp);
     let mut opts = OpenOptions::new();
@@ -93,17 +154,66 @@ pub fn write_atomic(path: &Path, bytes: &[u8], durability: Durability, private: 
     } else {
         f.write_all(bytes)?;
     }
-    if durability == Durability::Sync {
+    if durability != Durability::NoSync {
         sync_file(&f)?;
     }
     step();
     drop(f);
     fs::rename(&tmp, path)?;
     step();
-    if durability == Durability::Sync
-        && let Some(dir) = path.parent()
-    {
-        sync_dir(dir)?;
+    if let Some(dir) = path.parent() {
+        match durability {
+            Durability::Sync => sync_dir(dir)?,
+            Durability::Grouped => defer_dir_sync(dir),
+            Durability::NoSync => {}
+        }
+    }
+    step();
+    Ok(())
+}
+
+/// Writes `bytes` to `path` atomically under a second name `also` in the same directory (a hard
+/// link: one file, written and flushed once, whose two names land with one directory flush).
+/// Where the file system has no hard links, `also` gets a copy.
+pub fn write_linked(path: &Path, also: &Path, bytes: &[u8], durability: Durability) -> io::Result<()> {
+    let dir = path.parent().filter(|d| Some(*d) == also.parent());
+    let Some(dir) = dir else {
+        return Err(io::Error::other("linked names must share a directory"));
+    };
+    if durability == Durability::Sync {
+        barrier()?;
+    }
+    // `also` is named first: a process killed between the two names leaves `also` alone, as
+    // writing `also` first and `path` second always did.
+    let tmp = temp_path(path);
+    let _ = fs::remove_file(&tmp);
+    let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+    step();
+    f.write_all(bytes)?;
+    if durability != Durability::NoSync {
+        sync_file(&f)?;
+    }
+    step();
+    drop(f);
+    let also_tmp = temp_path(also);
+    let _ = fs::remove_file(&also_tmp);
+    match fs::hard_link(&tmp, &also_tmp) {
+        Ok(()) => {
+            step();
+            fs::rename(&also_tmp, also)?;
+            step();
+        }
+        Err(_) => write_atomic(also, bytes, durability.grouped(), false)?,
+    }
+    fs::rename(&tmp, path)?;
+    step();
+    match durability {
+        Durability::Sync => {
+            PENDING.with_borrow_mut(|p| p.remove(dir));
+            sync_dir(dir)?;
+        }
+        Durability::Grouped => defer_dir_sync(dir),
+        Durability::NoSync => {}
     }
     step();
     Ok(())
@@ -144,5 +254,52 @@ impl DirLock {
         let file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(dir.join(".lock"))?;
         file.lock()?;
         Ok(DirLock { _file: file })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("steward-fsio-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        fs::create_dir_all(d.join("a")).unwrap();
+        fs::create_dir_all(d.join("b")).unwrap();
+        d
+    }
+
+    #[test]
+    fn grouped_writes_leave_one_directory_flush_to_the_next_sync_write() {
+        let d = scratch("grouped");
+        barrier().unwrap();
+        write_atomic(&d.join("a/one"), b"1", Durability::Grouped, false).unwrap();
+        write_atomic(&d.join("a/two"), b"2", Durability::Grouped, false).unwrap();
+        assert_eq!(pending_dirs(), vec![d.join("a")], "one flush owed for the two files");
+        write_atomic(&d.join("b/three"), b"3", Durability::NoSync, false).unwrap();
+        assert_eq!(pending_dirs(), vec![d.join("a")], "a write that flushes nothing changes nothing");
+        write_atomic(&d.join("b/four"), b"4", Durability::Sync, false).unwrap();
+        assert!(pending_dirs().is_empty(), "a Sync write flushes what was owed before it");
+        assert_eq!(fs::read(d.join("a/two")).unwrap(), b"2");
+        let _ = fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_linked_write_is_one_file_under_two_names() {
+        let d = scratch("linked");
+        let (key, mid) = (d.join("a/key-1.toml"), d.join("a/mid-1.toml"));
+        write_atomic(&mid, b"an older claim", Durability::Sync, false).unwrap();
+        write_linked(&key, &mid, b"entry", Durability::Sync).unwrap();
+        assert_eq!(fs::read(&key).unwrap(), b"entry");
+        assert_eq!(fs::read(&mid).unwrap(), b"entry", "the older file under the second name is replaced");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            assert_eq!(fs::metadata(&key).unwrap().ino(), fs::metadata(&mid).unwrap().ino());
+        }
+        assert!(pending_dirs().is_empty());
+        assert!(fs::read_dir(d.join("a")).unwrap().flatten().all(|e| !is_temp(&e.file_name().to_string_lossy())));
+        assert!(write_linked(&key, &d.join("b/mid-2.toml"), b"x", Durability::Sync).is_err(), "two directories");
+        let _ = fs::remove_dir_all(&d);
     }
 }

@@ -368,7 +368,9 @@ impl Sender for MaildirSender {
     }
 
     /// Exactly once: the file is named `<id>.steward` and a name already in `new/` or `cur/`
-    /// is not delivered again.
+    /// is not delivered again. The file is flushed; its directory at the next
+    /// `fsio::barrier` (the outbox makes one after its deliveries, before any leaves it), so
+    /// a flush's deliveries into one mailbox share one directory flush.
     fn send_once(&mut self, id: &str, from: &str, to: &[String], raw: &[u8]) -> Result<(), TransportError> {
         if id.is_empty() || id.contains(['/', '\\', ':']) || id.starts_with('.') {
             return Err(TransportError::Config(format!("`{id}` cannot name a Maildir file")));
@@ -399,7 +401,8 @@ fn deliver_named(dir: &Path, name: &str, raw: &[u8]) -> Result<(), TransportErro
     drop(file);
     let target = dir.join("new").join(name);
     fs::rename(&tmp, &target).map_err(|e| TransportError::maildir("move into new/", target, e))?;
-    sync_dir(&dir.join("new"))
+    crate::store::fsio::defer_dir_sync(&dir.join("new"));
+    Ok(())
 }
 
 /// True when the message's first line ends with CR LF (we prepend lines in the same style).
