@@ -18,6 +18,7 @@ use super::ledger::{Entry, Ledger, key_name};
 use super::limits::{STRANGER_TEXT, cap_text};
 use super::message::{Incoming, check_size};
 use super::outbox::{Deliver, Envelope, Flushed, Outbox};
+use super::report::Pictures;
 use super::secrets::Secrets;
 use super::standing::{Inflight, Standing};
 use super::tag::{ReplyTag, TagError, TagKey};
@@ -121,6 +122,8 @@ pub struct Daemon {
     pub(super) tag_key: TagKey,
     clock: Box<dyn FnMut() -> Stamp + Send>,
     domain: String,
+    /// The board pictures of the last positions reported (drawn once for all their players).
+    pub(super) pictures: Pictures,
 }
 
 impl Daemon {
@@ -153,6 +156,7 @@ impl Daemon {
             tag_key,
             clock: Box::new(Stamp::now),
             domain,
+            pictures: Pictures::default(),
         })
     }
 

@@ -92,6 +92,41 @@ pub fn board_picture(game: &Game, recipient: Option<u8>) -> Option<Vec<u8>> {
     Some(picture(game, &board_marks(st), focus(game, st)?, awaited))
 }
 
+/// The pictures of the last few positions drawn (issue 17): a job's reports to the players of
+/// one game show the same board (the picture of a race depends on the position only), so it is
+/// drawn once. A position is named by its game, its number of turns and its last turn's hash.
+#[derive(Debug, Default)]
+pub struct Pictures(std::cell::RefCell<Vec<(PictureKey, Option<Vec<u8>>)>>);
+
+type PictureKey = (String, usize, String, Option<u8>);
+
+/// Positions kept: a job touches one game, rarely a few.
+const PICTURES_KEPT: usize = 8;
+
+impl Pictures {
+    /// [`board_picture`] of `game` for `recipient`, drawn or remembered.
+    pub fn board(&self, game: &Game, recipient: Option<u8>) -> Option<Vec<u8>> {
+        // Only a qualifying lap's picture depends on who it is for.
+        let qualifying = game.now.qualifying.as_ref().zip(recipient).and_then(|(q, c)| q.entry(c)).map(|_| recipient);
+        let key = (
+            game.setup.id.clone(),
+            game.turns.len(),
+            game.hashes.last().cloned().unwrap_or_default(),
+            qualifying.flatten(),
+        );
+        if let Some((_, png)) = self.0.borrow().iter().find(|(k, _)| *k == key) {
+            return png.clone();
+        }
+        let png = board_picture(game, recipient);
+        let mut kept = self.0.borrow_mut();
+        if kept.len() >= PICTURES_KEPT {
+            kept.remove(0);
+        }
+        kept.push((key, png.clone()));
+        png
+    }
+}
+
 /// The space the board is drawn around: the car awaited, else the leader (as in [`report`]).
 fn focus(game: &Game, st: &crate::engine::RaceState) -> Option<SpaceIdx> {
     game.awaited()
