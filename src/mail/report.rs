@@ -368,6 +368,40 @@ fn count_before(text: &str) -> Option<u64> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_position_s_picture_is_drawn_once_and_a_new_position_is_drawn_anew() {
+        use crate::engine::bot::Bot;
+        use crate::store::fsio::Durability;
+        use crate::store::{Join, Meta, NewGame, Store};
+        let dir = std::env::temp_dir().join(format!("steward-pictures-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut store = Store::new(&dir);
+        store.durability = Durability::NoSync;
+        let mut h = store.create(&NewGame::plain("pic", "sprint", 1), [5; 32], Meta::now()).unwrap();
+        for car in 1..=3 {
+            h.join(&Join::plain(&format!("p{car}@players.test"), "t", car), Meta::now()).unwrap();
+        }
+        h.start(Meta::now()).unwrap();
+        let pictures = Pictures::default();
+        let first = pictures.board(h.game(), Some(1));
+        assert!(first.is_some());
+        assert_eq!(first, board_picture(h.game(), Some(1)));
+        // The race's picture is the position's: the other players get the same, not drawn again.
+        assert_eq!(pictures.board(h.game(), Some(2)), first);
+        assert_eq!(pictures.board(h.game(), None), first);
+        assert_eq!(pictures.0.borrow().len(), 1);
+        // Moves later (the mover and its options elsewhere), the picture is the new position's.
+        let mut bot = Bot::new();
+        for _ in 0..4 {
+            h.bot_move(&mut bot, Meta::now()).unwrap();
+        }
+        let later = pictures.board(h.game(), Some(1));
+        assert_eq!(later, board_picture(h.game(), Some(1)));
+        assert_ne!(later, first);
+        assert_eq!(pictures.0.borrow().len(), 2);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     fn change(to: u8, gas: u8, brakes: u8, engine: u8) -> GearChange {
         GearChange { from: 6, to, skipped: 0, gas, brakes, engine }
     }
