@@ -124,6 +124,8 @@ pub struct Daemon {
     domain: String,
     /// The board pictures of the last positions reported (drawn once for all their players).
     pub(super) pictures: Pictures,
+    /// Each game's last turn as the deadline scan last read it.
+    pub(super) last_turns: super::dispatch::unasked::LastTurns,
 }
 
 impl Daemon {
@@ -157,6 +159,7 @@ impl Daemon {
             clock: Box::new(Stamp::now),
             domain,
             pictures: Pictures::default(),
+            last_turns: Default::default(),
         })
     }
 

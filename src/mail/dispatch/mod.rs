@@ -6,7 +6,7 @@
 mod judge;
 mod replies;
 mod tagged;
-mod unasked;
+pub(super) mod unasked;
 
 use std::collections::BTreeSet;
 

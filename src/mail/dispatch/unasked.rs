@@ -131,7 +131,8 @@ impl Daemon {
         let ids = self.store.list().map_err(|source| DaemonError::Store { game: "-".into(), source })?;
         let mut jobs = 0;
         for id in ids {
-            let Some(last) = last_turn(&self.store.game_dir(&id)) else { continue };
+            let dir = self.store.game_dir(&id);
+            let Some(last) = self.last_turns.get(&id, &dir) else { continue };
             let Some(due) = last.due.as_deref().and_then(Stamp::parse) else { continue };
             if last.over {
                 continue;
@@ -232,7 +233,7 @@ impl Daemon {
 }
 
 /// The last turn file of a game directory, read without replaying the game.
-fn last_turn(dir: &std::path::Path) -> Option<TurnFile> {
+fn last_turn(dir: &std::path::Path) -> Option<(u32, TurnFile)> {
     let mut names: Vec<String> = std::fs::read_dir(dir.join("turns"))
         .ok()?
         .flatten()
@@ -240,6 +241,89 @@ fn last_turn(dir: &std::path::Path) -> Option<TurnFile> {
         .filter(|n| n.ends_with(".toml") && !n.starts_with('.'))
         .collect();
     names.sort();
-    let text = std::fs::read_to_string(dir.join("turns").join(names.last()?)).ok()?;
-    toml::from_str(&text).ok()
+    let name = names.last()?;
+    let n = name.strip_suffix(".toml")?.parse().ok()?;
+    let text = std::fs::read_to_string(dir.join("turns").join(name)).ok()?;
+    toml::from_str(&text).ok().map(|t| (n, t))
+}
+
+/// Each game's last turn as the deadline scan last read it (issue 17: a pass reads every game's
+/// last turn before every message; listing and parsing a long race's turns each time cost more
+/// than the message). Kept while the file is the same (its length, modification time and inode)
+/// and no file follows it; a turn written by anyone, a file edited or removed, is read again.
+#[derive(Debug, Default)]
+pub struct LastTurns(std::collections::HashMap<String, (u32, FileStamp, TurnFile)>);
+
+/// What tells a file changed without reading it.
+type FileStamp = (u64, Option<std::time::SystemTime>, u64);
+
+fn stamp(path: &std::path::Path) -> Option<FileStamp> {
+    let m = std::fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    let ino = std::os::unix::fs::MetadataExt::ino(&m);
+    #[cfg(not(unix))]
+    let ino = 0;
+    Some((m.len(), m.modified().ok(), ino))
+}
+
+impl LastTurns {
+    /// The last turn of the game in `dir` (named `id`).
+    pub fn get(&mut self, id: &str, dir: &std::path::Path) -> Option<TurnFile> {
+        let file = |n: u32| dir.join("turns").join(TurnFile::file_name(n));
+        if let Some((n, kept, turn)) = self.0.get(id)
+            && stamp(&file(*n)).as_ref() == Some(kept)
+            && !file(n + 1).exists()
+        {
+            return Some(turn.clone());
+        }
+        self.0.remove(id);
+        let (n, turn) = last_turn(dir)?;
+        if let Some(st) = stamp(&file(n)) {
+            self.0.insert(id.to_string(), (n, st, turn.clone()));
+        }
+        Some(turn)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::bot::Bot;
+    use crate::store::fsio::Durability;
+    use crate::store::{Join, NewGame, Store};
+
+    #[test]
+    fn the_deadline_scan_sees_every_new_turn_and_every_edit() {
+        let dir = std::env::temp_dir().join(format!("steward-last-turns-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut store = Store::new(&dir);
+        store.durability = Durability::NoSync;
+        let mut h = store.create(&NewGame::plain("lt", "sprint", 1), [9; 32], Meta::now()).unwrap();
+        for car in 1..=2 {
+            h.join(&Join::plain(&format!("p{car}@players.test"), "t", car), Meta::now()).unwrap();
+        }
+        let game_dir = h.dir().to_path_buf();
+        let mut last = LastTurns::default();
+        assert_eq!(last.get("lt", &game_dir).unwrap().turn, 2);
+        // Turns written by anyone (here, a store beside the scan) are seen.
+        h.start(Meta::now()).unwrap();
+        let mut bot = Bot::new();
+        h.bot_move(&mut bot, Meta::now()).unwrap();
+        let n = h.game().next_turn() - 1;
+        drop(h);
+        let seen = last.get("lt", &game_dir).unwrap();
+        assert_eq!((seen.turn, seen.to_play), (n, store.open("lt").unwrap().last().to_play));
+        assert_eq!(last.get("lt", &game_dir).unwrap().turn, n, "kept");
+        // The last file edited by hand (its deadline moved) is read again.
+        let path = game_dir.join("turns").join(TurnFile::file_name(n));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut t: TurnFile = toml::from_str(&text).unwrap();
+        t.due = Some("2099-01-01T00:00:00Z".into());
+        std::fs::write(&path, toml::to_string(&t).unwrap()).unwrap();
+        assert_eq!(last.get("lt", &game_dir).unwrap().due.as_deref(), Some("2099-01-01T00:00:00Z"));
+        // Removed: the turn before is the last again.
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(last.get("lt", &game_dir).unwrap().turn, n - 1);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
