@@ -218,9 +218,9 @@ const MAX_VARIANTS: usize = 16;
 /// field ([`Node::field`]), so the look-up by key is made once per state that needs one, not at
 /// every step.
 struct Fields {
-    keys: Vec<(u16, u64)>,
-    /// The distance up to which each field is exact (beyond: `u8::MAX`).
-    limits: Vec<u8>,
+    /// Each field's anchor and mask, and the distance up to which it is exact (beyond:
+    /// `u8::MAX`).
+    keys: Vec<(u16, u64, u8)>,
     arena: Vec<u8>,
     bits: Vec<SpaceIdx>,
     width: usize,
@@ -229,15 +229,9 @@ struct Fields {
 
 impl Fields {
     fn new(t: &Track) -> Self {
-        Fields {
-            keys: Vec::with_capacity(8),
-            limits: Vec::with_capacity(8),
-            // Room for a few fields: growing the arena copies every field already in it.
-            arena: Vec::with_capacity(t.spaces.len() * 4),
-            bits: Vec::new(),
-            width: t.spaces.len(),
-            queue: Vec::with_capacity(64),
-        }
+        // Nothing is allocated before the first field: many searches (a slide, a slipstream's
+        // three spaces in a corner) need none.
+        Fields { keys: Vec::new(), arena: Vec::new(), bits: Vec::new(), width: t.spaces.len(), queue: Vec::new() }
     }
 
     /// The mask bit of dangerous space `s` (the first 64 met get one; later ones stay
@@ -269,16 +263,21 @@ impl Fields {
     /// to the smaller limit do not change).
     #[inline(never)]
     fn field(&mut self, b: &Board<'_>, anchor: u16, mask: u64, limit: u8) -> usize {
-        if let Some(i) = self.keys.iter().rposition(|&k| k == (anchor, mask)) {
-            if self.limits[i] < limit {
+        if let Some(i) = self.keys.iter().rposition(|&(a, m, _)| (a, m) == (anchor, mask)) {
+            if self.keys[i].2 < limit {
                 self.fill(b, i, limit);
             }
             return i;
         }
         let w = self.width;
+        if self.keys.is_empty() {
+            // Room for a few fields: growing the arena copies every field already in it.
+            self.keys.reserve(8);
+            self.arena.reserve(w * 4);
+            self.queue.reserve(64);
+        }
         self.arena.resize(self.arena.len() + w, NONE8);
-        self.keys.push((anchor, mask));
-        self.limits.push(limit);
+        self.keys.push((anchor, mask, limit));
         let i = self.keys.len() - 1;
         self.fill(b, i, limit);
         i
@@ -288,8 +287,8 @@ impl Fields {
     fn fill(&mut self, b: &Board<'_>, i: usize, limit: u8) {
         let t = b.track;
         let w = self.width;
-        let (anchor, mask) = self.keys[i];
-        self.limits[i] = limit;
+        let (anchor, mask, _) = self.keys[i];
+        self.keys[i].2 = limit;
         let d = &mut self.arena[i * w..(i + 1) * w];
         d.fill(NONE8);
         let queue = &mut self.queue;
@@ -336,8 +335,8 @@ struct Layer<T> {
 }
 
 impl<T: Copy + PartialEq> Layer<T> {
-    fn new() -> Self {
-        Layer { items: Vec::with_capacity(64), pos: Vec::with_capacity(64) }
+    fn new(cap: usize) -> Self {
+        Layer { items: Vec::with_capacity(cap), pos: Vec::with_capacity(cap) }
     }
 
     fn clear(&mut self) {
@@ -410,13 +409,17 @@ fn search(b: &Board<'_>, mut root: Node, max: u8, min: u8, to_pit_lane: bool) ->
     // first 64 mask bits, so it is done only when they all get one.
     let to_pit_lane = to_pit_lane && !(b.walls && t.has_walls()) && b.dangerous.len() <= 64;
     let mut fields = Fields::new(t);
-    let mut nodes: Vec<Node> = Vec::with_capacity(256);
-    let mut tree: Vec<(u16, u32)> = Vec::with_capacity(256);
+    // Room for the states of a long move at once; a short one (a slide, a slipstream, a +1)
+    // visits a few dozen, and a smaller block comes from the allocator's fast lists.
+    let span = max.saturating_sub(root.k) as usize;
+    let cap = (span * 16 + 1).min(256);
+    let mut nodes: Vec<Node> = Vec::with_capacity(cap);
+    let mut tree: Vec<(u16, u32)> = Vec::with_capacity(cap);
     nodes.push(root);
     tree.push((root.pos, u32::MAX));
     let mut layer = 0..1usize;
     let mut longest = root.k;
-    let mut next = Layer::<()>::new();
+    let mut next = Layer::<()>::new(cap.min(64));
     for k in root.k..max {
         next.clear();
         for i in layer.clone() {
@@ -480,7 +483,7 @@ pub fn through(b: &Board<'_>, m: &Mover, via: &[SpaceIdx]) -> Vec<Walk> {
     let mut tree: Vec<(u16, u32)> = vec![(root.pos, u32::MAX)];
     let mut layer = 0..1usize;
     let mut out = Vec::new();
-    let mut next = Layer::<usize>::new();
+    let mut next = Layer::<usize>::new(64);
     for _ in 0..m.max {
         next.clear();
         for i in layer.clone() {
