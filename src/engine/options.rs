@@ -136,16 +136,36 @@ pub fn options(t: &Track, car: &CarState, roll: u8, wet: bool, reaches: &Reaches
         })
         .collect();
     keyed.sort_unstable();
-    keyed
-        .iter()
-        .map(|&key| {
-            let p = &out[(key as u32) as usize];
-            let mut o = build(car, wet, p.reach, p.brakes, p.blocked);
-            o.path = reaches.path(p.reach);
-            o.dangerous = reaches.dangerous_on(&o.path);
-            o
-        })
-        .collect()
+    // Built whole from the priced record (its price is [`build`]'s: the same [`price`] of the
+    // same fields), in place in the list, rather than built and repriced field by field.
+    let mut built = Vec::with_capacity(keyed.len());
+    for &key in &keyed {
+        let p = &out[(key as u32) as usize];
+        let r = p.reach;
+        let path = reaches.path(r);
+        let dangerous = reaches.dangerous_on(&path);
+        built.push(MoveOption {
+            end: r.end,
+            path,
+            spaces: r.spaces,
+            brakes: p.brakes,
+            blocked: p.blocked,
+            blocking_brakes: p.blocking_brakes,
+            blocking_tyres: p.blocking_tyres,
+            overshoot: r.overshoot,
+            overshoot_tyres: p.overshoot_tyres,
+            missed: r.missed,
+            dangerous,
+            stops: r.stops,
+            crossings: r.crossings,
+            fate: p.fate,
+            slip: None,
+            bonus: false,
+            slide: 0,
+            wall: 0,
+        });
+    }
+    built
 }
 
 /// An option of [`options`] before it is built: its reach, brakes and blocking, and what
