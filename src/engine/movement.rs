@@ -152,7 +152,7 @@ fn path_in(tree: &[(u16, u32)], node: u32, len: usize) -> Vec<SpaceIdx> {
 }
 
 /// A search state. Within one layer of the search every state has the same length `k`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, Debug)]
 struct Node {
     pos: u16,
     anchor: u16,
@@ -169,7 +169,23 @@ struct Node {
     mask: u64,
     /// Dangerous spaces entered so far.
     tests: u8,
+    /// The search's straight-distance field for (`anchor`, `mask`), once looked up ([`NO_FIELD`]
+    /// before): a step on a straight then reads its distance without comparing keys. Derived from
+    /// `anchor` and `mask` and meaningful only within one search, so not part of a state's
+    /// identity.
+    field: u16,
 }
+
+/// A state's field not looked up yet (or none: in a corner).
+const NO_FIELD: u16 = u16::MAX;
+
+impl PartialEq for Node {
+    fn eq(&self, o: &Node) -> bool {
+        self.same_key(o) && self.k == o.k && self.mask == o.mask && self.tests == o.tests
+    }
+}
+
+impl Eq for Node {}
 
 impl Node {
     /// Same state but for the dangerous-space bookkeeping.
@@ -198,33 +214,24 @@ impl Node {
 const MAX_VARIANTS: usize = 16;
 
 /// Distances along straights from an anchor, for a given set of entered dangerous spaces, and
-/// the bit each dangerous space met so far has in a state's mask.
+/// the bit each dangerous space met so far has in a state's mask. A state keeps the index of its
+/// field ([`Node::field`]), so the look-up by key is made once per state that needs one, not at
+/// every step.
 struct Fields {
-    keys: Vec<(u16, u64)>,
+    /// Each field's anchor and mask, and the distance up to which it is exact (beyond:
+    /// `u8::MAX`).
+    keys: Vec<(u16, u64, u8)>,
     arena: Vec<u8>,
     bits: Vec<SpaceIdx>,
     width: usize,
-    last: usize,
-    /// The key of field `last` (when there is one).
-    last_key: (u16, u64),
-    /// Where field `last` begins in `arena`.
-    last_base: usize,
     queue: Vec<SpaceIdx>,
 }
 
 impl Fields {
     fn new(t: &Track) -> Self {
-        Fields {
-            keys: Vec::with_capacity(8),
-            // Room for a few fields: growing the arena copies every field already in it.
-            arena: Vec::with_capacity(t.spaces.len() * 4),
-            bits: Vec::new(),
-            width: t.spaces.len(),
-            last: usize::MAX,
-            last_key: (NONE16, u64::MAX),
-            last_base: 0,
-            queue: Vec::with_capacity(64),
-        }
+        // Nothing is allocated before the first field: many searches (a slide, a slipstream's
+        // three spaces in a corner) need none.
+        Fields { keys: Vec::new(), arena: Vec::new(), bits: Vec::new(), width: t.spaces.len(), queue: Vec::new() }
     }
 
     /// The mask bit of dangerous space `s` (the first 64 met get one; later ones stay
@@ -241,35 +248,49 @@ impl Fields {
         }
     }
 
-    /// Fewest arrows from `anchor` to `to` through straight spaces, avoiding cars and the
-    /// dangerous spaces not in `mask` (`u8::MAX` if unreachable within `limit`).
-    /// The field last asked for is asked for again at almost every step: that look-up is inline.
+    /// Distance `to` in field `field` (an index from [`Fields::field`]).
     #[inline(always)]
-    fn dist(&mut self, b: &Board<'_>, anchor: u16, mask: u64, to: SpaceIdx, limit: u8) -> u8 {
-        if self.last != usize::MAX && self.last_key == (anchor, mask) {
-            return self.arena[self.last_base + to.get()];
-        }
-        self.dist_other(b, anchor, mask, to, limit)
+    fn at(&self, field: usize, to: SpaceIdx) -> u8 {
+        self.arena[field * self.width + to.get()]
     }
 
-    /// [`Fields::dist`] from another field than the last one: one already worked out, or a new one.
+    /// The index of the field of fewest arrows from `anchor` through straight spaces, avoiding
+    /// cars and the dangerous spaces not in `mask`, exact up to `limit` at least (`u8::MAX` where
+    /// unreachable within it): one already worked out, or a new one. A state asks for the arrows
+    /// it has left (the roll less the length where its straight stretch began), so a stretch
+    /// begun late in a move, or in a slipstream's three spaces, is searched no farther than it can
+    /// go; a field asked for again with a larger limit is worked out again in place (its values up
+    /// to the smaller limit do not change).
     #[inline(never)]
-    fn dist_other(&mut self, b: &Board<'_>, anchor: u16, mask: u64, to: SpaceIdx, limit: u8) -> u8 {
-        let w = self.width;
-        if let Some(i) = self.keys.iter().rposition(|&k| k == (anchor, mask)) {
-            self.last = i;
-            self.last_key = (anchor, mask);
-            self.last_base = i * w;
-            return self.arena[i * w + to.get()];
+    fn field(&mut self, b: &Board<'_>, anchor: u16, mask: u64, limit: u8) -> usize {
+        if let Some(i) = self.keys.iter().rposition(|&(a, m, _)| (a, m) == (anchor, mask)) {
+            if self.keys[i].2 < limit {
+                self.fill(b, i, limit);
+            }
+            return i;
         }
+        let w = self.width;
+        if self.keys.is_empty() {
+            // Room for a few fields: growing the arena copies every field already in it.
+            self.keys.reserve(8);
+            self.arena.reserve(w * 4);
+            self.queue.reserve(64);
+        }
+        self.arena.resize(self.arena.len() + w, NONE8);
+        self.keys.push((anchor, mask, limit));
+        let i = self.keys.len() - 1;
+        self.fill(b, i, limit);
+        i
+    }
+
+    /// Works out field `i` up to `limit` (a breadth-first search from its anchor).
+    fn fill(&mut self, b: &Board<'_>, i: usize, limit: u8) {
         let t = b.track;
-        let base = self.arena.len();
-        self.arena.resize(base + w, NONE8);
-        self.keys.push((anchor, mask));
-        self.last = self.keys.len() - 1;
-        self.last_key = (anchor, mask);
-        self.last_base = base;
-        let d = &mut self.arena[base..base + w];
+        let w = self.width;
+        let (anchor, mask, _) = self.keys[i];
+        self.keys[i].2 = limit;
+        let d = &mut self.arena[i * w..(i + 1) * w];
+        d.fill(NONE8);
         let queue = &mut self.queue;
         queue.clear();
         queue.push(SpaceIdx(anchor));
@@ -299,33 +320,41 @@ impl Fields {
                 }
             }
         }
-        d[to.get()]
     }
 }
 
 /// One layer of the search: the states found at the next length, each kept once per space and
 /// dangerous-space variant that no other state of the layer dominates, in the order found. Layers
-/// are small (a handful of states on a straight, a few dozen in a corner), so a scan beats a hash.
+/// are small (a handful of states on a straight, a few dozen in a corner), so a scan beats a hash;
+/// the scan reads the states' spaces, side by side in `pos`, and looks at a state only when its
+/// space is the new one's.
 struct Layer<T> {
     items: Vec<(Node, u32, T)>,
+    /// `pos[i]`: the space of `items[i]`.
+    pos: Vec<u16>,
 }
 
 impl<T: Copy + PartialEq> Layer<T> {
-    fn new() -> Self {
-        Layer { items: Vec::with_capacity(64) }
+    fn new(cap: usize) -> Self {
+        Layer { items: Vec::with_capacity(cap), pos: Vec::with_capacity(cap) }
     }
 
     fn clear(&mut self) {
         self.items.clear();
+        self.pos.clear();
     }
 
     /// Adds a state unless one already in the layer (with the same tag) dominates it; replaces
     /// the state it dominates.
     fn add(&mut self, n: Node, parent: u32, tag: T) {
         let mut variants = 0;
-        for item in self.items.iter_mut() {
+        for (i, &p) in self.pos.iter().enumerate() {
+            if p != n.pos {
+                continue;
+            }
+            let item = &mut self.items[i];
             let (m, _, mtag) = *item;
-            if m.pos == n.pos && mtag == tag && m.same_key(&n) {
+            if mtag == tag && m.same_key(&n) {
                 if m.dominates(&n) {
                     return;
                 }
@@ -338,13 +367,21 @@ impl<T: Copy + PartialEq> Layer<T> {
         }
         if variants < MAX_VARIANTS {
             self.items.push((n, parent, tag));
+            self.pos.push(n.pos);
         }
     }
 }
 
 /// Finds every legal way to move between `m.min` and `m.max` spaces (see the module docs).
 pub fn reaches(b: &Board<'_>, m: &Mover) -> Reaches {
-    search(b, reaches_root(b, m), m.max, m.min)
+    search(b, reaches_root(b, m), m.max, m.min, false)
+}
+
+/// The ways of [`reaches`] that end in the pit lane (19-1-1), with the same paths, found without
+/// the states that cannot reach the lane within `m.max` ([`Track::arrows_to_pit_lane`], a lower
+/// bound whatever stands in the way). Its other ways are some of those of [`reaches`], not all.
+pub fn reaches_to_pit_lane(b: &Board<'_>, m: &Mover) -> Reaches {
+    search(b, reaches_root(b, m), m.max, m.min, true)
 }
 
 /// Every way to go on from where `r` ends for `extra` more spaces, at least `min_extra` of them:
@@ -361,26 +398,38 @@ pub fn reaches_after(b: &Board<'_>, r: &Reach, extra: u8, min_extra: u8) -> Reac
     root.mask = 0;
     let max = root.k.saturating_add(extra);
     let min = root.k.saturating_add(min_extra.max(1));
-    search(b, root, max, min)
+    search(b, root, max, min, false)
 }
 
-fn search(b: &Board<'_>, root: Node, max: u8, min: u8) -> Reaches {
+fn search(b: &Board<'_>, mut root: Node, max: u8, min: u8, to_pit_lane: bool) -> Reaches {
     let t = b.track;
+    root.field = NO_FIELD; // a field index belongs to one search
+    // Cutting the states that cannot reach the pit lane changes no state that can: the layers
+    // compare only states on the same space. It would change which dangerous spaces get the
+    // first 64 mask bits, so it is done only when they all get one.
+    let to_pit_lane = to_pit_lane && !(b.walls && t.has_walls()) && b.dangerous.len() <= 64;
     let mut fields = Fields::new(t);
-    let mut nodes: Vec<Node> = Vec::with_capacity(256);
-    let mut tree: Vec<(u16, u32)> = Vec::with_capacity(256);
+    // Room for the states of a long move at once; a short one (a slide, a slipstream, a +1)
+    // visits a few dozen, and a smaller block comes from the allocator's fast lists.
+    let span = max.saturating_sub(root.k) as usize;
+    let cap = (span * 16 + 1).min(256);
+    let mut nodes: Vec<Node> = Vec::with_capacity(cap);
+    let mut tree: Vec<(u16, u32)> = Vec::with_capacity(cap);
     nodes.push(root);
     tree.push((root.pos, u32::MAX));
     let mut layer = 0..1usize;
     let mut longest = root.k;
-    let mut next = Layer::<()>::new();
+    let mut next = Layer::<()>::new(cap.min(64));
     for k in root.k..max {
         next.clear();
         for i in layer.clone() {
-            let n = nodes[i];
+            let mut n = nodes[i];
             let pos = SpaceIdx(n.pos);
             for &nxt in t.next(pos) {
-                if let Some(child) = step(b, &mut fields, &n, pos, nxt, max) {
+                if let Some(child) = step(b, &mut fields, &mut n, pos, nxt, max) {
+                    if to_pit_lane && t.arrows_to_pit_lane(nxt) > max - child.k {
+                        continue; // no way into the lane from there within the roll
+                    }
                     next.add(child, i as u32, ());
                 }
             }
@@ -434,17 +483,17 @@ pub fn through(b: &Board<'_>, m: &Mover, via: &[SpaceIdx]) -> Vec<Walk> {
     let mut tree: Vec<(u16, u32)> = vec![(root.pos, u32::MAX)];
     let mut layer = 0..1usize;
     let mut out = Vec::new();
-    let mut next = Layer::<usize>::new();
+    let mut next = Layer::<usize>::new(64);
     for _ in 0..m.max {
         next.clear();
         for i in layer.clone() {
-            let (n, met) = nodes[i];
+            let (mut n, met) = nodes[i];
             if met == via.len() {
                 continue; // the path has reached its last waypoint: it stops there
             }
             let pos = SpaceIdx(n.pos);
             for &nxt in t.next(pos) {
-                if let Some(child) = step(b, &mut fields, &n, pos, nxt, m.max) {
+                if let Some(child) = step(b, &mut fields, &mut n, pos, nxt, m.max) {
                     let met = if nxt == via[met] { met + 1 } else { met };
                     next.add(child, i as u32, met);
                 }
@@ -492,12 +541,13 @@ fn reaches_root(b: &Board<'_>, m: &Mover) -> Node {
         k: 0,
         mask: 0,
         tests: 0,
+        field: NO_FIELD,
     }
 }
 
 /// The state after moving from `pos` (state `n`) to `nxt`, or `None` if the driving code forbids it.
 #[inline(always)]
-fn step(b: &Board<'_>, fields: &mut Fields, n: &Node, pos: SpaceIdx, nxt: SpaceIdx, max: u8) -> Option<Node> {
+fn step(b: &Board<'_>, fields: &mut Fields, n: &mut Node, pos: SpaceIdx, nxt: SpaceIdx, max: u8) -> Option<Node> {
     let t = b.track;
     let there = t.compact(nxt);
     if b.occupied[nxt.get()] || (there.pit && !b.pit_open) {
@@ -542,18 +592,34 @@ fn step(b: &Board<'_>, fields: &mut Fields, n: &Node, pos: SpaceIdx, nxt: SpaceI
     // The straight driving code (7-2-3): every prefix of a straight stretch is a shortest path
     // from its anchor, and so is the step that ends it in a corner (7-3-4-2).
     if here.corner == NONE16 {
-        if fields.dist(b, n.anchor, c.mask, nxt, max) != c.k - n.anchor_k {
+        // The field of (anchor, mask): the parent's when no dangerous space was entered (looked
+        // up once for all its steps), else another.
+        let f = if c.mask == n.mask && n.field != NO_FIELD {
+            n.field as usize
+        } else {
+            let f = fields.field(b, n.anchor, c.mask, max - n.anchor_k);
+            if c.mask == n.mask && f < NO_FIELD as usize {
+                n.field = f as u16;
+            }
+            f
+        };
+        c.field = if f < NO_FIELD as usize { f as u16 } else { NO_FIELD };
+        if fields.at(f, nxt) != c.k - n.anchor_k {
             return None;
         }
         if there.corner != NONE16 {
             c.anchor = NONE16;
             c.anchor_k = 0;
             c.mask = 0; // the straight stretch is over
+            c.field = NO_FIELD;
         }
-    } else if there.corner == NONE16 {
-        // A straight stretch begins at the corner's last space (7-3-3-1).
-        c.anchor = pos.0;
-        c.anchor_k = n.k;
+    } else {
+        c.field = NO_FIELD;
+        if there.corner == NONE16 {
+            // A straight stretch begins at the corner's last space (7-3-3-1).
+            c.anchor = pos.0;
+            c.anchor_k = n.k;
+        }
     }
     Some(c)
 }

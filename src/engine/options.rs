@@ -123,29 +123,49 @@ pub fn options(t: &Track, car: &CarState, roll: u8, wet: bool, reaches: &Reaches
     prune(&mut out);
     // Farthest first, then cheapest, fewest tests; ties in the order the search found them. The
     // keys are sorted with their indices, and the options built once, in order.
-    let mut keyed: Vec<(OrderKey, u32)> = out
+    // The last key, the order the search found the reaches in, is the option's index in `out`:
+    // `out` holds the reaches in that order (by length, then as found), and one reach's options
+    // differ in blocking, which comes before. So the index sorts along and no two keys are equal.
+    let mut keyed: Vec<u128> = out
         .iter()
         .enumerate()
         .map(|(i, p)| {
             let r = p.reach;
             let gap = t.progress_gap(car.space, r.end) + r.crossings as u32 * t.lap_length;
-            (
-                (std::cmp::Reverse(gap), p.brake_points(), p.tyre_points(), r.tests, r.end, p.blocked, r.node_index()),
-                i as u32,
-            )
+            order_key(gap, p.brake_points(), p.tyre_points(), r.tests, r.end, p.blocked, i as u32)
         })
         .collect();
-    keyed.sort_unstable_by_key(|k| k.0);
-    keyed
-        .iter()
-        .map(|&(_, i)| {
-            let p = &out[i as usize];
-            let mut o = build(car, wet, p.reach, p.brakes, p.blocked);
-            o.path = reaches.path(p.reach);
-            o.dangerous = reaches.dangerous_on(&o.path);
-            o
-        })
-        .collect()
+    keyed.sort_unstable();
+    // Built whole from the priced record (its price is [`build`]'s: the same [`price`] of the
+    // same fields), in place in the list, rather than built and repriced field by field.
+    let mut built = Vec::with_capacity(keyed.len());
+    for &key in &keyed {
+        let p = &out[(key as u32) as usize];
+        let r = p.reach;
+        let path = reaches.path(r);
+        let dangerous = reaches.dangerous_on(&path);
+        built.push(MoveOption {
+            end: r.end,
+            path,
+            spaces: r.spaces,
+            brakes: p.brakes,
+            blocked: p.blocked,
+            blocking_brakes: p.blocking_brakes,
+            blocking_tyres: p.blocking_tyres,
+            overshoot: r.overshoot,
+            overshoot_tyres: p.overshoot_tyres,
+            missed: r.missed,
+            dangerous,
+            stops: r.stops,
+            crossings: r.crossings,
+            fate: p.fate,
+            slip: None,
+            bonus: false,
+            slide: 0,
+            wall: 0,
+        });
+    }
+    built
 }
 
 /// An option of [`options`] before it is built: its reach, brakes and blocking, and what
@@ -180,8 +200,39 @@ impl<'a> Priced<'a> {
 }
 
 /// How options are listed: farthest, cheapest in brakes then tyres, fewest tests, then space,
-/// blocking and the order found.
-type OrderKey = (std::cmp::Reverse<u32>, u8, u8, u8, SpaceIdx, u8, u32);
+/// blocking and the order found, packed in one integer in that order (the order of the tuple
+/// `(Reverse(gap), brakes, tyres, tests, end, blocked, found)`; one comparison instead of seven).
+#[inline]
+fn order_key(gap: u32, brakes: u8, tyres: u8, tests: u8, end: SpaceIdx, blocked: u8, found: u32) -> u128 {
+    ((!gap as u128) << 96)
+        | ((brakes as u128) << 88)
+        | ((tyres as u128) << 80)
+        | ((tests as u128) << 72)
+        | ((end.0 as u128) << 56)
+        | ((blocked as u128) << 48)
+        | found as u128
+}
+
+/// The group of [`prune`] packed in the lower 96 bits of an integer: equal groups, equal integers,
+/// and only those.
+#[inline]
+fn group_key(
+    end: SpaceIdx,
+    fate: Fate,
+    stops: Option<(CornerIdx, u8)>,
+    crossings: u8,
+    missed: Option<CornerIdx>,
+) -> u128 {
+    let (f0, f1) = fate_rank(fate);
+    let stops = stops.map_or(0u128, |(c, n)| (1 << 24) | ((c.0 as u128) << 8) | n as u128);
+    let missed = missed.map_or(0u128, |c| (1 << 16) | c.0 as u128);
+    ((end.0 as u128) << 80)
+        | ((f0 as u128) << 72)
+        | ((f1 as u128) << 64)
+        | (stops << 32)
+        | ((crossings as u128) << 24)
+        | missed
+}
 
 fn build(car: &CarState, wet: bool, r: &Reach, brakes: u8, blocked: u8) -> MoveOption {
     let (blocking_brakes, blocking_tyres) = blocking_cost(blocked).unwrap_or((0, 0));
@@ -346,18 +397,19 @@ pub fn merge(t: &Track, car: &CarState, base: Vec<MoveOption>, extra: Vec<MoveOp
 /// with fewer tests is offered (docs/rulings.md). Equal ones: the first listed stays (plain
 /// braking comes before the same cost split as brakes and blocking, 12-0-3).
 fn prune(v: &mut Vec<Priced<'_>>) {
-    let group = |p: &Priced<'_>| (p.reach.end, fate_rank(p.fate), p.reach.stops, p.reach.crossings, p.reach.missed);
+    let group = |p: &Priced<'_>| group_key(p.reach.end, p.fate, p.reach.stops, p.reach.crossings, p.reach.missed);
     let cost = |p: &Priced<'_>| (p.brake_points(), p.tyre_points(), p.reach.tests);
     let beats = |a: (u8, u8, u8), b: (u8, u8, u8)| a.0 <= b.0 && a.1 <= b.1 && a.2 <= b.2 && a != b;
-    // Each option's group worked out once, sorted with its index (so no two keys are equal).
-    let mut keyed: Vec<_> = v.iter().enumerate().map(|(i, p)| (group(p), i)).collect();
+    // Each option's group worked out once, sorted with its index below it (so no two keys are
+    // equal; the group is the key's upper 96 bits).
+    let mut keyed: Vec<u128> = v.iter().enumerate().map(|(i, p)| (group(p) << 32) | i as u128).collect();
     keyed.sort_unstable();
-    let order: Vec<usize> = keyed.iter().map(|&(_, i)| i).collect();
+    let order: Vec<usize> = keyed.iter().map(|&k| (k as u32) as usize).collect();
     let mut keep = vec![true; v.len()];
     let mut g = 0;
     while g < order.len() {
         let mut h = g + 1;
-        while h < order.len() && keyed[h].0 == keyed[g].0 {
+        while h < order.len() && keyed[h] >> 32 == keyed[g] >> 32 {
             h += 1;
         }
         let members = &order[g..h];

@@ -22,7 +22,7 @@ use super::car::{Part, Wear};
 use super::dice::{Dice, Purpose};
 use super::events::Event;
 use super::gearbox;
-use super::movement::{Board, Mover, reaches};
+use super::movement::{Board, Mover, reaches, reaches_to_pit_lane};
 use super::options::{Fate, MoveOption, build_option, options};
 use super::rulebook::{Die, PIT_EXIT_GEAR, QUICK_STOP_MAX_FACE, RuleSet, Rulebook, Tyres};
 use super::state::{CarId, CarState, RaceState, Status};
@@ -381,7 +381,9 @@ pub fn entry_options(t: &Track, s: &RaceState, car: CarId, occupied: &[bool], ro
     let occ = pit_occupancy(t, s, car, occupied, true);
     let board = Board { track: t, occupied: &occ, dangerous: &s.dangerous, pit_open: true, walls: true };
     let mover = Mover { start: c.space, stops: c.stops, max: roll, min: 0 };
-    let r = reaches(&board, &mover);
+    // Only the ways into the lane are kept below: the search leaves out the states that cannot
+    // get there (`reaches_to_pit_lane`, the same ways into the lane as `reaches`).
+    let r = reaches_to_pit_lane(&board, &mover);
     let own = own_box(t, s, car);
     let mut out = Vec::new();
     let mut seen: Vec<SpaceIdx> = Vec::new();

@@ -122,7 +122,16 @@ pub fn extend(
         return out; // 18-0-1; a blocked move ends with brakes (12-0-1), so no slipstream (18-1-6)
     }
     let bonus = soft_bonus(c.tyres, wet, c.tyre_lap);
+    let slides = slide_spaces(c.tyres, wet) > 0;
     for r in base.at(roll) {
+        // Without a slide or a +1 the move goes on only from `r` itself: nothing to build when
+        // no car there can be slipstreamed ([`Chain::chain`]'s first tests).
+        if !slides
+            && !bonus
+            && (r.overshoot.is_some() || r.missed.is_some() || drawing_car(t, s, car, c.gear, r.end).is_none())
+        {
+            continue;
+        }
         let mut ctx = Chain { t, s, car, c, board, wet, set, from: r.end, base_len: 0, out: &mut out };
         // 18-5-2: the main move's slide comes first.
         for (r0, p0, slid) in ctx.slide(r, base.path(r), 0) {

@@ -7,9 +7,9 @@
 //! one search: the +1 a search one space longer, the slide a search from where the car stops.
 //! The overshoot factors by tyre type, track and tyre lap are in `rulebook` (8-5, 10-0-2).
 
-use crate::track::{SpaceIdx, Track};
+use crate::track::{CornerIdx, SpaceIdx, Track};
 
-use super::movement::{Board, Mover, reaches};
+use super::movement::{Board, Mover, Reaches, reaches};
 use super::options::{Fate, MoveOption, reprice};
 use super::pits::{self, PitStage};
 use super::rulebook::{RuleSet, Tyres, slide_spaces, soft_bonus};
@@ -90,14 +90,25 @@ pub fn slide(t: &Track, board: &Board<'_>, car: &CarState, wet: bool, opts: Vec<
         return opts;
     }
     let mut out = Vec::with_capacity(opts.len() * 2);
+    // The slides searched so far, by where they start: options to one end with the same stops
+    // (braked, blocked or by other ways) slide the same ways.
+    let mut searched: Vec<((SpaceIdx, CornerIdx, u8), Reaches)> = Vec::new();
     for o in opts {
         if matches!(o.fate, Fate::Eliminated(_)) || !counting_stop(t, car, &o) {
             out.push(o);
             continue;
         }
         let (k, after) = o.stops.expect("a counting stop is in a corner");
-        let mover = Mover { start: o.end, stops: Some((k, after - 1)), max: n, min: n };
-        let r = reaches(board, &mover);
+        let from = (o.end, k, after);
+        let i = match searched.iter().position(|(f, _)| *f == from) {
+            Some(i) => i,
+            None => {
+                let mover = Mover { start: o.end, stops: Some((k, after - 1)), max: n, min: n };
+                searched.push((from, reaches(board, &mover)));
+                searched.len() - 1
+            }
+        };
+        let r = &searched[i].1;
         let ways = r.at(r.longest);
         if r.longest == 0 || ways.is_empty() {
             out.push(o);
