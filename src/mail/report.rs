@@ -92,16 +92,17 @@ pub fn board_picture(game: &Game, recipient: Option<u8>) -> Option<Vec<u8>> {
     Some(picture(game, &board_marks(st), focus(game, st)?, awaited))
 }
 
-/// The pictures of the last few positions drawn (issue 17): a job's reports to the players of
-/// one game show the same board (the picture of a race depends on the position only), so it is
+/// The pictures of the last positions drawn (issue 17): a job's reports to the players of one
+/// game show the same board (the picture of a race depends on the position only), so it is
 /// drawn once. A position is named by its game, its number of turns and its last turn's hash.
 #[derive(Debug, Default)]
 pub struct Pictures(std::cell::RefCell<Vec<(PictureKey, Option<Vec<u8>>)>>);
 
 type PictureKey = (String, usize, String, Option<u8>);
 
-/// Positions kept: a job touches one game, rarely a few.
-const PICTURES_KEPT: usize = 8;
+/// Positions kept (about 40 KiB each): as many as the games the store keeps, so each game's
+/// current position stays drawn until it changes (its players' reports, their `BOARD` requests).
+const PICTURES_KEPT: usize = crate::store::replayed::KEPT_GAMES;
 
 impl Pictures {
     /// [`board_picture`] of `game` for `recipient`, drawn or remembered.
