@@ -36,6 +36,10 @@ fn table() -> &'static Table {
 fn captures<'a>(pattern: &str, text: &'a str) -> Option<Vec<&'a str>> {
     let parts: Vec<&str> = pattern.split("{}").collect();
     let mut rest = text.strip_prefix(parts[0])?;
+    if parts.len() == 1 {
+        // A phrase without blanks is the whole line.
+        return rest.is_empty().then(Vec::new);
+    }
     let mut out = Vec::new();
     for (i, lit) in parts.iter().enumerate().skip(1) {
         let last = i == parts.len() - 1;
@@ -204,6 +208,17 @@ mod tests {
                 "  roll 7/0/move/0             gear3-d8   face  7 = 8",
             ),
             ("Car 2 contributes entropy \"x\"", "Car 2 contributes entropy \"x\""),
+            // The daemon's announcements.
+            (
+                "Car 3 did not answer by 2026-11-26T10:00:00Z: the bot played a default move for it.",
+                "La voiture 3 n'a pas répondu avant le 2026-11-26T10:00:00Z : le robot a joué un coup par défaut pour elle.",
+            ),
+            (
+                "Car 2's GEAR 6 sent ahead was refused: over-revving",
+                "La voiture 2 : sa VITESSE 6 envoyée d'avance est refusée : over-revving",
+            ),
+            ("The game is open to observers (WATCH).", "La partie est ouverte aux observateurs (SUIVRE)."),
+            ("The game is open to observers (WATCH). And more", "The game is open to observers (WATCH). And more"),
             ("something new (1-1-1)", "something new (1-1-1)"),
         ];
         for (en, fr) in cases {

@@ -325,6 +325,8 @@ impl Daemon {
                 .to_string();
         }
         for e in extra {
+            // The daemon's announcements, in the recipient's language (`templates/fr/events.toml`).
+            let e = if lang == Lang::Fr { crate::mail::french::summary(e) } else { e.to_string() };
             r.summary = format!("{e}\n{}", r.summary);
         }
         Ok(self.templates.render(lang, "report", &r)?)
