@@ -5,8 +5,9 @@
 //! most once per daemon run: `store::replayed`).
 //!
 //! Not criterion: one pass changes the games, so each figure is a timed run on fresh state;
-//! three runs are printed. `cargo bench --bench daemon_cpu`. The fsyncs and file opens of the
-//! same work are counted with strace (docs/performance.md).
+//! three runs are printed. `cargo bench --bench daemon_cpu`; the fsyncs are counted by
+//! `store::fsio::fsyncs`. Run with `TMPDIR=/dev/shm` (tmpfs) to leave the file system's own work
+//! out of the count (docs/performance.md, "Fourth pass").
 
 use std::fs;
 use std::path::PathBuf;
@@ -21,20 +22,12 @@ use steward::store::fsio::{self, Durability};
 #[path = "support/orders.rs"]
 mod orders;
 use orders::{CARS, STEWARD, games, order_mail};
+#[path = "support/cpu.rs"]
+mod cpu;
+use cpu::cpu_seconds;
 
 const MAILS: usize = 500;
 const GAMES: usize = 20;
-
-/// User + system CPU time of this process so far, in seconds.
-fn cpu_seconds() -> f64 {
-    let stat = fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // Fields after the command name (which may hold spaces) start after the last ')'.
-    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    // utime and stime are fields 14 and 15 of the line: 12 and 13 after the command.
-    (ticks(11) + ticks(12)) / 100.0
-}
 
 fn run(n: usize) -> (f64, f64, u64, u64) {
     let root: PathBuf = std::env::temp_dir().join(format!("steward-bench-cpu-{n}-{}", std::process::id()));

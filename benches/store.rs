@@ -16,6 +16,10 @@ use steward::store::files::GameFile;
 use steward::store::fsio::Durability;
 use steward::store::{Store, audit, verify};
 
+#[path = "support/cpu.rs"]
+mod cpu;
+use cpu::cpu_seconds;
+
 /// `races` kept 10-car 3-lap races on Monaco, generated on first use.
 fn corpus(races: u32) -> Vec<PathBuf> {
     let dir = std::env::temp_dir().join("steward-bench-store").join(format!("monaco-{races}"));
@@ -50,15 +54,6 @@ fn read_and_parse(dir: &Path) -> usize {
 
 fn full_verify(dir: &Path) -> usize {
     verify::verify(dir, None).unwrap().game.turns.len()
-}
-
-/// User + system CPU time of this process so far (all its threads), in seconds.
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    (ticks(11) + ticks(12)) / 100.0
 }
 
 /// Mean wall time and mean CPU time (every thread's) of `f`, in seconds.
