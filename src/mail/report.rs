@@ -372,16 +372,8 @@ mod tests {
     #[test]
     fn a_position_s_picture_is_drawn_once_and_a_new_position_is_drawn_anew() {
         use crate::engine::bot::Bot;
-        use crate::store::fsio::Durability;
-        use crate::store::{Join, Meta, NewGame, Store};
-        let dir = std::env::temp_dir().join(format!("steward-pictures-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let mut store = Store::new(&dir);
-        store.durability = Durability::NoSync;
-        let mut h = store.create(&NewGame::plain("pic", "sprint", 1), [5; 32], Meta::now()).unwrap();
-        for car in 1..=3 {
-            h.join(&Join::plain(&format!("p{car}@players.test"), "t", car), Meta::now()).unwrap();
-        }
+        use crate::store::Meta;
+        let (dir, _store, mut h) = crate::store::test_game("pictures", 3);
         h.start(Meta::now()).unwrap();
         let pictures = Pictures::default();
         let first = pictures.board(h.game(), Some(1));

@@ -31,3 +31,18 @@ pub use error::StoreError;
 pub use files::{By, Moderation};
 pub use replay::Game;
 pub use time::Stamp;
+
+/// A small game for the library's unit tests: `cars` players joined on a 1-lap sprint, not
+/// started, in a fresh directory under the system's temporary one (no fsync).
+#[cfg(test)]
+pub(crate) fn test_game(name: &str, cars: u8) -> (std::path::PathBuf, Store, Handle) {
+    let dir = std::env::temp_dir().join(format!("steward-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut store = Store::new(&dir);
+    store.durability = fsio::Durability::NoSync;
+    let mut h = store.create(&NewGame::plain(name, "sprint", 1), [9; 32], Meta::now()).expect("a new game");
+    for car in 1..=cars {
+        h.join(&Join::plain(&format!("p{car}@players.test"), "t", car), Meta::now()).expect("a join");
+    }
+    (dir, store, h)
+}

@@ -289,19 +289,10 @@ impl LastTurns {
 mod tests {
     use super::*;
     use crate::engine::bot::Bot;
-    use crate::store::fsio::Durability;
-    use crate::store::{Join, NewGame, Store};
 
     #[test]
     fn the_deadline_scan_sees_every_new_turn_and_every_edit() {
-        let dir = std::env::temp_dir().join(format!("steward-last-turns-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let mut store = Store::new(&dir);
-        store.durability = Durability::NoSync;
-        let mut h = store.create(&NewGame::plain("lt", "sprint", 1), [9; 32], Meta::now()).unwrap();
-        for car in 1..=2 {
-            h.join(&Join::plain(&format!("p{car}@players.test"), "t", car), Meta::now()).unwrap();
-        }
+        let (dir, store, mut h) = crate::store::test_game("lt", 2);
         let game_dir = h.dir().to_path_buf();
         let mut last = LastTurns::default();
         assert_eq!(last.get("lt", &game_dir).unwrap().turn, 2);
