@@ -98,7 +98,7 @@ impl Daemon {
                             None => continue,
                         }
                     }
-                    None => self.report_text(g, first, car, lang, &extra)?,
+                    None => self.report_with(g, first, car, lang, &extra, None)?,
                 };
                 let reply_to = car.and_then(|c| self.prompt_address(g, c));
                 if own {
@@ -135,7 +135,7 @@ impl Daemon {
             sender_reply_to = sender_reply_to.or_else(|| car.and_then(|c| self.prompt_address(h.game(), c)));
             sender_picture = sender_picture.or_else(|| board_picture(&self.pictures, h.game(), car, job.lang));
             sender_text.push('\n');
-            sender_text.push_str(&self.report_text(h.game(), first, car, job.lang, &[])?);
+            sender_text.push_str(&self.report_with(h.game(), first, car, job.lang, &[], None)?);
         }
         if job.stranger {
             sender_text = cap_text(&sender_text, STRANGER_TEXT);
@@ -198,7 +198,7 @@ impl Daemon {
             return Ok(None);
         }
         let mut text = if mode == ReportMode::All {
-            self.report_text(g, first, Some(car), lang, extra)?
+            self.report_with(g, first, Some(car), lang, extra, None)?
         } else {
             let condensed = modes::condensed(g, before.turn + 1);
             self.report_with(g, before.turn + 1, Some(car), lang, extra, Some(condensed))?
@@ -288,19 +288,9 @@ impl Daemon {
         Ok(())
     }
 
-    pub(super) fn report_text(
-        &self,
-        g: &Game,
-        first: u32,
-        car: Option<u8>,
-        lang: Lang,
-        extra: &[&str],
-    ) -> Result<String, DaemonError> {
-        self.report_with(g, first, car, lang, extra, None)
-    }
-
-    /// [`Daemon::report_text`], its summary replaced by `summary` when given (a report mode's
-    /// condensed summary, `mail::modes`).
+    /// The report of `g` from turn `first` for the player of `car` in `lang`, the job's
+    /// announcements `extra` above it; its summary replaced by `summary` when given (a report
+    /// mode's condensed summary, `mail::modes`).
     fn report_with(
         &self,
         g: &Game,
