@@ -5,17 +5,22 @@
 //! `To` (as `sendmail -t` reads them) until an attempt fails: then `<id>.toml` records the
 //! envelope with the attempts and the next try (issue 17: one file a reply, not two). The
 //! replies of a job are written with their directory's flush left to the job's commit point
-//! (`fsio::barrier`, made by the ledger's write). A delivered message moves to `sent/`, one
-//! refused for good to `failed/` with the server's answer. Ids are chosen by the caller and stable (the ledger
-//! name of the message answered and the reply's index), so writing a reply again after a crash
-//! replaces it instead of adding a second copy. Delivery into a Maildir uses the id as the file
-//! name and skips a file that is already there, so a crash between delivering and moving to
-//! `sent/` does not deliver twice; SMTP cannot promise that (the server may have taken the
-//! message when the connection died) and may, rarely, send one reply twice.
+//! (`fsio::barrier`, made by the ledger's write). A delivered message leaves the outbox and its
+//! id is appended to `sent.log` (one line a reply: issue 17, a new file for every reply made
+//! ext4 allocate an inode each time); one refused for good moves to `failed/` with the server's
+//! answer. Ids are chosen by the caller and stable (the ledger name of the message answered and
+//! the reply's index), so writing a reply again after a crash replaces it instead of adding a
+//! second copy. Delivery into a Maildir uses the id as the file name and skips a file that is
+//! already there, so a crash between delivering and recording it in `sent.log` does not deliver
+//! twice; SMTP cannot promise that (the server may have taken the message when the connection
+//! died) and may, rarely, send one reply twice. The `sent/` folder of earlier versions (one
+//! `<id>.toml` a reply) is still read.
 
+use std::collections::HashSet;
 use std::fs;
-use std::io;
+use std::io::{self, Read, Seek, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
@@ -65,7 +70,22 @@ pub trait Deliver {
 pub struct Outbox {
     dir: PathBuf,
     durability: Durability,
+    sent: Arc<Mutex<SentIds>>,
 }
+
+/// The ids delivered: `sent.log` as far as it was read, and the `sent/` records of earlier
+/// versions (read once, when the outbox is opened).
+#[derive(Debug, Default)]
+struct SentIds {
+    /// Bytes of `sent.log` read so far (always at a line's end).
+    read: u64,
+    ids: HashSet<String>,
+    /// From `sent/`.
+    legacy: HashSet<String>,
+}
+
+/// The log of delivered ids under the outbox directory.
+const SENT_LOG: &str = "sent.log";
 
 /// Seconds to wait after `attempts` failed attempts: 30 s doubling up to an hour.
 pub fn backoff(attempts: u32) -> i64 {
@@ -104,7 +124,61 @@ impl Outbox {
                 remove_if_there(&e.path())?;
             }
         }
-        Ok(Outbox { dir, durability })
+        // A line cut short by a crash is dropped (its reply is delivered again: the Maildir
+        // path skips it), so that the next line does not run on from it.
+        let log = dir.join(SENT_LOG);
+        if let Ok(bytes) = fs::read(&log) {
+            let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            if whole < bytes.len() {
+                fs::OpenOptions::new().write(true).open(&log)?.set_len(whole as u64)?;
+            }
+        }
+        let mut sent = SentIds::default();
+        for e in fs::read_dir(dir.join("sent"))?.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if let Some(id) = name.strip_suffix(".toml").filter(|_| !name.starts_with('.')) {
+                sent.legacy.insert(id.to_string());
+            }
+        }
+        Ok(Outbox { dir, durability, sent: Arc::new(Mutex::new(sent)) })
+    }
+
+    /// Whether `id` was delivered: `sent.log` is read on from where it was last read (it only
+    /// grows; read again whole if it shrank), so that every run and every process sees the ids
+    /// any of them recorded.
+    fn is_sent(&self, id: &str) -> io::Result<bool> {
+        let mut s = self.sent.lock().unwrap_or_else(|e| e.into_inner());
+        self.read_log(&mut s)?;
+        Ok(s.ids.contains(id) || s.legacy.contains(id))
+    }
+
+    fn read_log(&self, s: &mut SentIds) -> io::Result<()> {
+        let mut f = match fs::File::open(self.dir.join(SENT_LOG)) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        let len = f.metadata()?.len();
+        if len < s.read {
+            (s.read, s.ids) = (0, HashSet::new());
+        }
+        if len == s.read {
+            return Ok(());
+        }
+        f.seek(io::SeekFrom::Start(s.read))?;
+        let mut text = String::new();
+        f.take(len - s.read).read_to_string(&mut text).map_err(|e| io::Error::other(format!("sent.log: {e}")))?;
+        // Only whole lines: one being appended is read next time.
+        let whole = text.rfind('\n').map_or(0, |i| i + 1);
+        s.ids.extend(text[..whole].lines().filter(|l| !l.is_empty()).map(str::to_string));
+        s.read += whole as u64;
+        Ok(())
+    }
+
+    /// Appends `id` to `sent.log`, not flushed (the delivery was; see `finish`).
+    fn record_sent(&self, id: &str) -> io::Result<()> {
+        let mut f = fs::OpenOptions::new().create(true).append(true).open(self.dir.join(SENT_LOG))?;
+        f.write_all(format!("{id}\n").as_bytes())
     }
 
     /// Queues a message (replacing one queued under the same id). Nothing is sent here.
@@ -112,7 +186,7 @@ impl Outbox {
     /// yet), as the daemon's replies always have, is not written: it is read back from the
     /// message.
     pub fn put(&self, env: &Envelope, raw: &[u8]) -> io::Result<()> {
-        if self.dir.join("sent").join(format!("{}.toml", env.id)).exists() {
+        if self.is_sent(&env.id)? {
             return Ok(());
         }
         let durability = self.durability.grouped();
@@ -185,9 +259,13 @@ impl Outbox {
         fs::read(self.dir.join(format!("{id}.eml")))
     }
 
-    /// Ids delivered so far.
+    /// Ids delivered so far, sorted.
     pub fn sent(&self) -> io::Result<Vec<String>> {
-        self.ids_in("sent")
+        let mut s = self.sent.lock().unwrap_or_else(|e| e.into_inner());
+        self.read_log(&mut s)?;
+        let mut v: Vec<String> = s.ids.union(&s.legacy).cloned().collect();
+        v.sort();
+        Ok(v)
     }
 
     /// Tries every message whose time has come. The deliveries are made durable together
@@ -201,7 +279,7 @@ impl Outbox {
                 continue;
             }
             // Recorded as sent by a run that died before removing the message.
-            if self.dir.join("sent").join(format!("{}.toml", env.id)).exists() {
+            if self.is_sent(&env.id)? {
                 self.remove(&env.id)?;
                 continue;
             }
@@ -236,21 +314,26 @@ impl Outbox {
         Ok(f)
     }
 
-    /// Moves a message to `sent/` or `failed/`: the record first, then the message goes, then
-    /// its envelope (a record of attempts left alone is never read: `pending` reads messages).
+    /// Records a message as sent (a line in `sent.log`) or moves it to `failed/`: the record
+    /// first, then the message goes, then its envelope (a record of attempts left alone is
+    /// never read: `pending` reads messages).
     fn finish(&self, env: &Envelope, to: &str) -> io::Result<()> {
+        if to == "sent" {
+            // Not flushed (issue 17: two fsyncs a reply): the delivery was. A power cut that
+            // loses the line loses it with the message's removal (not flushed either), so the
+            // mail is delivered again: the Maildir path skips it, SMTP sends it again under the
+            // same Message-ID.
+            self.record_sent(&env.id)?;
+            return self.remove(&env.id);
+        }
+        // A failure's record is flushed: it holds the mail.
         let text = toml::to_string(env).map_err(io::Error::other)?;
         let dest = self.dir.join(to);
         let eml = self.dir.join(format!("{}.eml", env.id));
-        if to == "failed" && eml.exists() {
+        if eml.exists() {
             write_atomic(&dest.join(format!("{}.eml", env.id)), &fs::read(&eml)?, self.durability, false)?;
         }
-        // A sent mail's record is not flushed (issue 17: two fsyncs a reply): the delivery was.
-        // A power cut that loses the record loses it with the message's removal (not flushed
-        // either), so the mail is delivered again: the Maildir path skips it, SMTP sends it
-        // again under the same Message-ID. A failure's record is flushed: it holds the mail.
-        let durability = if to == "sent" { Durability::NoSync } else { self.durability };
-        write_atomic(&dest.join(format!("{}.toml", env.id)), text.as_bytes(), durability, false)?;
+        write_atomic(&dest.join(format!("{}.toml", env.id)), text.as_bytes(), self.durability, false)?;
         self.remove(&env.id)
     }
 
@@ -383,7 +466,7 @@ mod tests {
         let f = o.flush(&mut via, Stamp(1000)).unwrap();
         assert_eq!((f.sent, f.deferred), (1, 1));
         assert_eq!(o.sent().unwrap(), vec!["a-000"]);
-        assert_eq!(names(&dir.join("outbox")), vec!["b-000.eml", "b-000.toml"]);
+        assert_eq!(names(&dir.join("outbox")), vec!["b-000.eml", "b-000.toml", "sent.log"]);
         let waiting = o.pending().unwrap();
         assert_eq!((waiting[0].attempts, waiting[0].next_try), (1, 1000 + backoff(1)));
         assert_eq!(waiting[0].last_error.as_deref(), Some("421 busy"));
@@ -391,7 +474,7 @@ mod tests {
         via.fail.clear();
         assert_eq!(o.flush(&mut via, Stamp(1001)).unwrap().waiting, 1);
         assert_eq!(o.flush(&mut via, Stamp(1000 + backoff(1))).unwrap().sent, 1);
-        assert!(names(&dir.join("outbox")).is_empty());
+        assert_eq!(names(&dir.join("outbox")), vec!["sent.log"], "nothing left behind but the log");
         assert_eq!(via.got.iter().filter(|g| g.0 == "b-000").count(), 2);
         assert_eq!(via.got[0].1, "steward@league.test");
         // A reply put again after it was sent (a job processed again) is not queued again.
@@ -406,17 +489,51 @@ mod tests {
         let o = Outbox::open(&dir, Durability::Sync).unwrap();
         let (a, raw_a) = reply("a-000", &["p1@players.test"]);
         o.put(&a, &raw_a).unwrap();
-        // The run died after the record in sent/, before the message left the outbox.
-        let text = toml::to_string(&a).unwrap();
-        fs::write(dir.join("outbox/sent/a-000.toml"), text).unwrap();
+        // The run died after the line in sent.log, before the message left the outbox.
+        fs::write(dir.join("outbox/sent.log"), "a-000\n").unwrap();
         let mut via = Fake::default();
         o.flush(&mut via, Stamp(1000)).unwrap();
         assert!(via.got.is_empty(), "{:?}", via.got);
-        assert!(names(&dir.join("outbox")).is_empty());
+        assert_eq!(names(&dir.join("outbox")), vec!["sent.log"]);
+        // The same with a record in sent/, as earlier versions kept them (read when opened).
+        let (b, raw_b) = reply("b-000", &["p2@players.test"]);
+        o.put(&b, &raw_b).unwrap();
+        fs::write(dir.join("outbox/sent/b-000.toml"), toml::to_string(&b).unwrap()).unwrap();
+        let o = Outbox::open(&dir, Durability::Sync).unwrap();
+        o.flush(&mut via, Stamp(1000)).unwrap();
+        assert!(via.got.is_empty(), "{:?}", via.got);
+        assert_eq!(o.sent().unwrap(), vec!["a-000", "b-000"]);
+        assert_eq!(names(&dir.join("outbox")), vec!["sent.log"]);
         // A record of attempts left without its message goes when the outbox is opened.
-        fs::write(dir.join("outbox/b-000.toml"), toml::to_string(&a).unwrap()).unwrap();
+        fs::write(dir.join("outbox/c-000.toml"), toml::to_string(&a).unwrap()).unwrap();
         Outbox::open(&dir, Durability::Sync).unwrap();
-        assert!(names(&dir.join("outbox")).is_empty());
+        assert_eq!(names(&dir.join("outbox")), vec!["sent.log"]);
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_sent_log_is_shared_and_a_line_cut_short_is_dropped() {
+        let dir = state("log");
+        let o = Outbox::open(&dir, Durability::Sync).unwrap();
+        let other = Outbox::open(&dir, Durability::Sync).unwrap();
+        let (a, raw_a) = reply("a-000", &["p1@players.test"]);
+        o.put(&a, &raw_a).unwrap();
+        o.flush(&mut Fake::default(), Stamp(1000)).unwrap();
+        // Another outbox on the same folder (another process) sees it delivered.
+        assert_eq!(other.sent().unwrap(), vec!["a-000"]);
+        other.put(&a, &raw_a).unwrap();
+        assert!(other.pending().unwrap().is_empty(), "not queued again");
+        // A crash in the middle of an append: the cut line goes when the outbox is opened, and
+        // the next line starts afresh.
+        let mut f = fs::OpenOptions::new().append(true).open(dir.join("outbox/sent.log")).unwrap();
+        f.write_all(b"b-0").unwrap();
+        assert_eq!(o.sent().unwrap(), vec!["a-000"], "a line being written is not read yet");
+        let o = Outbox::open(&dir, Durability::Sync).unwrap();
+        let (b, raw_b) = reply("b-000", &["p2@players.test"]);
+        o.put(&b, &raw_b).unwrap();
+        o.flush(&mut Fake::default(), Stamp(1000)).unwrap();
+        assert_eq!(fs::read_to_string(dir.join("outbox/sent.log")).unwrap(), "a-000\nb-000\n");
+        assert_eq!(o.sent().unwrap(), vec!["a-000", "b-000"]);
         let _ = fs::remove_dir_all(&dir);
     }
 }

@@ -5,6 +5,7 @@
 
 use std::fs;
 use std::path::Path;
+use std::sync::{Arc, Mutex, Weak};
 
 use crate::dice::Scheme;
 use crate::track;
@@ -233,7 +234,7 @@ pub fn load(dir: &Path, given: Option<[u8; 32]>, use_secret: bool, upto: Option<
             }
             let _ = tx.send(batch);
         });
-        let t = track::load::from_toml(text, Some(&dir.join("track.toml")))?;
+        let t = shared_track(&track_hash, text, &dir.join("track.toml"))?;
         let (mut game, out) = Game::create(t, &first, seed).map_err(|e| bad(0, e.to_string()))?;
         if let Some(why) = diff(&first, &out) {
             return Err(bad(0, why));
@@ -249,6 +250,24 @@ pub fn load(dir: &Path, given: Option<[u8; 32]>, use_secret: bool, upto: Option<
         }
         Ok(Loaded { game, seed_from, game_toml })
     })
+}
+
+/// The track built from a game's `track.toml` whose SHA-256 is `hash`, shared with every game
+/// loaded from the same bytes while one of them holds it (issue 17: the daemon loads each of its
+/// games once a run, and building a track from its file cost it more than the game's replay;
+/// a league's games are mostly on a few tracks). Same bytes, same track: sharing it changes
+/// nothing but the time.
+fn shared_track(hash: &str, text: &str, path: &Path) -> Result<Arc<track::Track>, StoreError> {
+    static BUILT: Mutex<Vec<(String, Weak<track::Track>)>> = Mutex::new(Vec::new());
+    let built = |b: &[(String, Weak<track::Track>)]| b.iter().find(|(h, _)| h == hash).and_then(|(_, t)| t.upgrade());
+    if let Some(t) = built(&BUILT.lock().unwrap_or_else(|e| e.into_inner())) {
+        return Ok(t);
+    }
+    let t = Arc::new(track::load::from_toml(text, Some(path))?);
+    let mut b = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    b.retain(|(_, t)| t.strong_count() > 0);
+    b.push((hash.to_string(), Arc::downgrade(&t)));
+    Ok(t)
 }
 
 /// Replays one recorded turn onto `game` with every check.
@@ -427,4 +446,25 @@ pub fn diff(rec: &TurnFile, out: &TurnFile) -> Option<String> {
         ),
     ];
     fields.iter().find(|(_, differs)| *differs).map(|(name, _)| format!("its `{name}` differs from the replay's"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Meta, NewGame};
+
+    #[test]
+    fn games_loaded_from_the_same_track_bytes_share_one_track() {
+        let (dir, store, h) = crate::store::test_game("shared-track", 2);
+        store.create(&NewGame::plain("other", "sprint", 1), [7; 32], Meta::now()).unwrap();
+        store.create(&NewGame::plain("oval", "oval", 1), [7; 32], Meta::now()).unwrap();
+        let a = load(h.dir(), None, true, None).unwrap().game;
+        let b = load(&store.game_dir("other"), None, true, None).unwrap().game;
+        let c = load(&store.game_dir("oval"), None, true, None).unwrap().game;
+        assert!(Arc::ptr_eq(&a.track, &b.track), "one sprint for both");
+        assert!(!Arc::ptr_eq(&a.track, &c.track));
+        assert_eq!(c.track.name, "oval");
+        drop(h);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

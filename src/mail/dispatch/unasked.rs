@@ -247,12 +247,33 @@ fn last_turn(dir: &std::path::Path) -> Option<(u32, TurnFile)> {
     toml::from_str(&text).ok().map(|t| (n, t))
 }
 
+/// What the deadline scan needs of a game's last turn: its number, its deadline, whether the
+/// race is over and the car awaited (`None` in a qualifying session).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LastTurn {
+    /// The turn's number.
+    pub turn: u32,
+    /// Its deadline, as recorded.
+    pub due: Option<String>,
+    /// The race is over.
+    pub over: bool,
+    /// The car awaited.
+    pub to_play: Option<u8>,
+}
+
+impl LastTurn {
+    fn of(t: &TurnFile) -> Self {
+        LastTurn { turn: t.turn, due: t.due.clone(), over: t.over, to_play: t.to_play }
+    }
+}
+
 /// Each game's last turn as the deadline scan last read it (issue 17: a pass reads every game's
 /// last turn before every message; listing and parsing a long race's turns each time cost more
 /// than the message). Kept while the file is the same (its length, modification time and inode)
 /// and no file follows it; a turn written by anyone, a file edited or removed, is read again.
+/// Only what the scan needs is kept: handing it out copies a few fields, not the turn's events.
 #[derive(Debug, Default)]
-pub struct LastTurns(std::collections::HashMap<String, (u32, FileStamp, TurnFile)>);
+pub struct LastTurns(std::collections::HashMap<String, (u32, FileStamp, LastTurn)>);
 
 /// What tells a file changed without reading it.
 type FileStamp = (u64, Option<std::time::SystemTime>, u64);
@@ -268,7 +289,7 @@ fn stamp(path: &std::path::Path) -> Option<FileStamp> {
 
 impl LastTurns {
     /// The last turn of the game in `dir` (named `id`).
-    pub fn get(&mut self, id: &str, dir: &std::path::Path) -> Option<TurnFile> {
+    pub fn get(&mut self, id: &str, dir: &std::path::Path) -> Option<LastTurn> {
         let file = |n: u32| dir.join("turns").join(TurnFile::file_name(n));
         if let Some((n, kept, turn)) = self.0.get(id)
             && stamp(&file(*n)).as_ref() == Some(kept)
@@ -278,6 +299,7 @@ impl LastTurns {
         }
         self.0.remove(id);
         let (n, turn) = last_turn(dir)?;
+        let turn = LastTurn::of(&turn);
         if let Some(st) = stamp(&file(n)) {
             self.0.insert(id.to_string(), (n, st, turn.clone()));
         }

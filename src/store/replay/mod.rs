@@ -100,8 +100,9 @@ pub struct Progress {
 pub struct Game {
     /// The setup (turn 0).
     pub setup: SetupRecord,
-    /// The track played on (the game's `track.toml`).
-    pub track: Track,
+    /// The track played on (the game's `track.toml`), shared by the games loaded from the
+    /// same bytes (`verify::load`) and by a game's copies.
+    pub track: std::sync::Arc<Track>,
     /// The rules.
     pub rules: Rulebook,
     /// The seed, when known (operator, `--seed`, or revealed); `None` takes rolls as recorded.
@@ -223,7 +224,12 @@ pub fn option_text(t: &Track, o: &MoveOption) -> String {
 impl Game {
     /// A game from its setup (turn 0's inputs) on `track`. Checks the settings and, when the seed
     /// is known, that it is the committed one.
-    pub fn create(track: Track, input: &TurnFile, seed: Option<[u8; 32]>) -> Result<(Game, TurnFile), StoreError> {
+    pub fn create(
+        track: impl Into<std::sync::Arc<Track>>,
+        input: &TurnFile,
+        seed: Option<[u8; 32]>,
+    ) -> Result<(Game, TurnFile), StoreError> {
+        let track = track.into();
         let Some(setup) = input.setup.clone() else {
             return Err(StoreError::BadSetting("turn 0 has no [setup]".into()));
         };
