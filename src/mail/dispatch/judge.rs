@@ -327,11 +327,18 @@ impl Daemon {
             let mut ls = self.judge_state(&l.name);
             let taken = ls.season_absences.get(&job.sender.to_lowercase()).copied().unwrap_or(0);
             if taken >= cap {
+                let word = if cap == 1 { "absence" } else { "absences" };
                 return Err(tr(
                     lang,
-                    &format!("League {} allows {cap} absence(s) a season, and you have declared {taken}.", l.name),
                     &format!(
-                        "La ligue {} permet {cap} absence(s) par saison, et vous en avez declare {taken}.",
+                        "League {} allows {cap} {word} a season, and you have declared {taken} (a cancelled one \
+                         counts; while one is declared, ABSENT again for the same car changes its dates).",
+                        l.name
+                    ),
+                    &format!(
+                        "La ligue {} permet {cap} {word} par saison, et vous en avez declare {taken} (une absence \
+                         annulee compte ; tant qu'une absence est declaree, ABSENT a nouveau pour la meme voiture \
+                         en change les dates).",
                         l.name
                     ),
                 ));
