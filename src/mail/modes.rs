@@ -257,7 +257,7 @@ fn serious(text: &str) -> bool {
 /// car (a spin, an elimination, a body or engine test, a slide, a finish ...), a contact by
 /// another car, wear lost outside its own move, or a move of its own played by the deadline or
 /// a moderator.
-fn hits(t: &TurnFile, car: u8) -> bool {
+pub fn hits(t: &TurnFile, car: u8) -> bool {
     let own_move = t.orders.iter().any(|o| o.car == car);
     let by = t.source.as_ref().and_then(|s| s.by.as_deref());
     if own_move && matches!(by, Some("deadline" | "moderator")) {
