@@ -1,8 +1,9 @@
 //! SVG to PNG for the mails' picture, with `resvg` (no fonts: the picture writes with
 //! [`super::glyphs`]), encoded by the `png` crate as RGB (the picture is opaque) at deflate
 //! level 2: the daemon renders a picture for most reports, and tiny-skia's RGBA at the default
-//! level was a quarter of the daemon's CPU per message (issue 17), for larger files. Same SVG,
-//! same bytes.
+//! level was a quarter of the daemon's CPU per message (issue 17), for larger files. The deflate
+//! is zlib-rs's (flate2's `zlib-rs` backend, chosen in `Cargo.toml`): the same pixels as
+//! miniz_oxide's at a tenth of its time, in files 1-2 % larger. Same SVG, same bytes.
 
 use resvg::{tiny_skia, usvg};
 
