@@ -744,3 +744,45 @@ fn reach_of(t: &Track, n: &Node, node: u32) -> Reach {
         state: *n,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::track::load::resolve;
+
+    /// Everything a search returns, for comparing two searches.
+    fn all_of(r: &Reaches) -> Vec<(Reach, Vec<SpaceIdx>)> {
+        (0..=r.longest).flat_map(|k| r.at(k).iter().map(|x| (x.clone(), r.path(x)))).collect()
+    }
+
+    /// A search finds the same ways whatever ran before it on the thread: its buffers are
+    /// reused ([`Scratch`]), their contents never. Each search below, made after others on other
+    /// boards (cars, stickers) while earlier results are still held or already dropped, is
+    /// compared with the same search made on a fresh thread.
+    #[test]
+    fn a_search_does_not_depend_on_the_searches_before_it() {
+        let t = resolve("monaco").unwrap();
+        let empty = vec![false; t.spaces.len()];
+        let mut crowded = vec![false; t.spaces.len()];
+        for s in t.indices().step_by(5) {
+            crowded[s.get()] = true;
+        }
+        let dangerous: Vec<SpaceIdx> = t.indices().skip(2).step_by(9).collect();
+        let boards = [
+            Board { track: &t, occupied: &empty, dangerous: &[], pit_open: false, walls: true },
+            Board { track: &t, occupied: &crowded, dangerous: &dangerous, pit_open: false, walls: true },
+            Board { track: &t, occupied: &empty, dangerous: &dangerous, pit_open: true, walls: true },
+        ];
+        let mut held = Vec::new();
+        for (i, s) in t.indices().filter(|&s| !t.space(s).in_pit_lane() && !crowded[s.get()]).step_by(13).enumerate() {
+            let b = &boards[i % boards.len()];
+            let m = Mover { start: s, stops: None, max: [12, 26, 5][i % 3], min: [7, 21, 1][i % 3] };
+            let here = reaches(b, &m);
+            let fresh = std::thread::scope(|sc| sc.spawn(|| all_of(&reaches(b, &m))).join().unwrap());
+            assert_eq!(all_of(&here), fresh, "from {}", t.space(s).id);
+            if i % 2 == 0 {
+                held.push(here); // kept: the next searches take other buffers
+            }
+        }
+    }
+}
