@@ -18,8 +18,10 @@
 //! dangerous spaces entered) breadth-first by length and visits each state once, so its cost is
 //! bounded by the states, not by the (exponential) number of paths through a corner.
 //!
-//! Architecture invariant: pure — reads the track and an occupancy map, allocates its own
-//! scratch space, never touches a clock, a file or a random source.
+//! Architecture invariant: pure — reads the track and an occupancy map, never touches a clock, a
+//! file or a random source. Its scratch space (states, layers, fields, and the vectors of results
+//! once dropped) is kept per thread and reused from one search to the next; a search empties it
+//! first, so what it finds never depends on what ran before.
 
 use crate::track::{CornerIdx, SpaceIdx, Track};
 
@@ -234,6 +236,15 @@ impl Fields {
         Fields { keys: Vec::new(), arena: Vec::new(), bits: Vec::new(), width: t.spaces.len(), queue: Vec::new() }
     }
 
+    /// Empties the fields for a new search on `t`, keeping the buffers.
+    fn reset(&mut self, t: &Track) {
+        self.keys.clear();
+        self.arena.clear();
+        self.bits.clear();
+        self.queue.clear();
+        self.width = t.spaces.len();
+    }
+
     /// The mask bit of dangerous space `s` (the first 64 met get one; later ones stay
     /// obstacles, see docs/rulings.md).
     fn bit(&mut self, s: SpaceIdx) -> Option<u64> {
@@ -401,32 +412,90 @@ pub fn reaches_after(b: &Board<'_>, r: &Reach, extra: u8, min_extra: u8) -> Reac
     search(b, root, max, min, false)
 }
 
-fn search(b: &Board<'_>, mut root: Node, max: u8, min: u8, to_pit_lane: bool) -> Reaches {
+/// The buffers of a search, reused from one search to the next on the same thread: the states,
+/// the layer, the straight-distance fields, and the vectors of results ([`Reaches`]) given back
+/// when dropped. Only their capacity carries over (every search empties them first), so a search
+/// finds the same ways whatever ran before it.
+#[derive(Default)]
+struct Scratch {
+    fields: Option<Fields>,
+    nodes: Vec<Node>,
+    layer: Option<Layer<()>>,
+    /// The vectors of dropped [`Reaches`], at most [`SPARE`].
+    spare: Vec<Parts>,
+}
+
+/// The vectors a [`Reaches`] owns.
+#[derive(Default)]
+struct Parts {
+    all: Vec<Reach>,
+    start: Vec<u32>,
+    tree: Vec<(u16, u32)>,
+    dangerous: Vec<SpaceIdx>,
+}
+
+/// Results' vectors kept for reuse (a move's enumeration holds a few [`Reaches`] at once: the
+/// move's, a slide's, a slipstream's).
+const SPARE: usize = 8;
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+impl Drop for Reaches {
+    fn drop(&mut self) {
+        if self.tree.capacity() == 0 {
+            return; // nothing worth keeping (a default)
+        }
+        let parts = Parts {
+            all: std::mem::take(&mut self.all),
+            start: std::mem::take(&mut self.start),
+            tree: std::mem::take(&mut self.tree),
+            dangerous: std::mem::take(&mut self.dangerous),
+        };
+        // Not kept while the thread ends or the scratch is in use.
+        let _ = SCRATCH.try_with(|s| {
+            if let Ok(mut s) = s.try_borrow_mut()
+                && s.spare.len() < SPARE
+            {
+                s.spare.push(parts);
+            }
+        });
+    }
+}
+
+fn search(b: &Board<'_>, root: Node, max: u8, min: u8, to_pit_lane: bool) -> Reaches {
+    SCRATCH.with(|s| match s.try_borrow_mut() {
+        Ok(mut s) => search_in(&mut s, b, root, max, min, to_pit_lane),
+        Err(_) => search_in(&mut Scratch::default(), b, root, max, min, to_pit_lane),
+    })
+}
+
+fn search_in(scratch: &mut Scratch, b: &Board<'_>, mut root: Node, max: u8, min: u8, to_pit_lane: bool) -> Reaches {
     let t = b.track;
     root.field = NO_FIELD; // a field index belongs to one search
     // Cutting the states that cannot reach the pit lane changes no state that can: the layers
     // compare only states on the same space. It would change which dangerous spaces get the
     // first 64 mask bits, so it is done only when they all get one.
     let to_pit_lane = to_pit_lane && !(b.walls && t.has_walls()) && b.dangerous.len() <= 64;
-    let mut fields = Fields::new(t);
-    // Room for the states of a long move at once; a short one (a slide, a slipstream, a +1)
-    // visits a few dozen, and a smaller block comes from the allocator's fast lists.
-    let span = max.saturating_sub(root.k) as usize;
-    let cap = (span * 16 + 1).min(256);
-    let mut nodes: Vec<Node> = Vec::with_capacity(cap);
-    let mut tree: Vec<(u16, u32)> = Vec::with_capacity(cap);
+    let Scratch { fields, nodes, layer: next, spare } = scratch;
+    let fields = fields.get_or_insert_with(|| Fields::new(t));
+    fields.reset(t);
+    let next = next.get_or_insert_with(|| Layer::new(64));
+    let Parts { mut all, mut start, mut tree, mut dangerous } = spare.pop().unwrap_or_default();
+    nodes.clear();
+    tree.clear();
     nodes.push(root);
     tree.push((root.pos, u32::MAX));
     let mut layer = 0..1usize;
     let mut longest = root.k;
-    let mut next = Layer::<()>::new(cap.min(64));
     for k in root.k..max {
         next.clear();
         for i in layer.clone() {
             let mut n = nodes[i];
             let pos = SpaceIdx(n.pos);
             for &nxt in t.next(pos) {
-                if let Some(child) = step(b, &mut fields, &mut n, pos, nxt, max) {
+                if let Some(child) = step(b, fields, &mut n, pos, nxt, max) {
                     if to_pit_lane && t.arrows_to_pit_lane(nxt) > max - child.k {
                         continue; // no way into the lane from there within the roll
                     }
@@ -445,8 +514,10 @@ fn search(b: &Board<'_>, mut root: Node, max: u8, min: u8, to_pit_lane: bool) ->
     }
 
     // Nodes are in layers, so by increasing length already.
-    let mut all = Vec::with_capacity(nodes.len());
-    let mut start = vec![0u32; max as usize + 2];
+    all.clear();
+    all.reserve(nodes.len());
+    start.clear();
+    start.resize(max as usize + 2, 0);
     for (i, n) in nodes.iter().enumerate() {
         if n.k < min && n.k != longest {
             continue;
@@ -457,7 +528,9 @@ fn search(b: &Board<'_>, mut root: Node, max: u8, min: u8, to_pit_lane: bool) ->
     for k in 1..start.len() {
         start[k] = start[k].max(start[k - 1]);
     }
-    Reaches { all, start, longest, tree, dangerous: b.dangerous.to_vec(), root_k: root.k }
+    dangerous.clear();
+    dangerous.extend_from_slice(b.dangerous);
+    Reaches { all, start, longest, tree, dangerous, root_k: root.k }
 }
 
 /// A path named by waypoints, checked against the driving code.
@@ -669,5 +742,47 @@ fn reach_of(t: &Track, n: &Node, node: u32) -> Reach {
         crossings: n.crossings,
         node,
         state: *n,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::track::load::resolve;
+
+    /// Everything a search returns, for comparing two searches.
+    fn all_of(r: &Reaches) -> Vec<(Reach, Vec<SpaceIdx>)> {
+        (0..=r.longest).flat_map(|k| r.at(k).iter().map(|x| (x.clone(), r.path(x)))).collect()
+    }
+
+    /// A search finds the same ways whatever ran before it on the thread: its buffers are
+    /// reused ([`Scratch`]), their contents never. Each search below, made after others on other
+    /// boards (cars, stickers) while earlier results are still held or already dropped, is
+    /// compared with the same search made on a fresh thread.
+    #[test]
+    fn a_search_does_not_depend_on_the_searches_before_it() {
+        let t = resolve("monaco").unwrap();
+        let empty = vec![false; t.spaces.len()];
+        let mut crowded = vec![false; t.spaces.len()];
+        for s in t.indices().step_by(5) {
+            crowded[s.get()] = true;
+        }
+        let dangerous: Vec<SpaceIdx> = t.indices().skip(2).step_by(9).collect();
+        let boards = [
+            Board { track: &t, occupied: &empty, dangerous: &[], pit_open: false, walls: true },
+            Board { track: &t, occupied: &crowded, dangerous: &dangerous, pit_open: false, walls: true },
+            Board { track: &t, occupied: &empty, dangerous: &dangerous, pit_open: true, walls: true },
+        ];
+        let mut held = Vec::new();
+        for (i, s) in t.indices().filter(|&s| !t.space(s).in_pit_lane() && !crowded[s.get()]).step_by(13).enumerate() {
+            let b = &boards[i % boards.len()];
+            let m = Mover { start: s, stops: None, max: [12, 26, 5][i % 3], min: [7, 21, 1][i % 3] };
+            let here = reaches(b, &m);
+            let fresh = std::thread::scope(|sc| sc.spawn(|| all_of(&reaches(b, &m))).join().unwrap());
+            assert_eq!(all_of(&here), fresh, "from {}", t.space(s).id);
+            if i % 2 == 0 {
+                held.push(here); // kept: the next searches take other buffers
+            }
+        }
     }
 }

@@ -93,7 +93,7 @@ pub fn slide(t: &Track, board: &Board<'_>, car: &CarState, wet: bool, opts: Vec<
     // The slides searched so far, by where they start: options to one end with the same stops
     // (braked, blocked or by other ways) slide the same ways.
     let mut searched: Vec<((SpaceIdx, CornerIdx, u8), Reaches)> = Vec::new();
-    for o in opts {
+    for mut o in opts {
         if matches!(o.fate, Fate::Eliminated(_)) || !counting_stop(t, car, &o) {
             out.push(o);
             continue;
@@ -114,10 +114,18 @@ pub fn slide(t: &Track, board: &Board<'_>, car: &CarState, wet: bool, opts: Vec<
             out.push(o);
             continue;
         }
+        // Each way's option is `o` with the slide appended: its path and dangerous spaces are
+        // built at their length, not cloned and then grown.
+        let (base_path, base_dangerous) = (std::mem::take(&mut o.path), std::mem::take(&mut o.dangerous));
         for w in ways {
             let mut s = o.clone();
             let path = r.path(w);
-            s.dangerous.extend(r.dangerous_on(&path));
+            let slid_dangerous = r.dangerous_on(&path);
+            s.dangerous = Vec::with_capacity(base_dangerous.len() + slid_dangerous.len());
+            s.dangerous.extend_from_slice(&base_dangerous);
+            s.dangerous.extend(slid_dangerous);
+            s.path = Vec::with_capacity(base_path.len() + path.len());
+            s.path.extend_from_slice(&base_path);
             s.path.extend(path);
             s.end = w.end;
             s.spaces += w.spaces;

@@ -142,6 +142,10 @@ const CELLS: usize = NG * NA * NB;
 const NONE8: u8 = u8::MAX;
 const NONE16: u16 = u16::MAX;
 
+/// Brake counts the gear's cost rows hold side by side (a car with more brake points than
+/// `LANES - 1` takes the plain loop).
+const LANES: usize = 8;
+
 /// A bot with its tables for one track. Cheap to create; keep one to reuse its tables (they
 /// are rebuilt when it meets another track).
 #[derive(Clone, Debug, Default)]
@@ -161,6 +165,8 @@ pub struct Bot {
     local: Vec<Vec<End>>,
     /// The cost of each (length, brake points used) of the gear being weighed.
     rows: Vec<f32>,
+    /// The same, a row of [`LANES`] brake counts per length, while they are worked out.
+    lanes: Vec<[f32; LANES]>,
     /// The car on each space (`NONE8` for none), for the contacts of the options.
     car_at: Vec<u8>,
 }
@@ -282,7 +288,7 @@ impl Bot {
         let Some(p) = m.position(t, c.space, c.stops) else { return fallback };
         let key = PlanKey::of(state, car);
         m.plan(key);
-        let Bot { model, scratch, occupied, zone, danger, clean, frontier, reached, local, rows, .. } = self;
+        let Bot { model, scratch, occupied, zone, danger, clean, frontier, reached, local, rows, lanes, .. } = self;
         let m = model.as_ref().expect("built");
         let d = Driver { model: m, plan: &m.plans[&key], r: remaining(state.laps, c), car: c, wet: state.wet };
 
@@ -483,34 +489,79 @@ impl Bot {
                 _ => (1, 0),
             };
             let width = brakes as usize + 1;
-            rows.clear();
-            rows.resize(hi.saturating_sub(lo).saturating_add(1) * width, f32::INFINITY);
-            for k in lo..=hi {
-                let row = &mut rows[(k - lo) * width..(k - lo + 1) * width];
-                for e in ends(k) {
-                    if e.missed {
-                        row.iter_mut().for_each(|v| *v = v.min(ELIM));
-                        continue;
+            let lengths = hi.saturating_sub(lo).saturating_add(1);
+            if width <= LANES {
+                // The same minima in fixed rows of `LANES` brake counts (the lanes past `width`
+                // are worked out too, never read), which the compiler keeps in vector registers:
+                // each lane's sum is the same sum in the same order as `end`'s, and the lower of
+                // two costs (never NaN) is `f32::min`'s.
+                let mut brake_cost = [0f32; LANES];
+                let mut reserve = [0f32; LANES];
+                let mut cell_of = [0usize; LANES];
+                for used in 0..LANES {
+                    let left = brakes.saturating_sub(used as u8);
+                    brake_cost[used] = BRAKE * used as f32;
+                    reserve[used] = d.reserve(left);
+                    cell_of[used] = (left as usize).min(NB - 1);
+                }
+                lanes.clear();
+                lanes.resize(lengths, [f32::INFINITY; LANES]);
+                for k in lo..=hi {
+                    let row = &mut lanes[k - lo];
+                    for e in ends(k) {
+                        if e.missed {
+                            for v in row.iter_mut() {
+                                *v = if ELIM < *v { ELIM } else { *v };
+                            }
+                            continue;
+                        }
+                        let (now, spin) = d.tyres(e.over * factor);
+                        let now = now + around(e, k);
+                        let gear_then = if spin { 0 } else { g };
+                        // `d.after(e.node, e.cross, gear_then, gas, left)` for every `left`: the
+                        // end's plan cells side by side (none once the race is over: 0).
+                        let then: [f32; LANES] = match d.cells(e.node, e.cross, gear_then, gas) {
+                            Some(c) => std::array::from_fn(|used| c[cell_of[used]]),
+                            None => [0.0; LANES],
+                        };
+                        for used in 0..LANES {
+                            let x = now + then[used] + brake_cost[used] + reserve[used];
+                            row[used] = if x < row[used] { x } else { row[used] };
+                        }
                     }
-                    let (now, spin) = d.tyres(e.over * factor);
-                    let now = now + around(e, k);
-                    let gear_then = if spin { 0 } else { g };
-                    // `d.after(e.node, e.cross, gear_then, gas, left)` for every `left`: the
-                    // end's plan cells side by side (none once the race is over: 0).
-                    let cells = d.cells(e.node, e.cross, gear_then, gas);
-                    for (used, v) in row.iter_mut().enumerate() {
-                        let left = brakes - used as u8;
-                        let then = cells.map_or(0.0, |c| c[(left as usize).min(NB - 1)]);
-                        *v = v.min(now + then + BRAKE * used as f32 + d.reserve(left));
+                }
+            } else {
+                rows.clear();
+                rows.resize(lengths * width, f32::INFINITY);
+                for k in lo..=hi {
+                    let row = &mut rows[(k - lo) * width..(k - lo + 1) * width];
+                    for e in ends(k) {
+                        if e.missed {
+                            row.iter_mut().for_each(|v| *v = v.min(ELIM));
+                            continue;
+                        }
+                        let (now, spin) = d.tyres(e.over * factor);
+                        let now = now + around(e, k);
+                        let gear_then = if spin { 0 } else { g };
+                        let cells = d.cells(e.node, e.cross, gear_then, gas);
+                        for (used, v) in row.iter_mut().enumerate() {
+                            let left = brakes - used as u8;
+                            let then = cells.map_or(0.0, |c| c[(left as usize).min(NB - 1)]);
+                            *v = v.min(now + then + BRAKE * used as f32 + d.reserve(left));
+                        }
                     }
                 }
             }
+            let (lanes, rows) = (&*lanes, &*rows);
+            let cost = |k: usize, used: usize| {
+                if width <= LANES { lanes[k - lo][used] } else { rows[(k - lo) * width + used] }
+            };
             let mut total = ENGINE * change.engine as f32 + exposure(g);
             for &(f, prob) in faces {
                 let f = f as usize;
                 let mut v = f32::INFINITY;
                 for k in f.saturating_sub(brakes as usize)..=f.min(longest) {
-                    v = v.min(rows[(k - lo) * width + (f - k)]);
+                    v = v.min(cost(k, f - k));
                 }
                 if f > longest {
                     let short = (f - longest) as u8;
