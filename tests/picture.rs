@@ -72,71 +72,10 @@ pub fn scene(t: &Track, mover: SpaceIdx) -> (Marks, SpaceIdx) {
     (Marks { cars, dangerous: vec![sticker], options }, mover)
 }
 
-/// A small imported track: a `.dat` graph of `rows` rows on a circle, three lanes, a 1-stop
-/// corner and a 2-stop corner, a pit lane outside (as `track::import`'s own synthetic test).
+/// A small imported track (`track::synthetic`): a `.dat` graph of `rows` rows, three lanes, a
+/// 1-stop corner and a 2-stop corner, a pit lane outside, squashed into an egg.
 pub fn synthetic_dat(rows: u32) -> String {
-    let row_px = 20.0;
-    let base = rows as f64 * row_px / std::f64::consts::TAU;
-    let mut nodes = Vec::new();
-    let mut attrs = Vec::new();
-    // Squashed into an egg, so that the picture shows the file's shape rather than a ring.
-    let pos = |t: f64, radius: f64| {
-        let a = t / rows as f64 * std::f64::consts::TAU;
-        let squash = 1.0 - 0.35 * a.sin().max(0.0);
-        ((400.0 + radius * a.cos() * 1.4).round() as i32, (400.0 + radius * a.sin() * squash).round() as i32)
-    };
-    for r in 0..rows {
-        for lane in 0..3u32 {
-            let t = if lane == 0 { r as f64 } else { r as f64 + 0.5 };
-            let radius = base + [0.0, 17.0, -17.0][lane as usize];
-            let (x, y) = pos(t, radius);
-            let kind = match r {
-                0 => 5,
-                10..=14 => 3,
-                30..=37 => 2,
-                _ => 1,
-            };
-            nodes.push(format!("{} {x} {y} {kind}", 3 * r + lane));
-            if matches!(r, 10..=14 | 30..=37) {
-                let first = if r <= 14 { 10.0 } else { 30.0 };
-                attrs.push(format!("{} {}", 3 * r + lane, t - first));
-            }
-        }
-    }
-    let n = 3 * rows;
-    let id = |r: u32, lane: u32| 3 * (r % rows) + lane;
-    let mut arrows = Vec::new();
-    for r in 0..rows {
-        arrows.push((id(r, 0), id(r, 1)));
-        arrows.push((id(r, 0), id(r, 2)));
-        arrows.push((id(r, 0), id(r + 1, 0)));
-        for lane in [1, 2] {
-            arrows.push((id(r, lane), id(r + 1, 0)));
-            arrows.push((id(r, lane), id(r + 1, lane)));
-        }
-    }
-    for i in 0..14u32 {
-        let t = rows as f64 - 8.0 + (i as f64 + 1.0) * 13.0 / 15.0;
-        let (x, y) = pos(t, base + 45.0);
-        nodes.push(format!("{} {x} {y} 7", n + i));
-        if (2..12).contains(&i) {
-            attrs.push(format!("{} 1.0", n + i));
-        }
-        if i > 0 {
-            arrows.push((n + i - 1, n + i));
-        }
-    }
-    arrows.push((id(rows - 8, 1), n));
-    arrows.push((n + 13, id(5, 1)));
-    let grid: Vec<String> = (0..10u32).rev().map(|k| format!("{} 270.0", id(rows - 1 - k, 1 + k % 2))).collect();
-    let arrows: Vec<String> = arrows.iter().map(|(a, b)| format!("{a} {b}")).collect();
-    format!(
-        "synthetic.png 0\n{}\n\n{}\n\n{}\n\n{}\n",
-        nodes.join("\n"),
-        arrows.join("\n"),
-        attrs.join("\n"),
-        grid.join("\n")
-    )
+    steward::track::synthetic::Synthetic { egg: true, mark_line: true, ..Default::default() }.dat(rows)
 }
 
 pub fn imported() -> Track {

@@ -14,6 +14,7 @@ pub mod load;
 pub mod load_graph;
 pub mod model;
 pub mod problem;
+pub mod synthetic;
 
 pub use model::{Corner, CornerIdx, ROW, Segment, Space, SpaceIdx, SpaceKind, Track, Weather, WeatherTable};
 pub use problem::{Diagnostic, TrackError, TrackProblem};
