@@ -487,12 +487,10 @@ fn a_simulated_season_by_mail_verifies_race_by_race() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
-fn series_construction_points_and_the_two_lap_conversion() {
-    use std::collections::BTreeMap;
-    use steward::league::series::{Category::*, DesignError, check_design, construction_points, convert_for_two_laps};
-    assert_eq!((construction_points(3), construction_points(2), construction_points(4)), (Some(24), Some(20), None));
-    let design: BTreeMap<_, _> = [
+/// A team design spending the 24 construction points of a three-lap series (002).
+fn three_lap_design() -> std::collections::BTreeMap<steward::league::series::Category, u32> {
+    use steward::league::series::Category::*;
+    [
         (Tires, 5),
         (Brakes, 4),
         (Transmission, 3),
@@ -504,7 +502,14 @@ fn series_construction_points_and_the_two_lap_conversion() {
         (Driver, 2),
     ]
     .into_iter()
-    .collect();
+    .collect()
+}
+
+#[test]
+fn series_construction_points_and_the_two_lap_conversion() {
+    use steward::league::series::{Category::*, DesignError, check_design, construction_points, convert_for_two_laps};
+    assert_eq!((construction_points(3), construction_points(2), construction_points(4)), (Some(24), Some(20), None));
+    let design = three_lap_design();
     check_design(&design, 3).unwrap();
     assert!(matches!(check_design(&design, 2), Err(DesignError::Total { spent: 24, allotted: 20, .. })));
     let two = convert_for_two_laps(&design, &[Tires, Brakes, Engine, Suspension]).unwrap();
@@ -664,19 +669,7 @@ fn a_team_design_is_checked_against_the_series_and_converted_for_two_lap_races()
         })
         .unwrap();
     }
-    l.teams[0].design = [
-        (Tires, 5),
-        (Brakes, 4),
-        (Transmission, 3),
-        (Engine, 3),
-        (Bodywork, 3),
-        (Suspension, 2),
-        (PitCrew, 1),
-        (Qualifying, 1),
-        (Driver, 2),
-    ]
-    .into_iter()
-    .collect();
+    l.teams[0].design = three_lap_design();
     // A three-lap series with a two-lap race: the conversion must be declared (002).
     let e = l.check().unwrap_err();
     assert!(e.contains("team `x`: two_lap"), "{e}");

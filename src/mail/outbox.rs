@@ -147,9 +147,15 @@ impl Outbox {
     /// grows; read again whole if it shrank), so that every run and every process sees the ids
     /// any of them recorded.
     fn is_sent(&self, id: &str) -> io::Result<bool> {
+        let s = self.sent_ids()?;
+        Ok(s.ids.contains(id) || s.legacy.contains(id))
+    }
+
+    /// The ids delivered, `sent.log` read up to its end.
+    fn sent_ids(&self) -> io::Result<std::sync::MutexGuard<'_, SentIds>> {
         let mut s = self.sent.lock().unwrap_or_else(|e| e.into_inner());
         self.read_log(&mut s)?;
-        Ok(s.ids.contains(id) || s.legacy.contains(id))
+        Ok(s)
     }
 
     fn read_log(&self, s: &mut SentIds) -> io::Result<()> {
@@ -261,8 +267,7 @@ impl Outbox {
 
     /// Ids delivered so far, sorted.
     pub fn sent(&self) -> io::Result<Vec<String>> {
-        let mut s = self.sent.lock().unwrap_or_else(|e| e.into_inner());
-        self.read_log(&mut s)?;
+        let s = self.sent_ids()?;
         let mut v: Vec<String> = s.ids.union(&s.legacy).cloned().collect();
         v.sort();
         Ok(v)
