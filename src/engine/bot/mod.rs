@@ -169,6 +169,9 @@ pub struct Bot {
     lanes: Vec<[f32; LANES]>,
     /// The car on each space (`NONE8` for none), for the contacts of the options.
     car_at: Vec<u8>,
+    /// Every car's rows by the plain loop, as for a car with more than `LANES - 1` brake
+    /// points: the unit tests check the two ways give the same choices.
+    plain_rows: bool,
 }
 
 /// What the bot knows about the car it drives on this move.
@@ -288,7 +291,21 @@ impl Bot {
         let Some(p) = m.position(t, c.space, c.stops) else { return fallback };
         let key = PlanKey::of(state, car);
         m.plan(key);
-        let Bot { model, scratch, occupied, zone, danger, clean, frontier, reached, local, rows, lanes, .. } = self;
+        let Bot {
+            model,
+            scratch,
+            occupied,
+            zone,
+            danger,
+            clean,
+            frontier,
+            reached,
+            local,
+            rows,
+            lanes,
+            plain_rows,
+            ..
+        } = self;
         let m = model.as_ref().expect("built");
         let d = Driver { model: m, plan: &m.plans[&key], r: remaining(state.laps, c), car: c, wet: state.wet };
 
@@ -489,8 +506,9 @@ impl Bot {
                 _ => (1, 0),
             };
             let width = brakes as usize + 1;
+            let vector = width <= LANES && !*plain_rows;
             let lengths = hi.saturating_sub(lo).saturating_add(1);
-            if width <= LANES {
+            if vector {
                 // The same minima in fixed rows of `LANES` brake counts (the lanes past `width`
                 // are worked out too, never read), which the compiler keeps in vector registers:
                 // each lane's sum is the same sum in the same order as `end`'s, and the lower of
@@ -554,7 +572,7 @@ impl Bot {
             }
             let (lanes, rows) = (&*lanes, &*rows);
             let cost = |k: usize, used: usize| {
-                if width <= LANES { lanes[k - lo][used] } else { rows[(k - lo) * width + used] }
+                if vector { lanes[k - lo][used] } else { rows[(k - lo) * width + used] }
             };
             let mut total = ENGINE * change.engine as f32 + exposure(g);
             for &(f, prob) in faces {
@@ -759,6 +777,54 @@ mod tests {
     use super::*;
     use crate::engine::movement::{Board, Mover, reaches};
     use crate::track::load::{resolve, shipped_names};
+
+    /// The gear's cost rows worked out side by side (`LANES` brake counts at a time) choose
+    /// what the plain loop chooses, the one a car with more brake points takes: for cars with
+    /// 1 to 7 brake points, from every 3rd space of sprint, alone and in traffic.
+    #[test]
+    fn the_gears_vector_rows_choose_as_the_plain_loop() {
+        let t = resolve("sprint").unwrap();
+        let (mut vector, mut plain) = (Bot::new(), Bot::new());
+        plain.plain_rows = true;
+        let mut compared = 0;
+        for brakes in [1u8, 3, 7] {
+            // The 20 points all placed (5-0-2): the tyres take what the brakes give up.
+            let mut wear = crate::engine::Wear::standard();
+            wear.tyres = wear.tyres + wear.brakes - brakes;
+            wear.brakes = brakes;
+            let setup = crate::engine::Setup { wear, tyres: crate::engine::Tyres::Hard };
+            for cars in [1usize, 4] {
+                let field: Vec<(u8, crate::engine::Setup)> = (1..=cars as u8).map(|n| (n, setup)).collect();
+                let mut s = RaceState::new(&t, 3, &field).unwrap();
+                for (i, c) in s.cars.iter_mut().enumerate() {
+                    c.status = crate::engine::Status::Racing;
+                    c.crossings = 1;
+                    c.gear = 1 + (i as u8 % 4);
+                }
+                for sp in (0..t.spaces.len()).step_by(3) {
+                    let space = SpaceIdx(sp as u16);
+                    if !matches!(t.space(space).kind, SpaceKind::Racing) {
+                        continue;
+                    }
+                    s.cars[0].space = space;
+                    // The others a few spaces ahead, where there is room.
+                    for i in 1..cars {
+                        let ahead = t.next(s.cars[i - 1].space).first().copied().unwrap_or(space);
+                        s.cars[i].space = ahead;
+                    }
+                    s.to_play = Some(CarId(0));
+                    assert_eq!(
+                        vector.gear(&t, &s, CarId(0)),
+                        plain.gear(&t, &s, CarId(0)),
+                        "{brakes} brake points, {cars} car(s), on {}",
+                        t.space(space).id
+                    );
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 300, "{compared} positions compared");
+    }
 
     /// The bot's own search lists exactly the engine's ends (space, stops, overshoot, missed
     /// corner, crossings) for every length, from every position of every shipped track (from
