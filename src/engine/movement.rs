@@ -181,6 +181,12 @@ struct Node {
 /// A state's field not looked up yet (or none: in a corner).
 const NO_FIELD: u16 = u16::MAX;
 
+#[cfg(test)]
+thread_local! {
+    /// Tests only: every field is worked out on the board, none taken from the track.
+    static DYNAMIC_FIELDS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 impl PartialEq for Node {
     fn eq(&self, o: &Node) -> bool {
         self.same_key(o) && self.k == o.k && self.mask == o.mask && self.tests == o.tests
@@ -227,13 +233,25 @@ struct Fields {
     bits: Vec<SpaceIdx>,
     width: usize,
     queue: Vec<SpaceIdx>,
+    /// The spaces with a car, listed once per search when a field is first asked for
+    /// (`blockers_of`: the search's board has been listed).
+    blockers: Vec<u16>,
+    listed: bool,
 }
 
 impl Fields {
     fn new(t: &Track) -> Self {
         // Nothing is allocated before the first field: many searches (a slide, a slipstream's
         // three spaces in a corner) need none.
-        Fields { keys: Vec::new(), arena: Vec::new(), bits: Vec::new(), width: t.spaces.len(), queue: Vec::new() }
+        Fields {
+            keys: Vec::new(),
+            arena: Vec::new(),
+            bits: Vec::new(),
+            width: t.spaces.len(),
+            queue: Vec::new(),
+            blockers: Vec::new(),
+            listed: false,
+        }
     }
 
     /// Empties the fields for a new search on `t`, keeping the buffers.
@@ -242,7 +260,53 @@ impl Fields {
         self.arena.clear();
         self.bits.clear();
         self.queue.clear();
+        self.blockers.clear();
+        self.listed = false;
         self.width = t.spaces.len();
+    }
+
+    /// The track's clear distances from `anchor` ([`Track::clear_straight`]) when they are this
+    /// board's up to `limit`: nothing the board adds (a car, a sticker, an open pit lane's door,
+    /// a wall entry counted as a test) is within `limit` arrows of the anchor along the straight
+    /// (a way through anything farther is longer than `limit`, so no distance up to it changes).
+    /// Then no dangerous space can have been entered on the stretch either, so the field holds
+    /// for any mask it is asked with.
+    fn clear<'t>(&mut self, b: &Board<'t>, anchor: u16, limit: u8) -> Option<&'t [u8]> {
+        #[cfg(test)]
+        if DYNAMIC_FIELDS.get() {
+            return None;
+        }
+        let t = b.track;
+        if b.walls && t.has_walls() {
+            return None;
+        }
+        let d = t.clear_straight(SpaceIdx(anchor));
+        // An open lane is a way on from its doors, and from anywhere in it.
+        if b.pit_open && (t.compact(SpaceIdx(anchor)).pit || t.pit_doors().iter().any(|s| d[s.get()] < limit)) {
+            return None;
+        }
+        if !self.listed {
+            self.listed = true;
+            self.blockers.clear();
+            // 32 spaces at a time, each chunk tested whole (no early exit, so the compiler makes
+            // it one wide comparison).
+            let chunks = b.occupied.chunks_exact(32);
+            let tail = chunks.remainder();
+            for (i, chunk) in chunks.enumerate() {
+                let chunk: &[bool; 32] = chunk.try_into().expect("chunks of 32");
+                if chunk.iter().fold(false, |a, &o| a | o) {
+                    let at = i * 32;
+                    self.blockers.extend((0..32).filter(|&j| chunk[j]).map(|j| (at + j) as u16));
+                }
+            }
+            let at = b.occupied.len() - tail.len();
+            self.blockers.extend(tail.iter().enumerate().filter(|&(_, &o)| o).map(|(j, _)| (at + j) as u16));
+        }
+        let near = |s: u16| d[s as usize] <= limit;
+        if self.blockers.iter().any(|&s| near(s)) || b.dangerous.iter().any(|s| near(s.0)) {
+            return None;
+        }
+        Some(d)
     }
 
     /// The mask bit of dangerous space `s` (the first 64 met get one; later ones stay
@@ -286,6 +350,12 @@ impl Fields {
             self.keys.reserve(8);
             self.arena.reserve(w * 4);
             self.queue.reserve(64);
+        }
+        if let Some(d) = self.clear(b, anchor, limit) {
+            // Exact up to `limit` (asked again with a larger one, it is worked out on this board).
+            self.arena.extend_from_slice(d);
+            self.keys.push((anchor, mask, limit));
+            return self.keys.len() - 1;
         }
         self.arena.resize(self.arena.len() + w, NONE8);
         self.keys.push((anchor, mask, limit));
@@ -335,50 +405,77 @@ impl Fields {
 }
 
 /// One layer of the search: the states found at the next length, each kept once per space and
-/// dangerous-space variant that no other state of the layer dominates, in the order found. Layers
-/// are small (a handful of states on a straight, a few dozen in a corner), so a scan beats a hash;
-/// the scan reads the states' spaces, side by side in `pos`, and looks at a state only when its
-/// space is the new one's.
+/// dangerous-space variant that no other state of the layer dominates, in the order found. A new
+/// state is compared only with the states already on its space: each space's states are chained
+/// in the order found (`first`, `link`), and a space's chain belongs to the layer stamped in it
+/// (`stamp`), so emptying the layer is a new stamp, not a pass over the track.
 struct Layer<T> {
     items: Vec<(Node, u32, T)>,
-    /// `pos[i]`: the space of `items[i]`.
-    pos: Vec<u16>,
+    /// `link[i]`: the next state of the layer on `items[i]`'s space ([`NONE32`] for none).
+    link: Vec<u32>,
+    /// Per space: the layer's stamp, then its first and last state there (when the stamp is
+    /// this layer's).
+    first: Vec<(u32, u32, u32)>,
+    stamp: u32,
 }
+
+const NONE32: u32 = u32::MAX;
 
 impl<T: Copy + PartialEq> Layer<T> {
     fn new(cap: usize) -> Self {
-        Layer { items: Vec::with_capacity(cap), pos: Vec::with_capacity(cap) }
+        Layer { items: Vec::with_capacity(cap), link: Vec::with_capacity(cap), first: Vec::new(), stamp: 0 }
     }
 
-    fn clear(&mut self) {
+    /// Empties the layer for states on a track of `spaces` spaces.
+    fn clear(&mut self, spaces: usize) {
         self.items.clear();
-        self.pos.clear();
+        self.link.clear();
+        if self.first.len() < spaces {
+            self.first.resize(spaces, (0, NONE32, NONE32));
+        }
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            // Every stamp has been used: forget them all.
+            self.first.iter_mut().for_each(|f| *f = (0, NONE32, NONE32));
+            self.stamp = 1;
+        }
     }
 
     /// Adds a state unless one already in the layer (with the same tag) dominates it; replaces
     /// the state it dominates.
     fn add(&mut self, n: Node, parent: u32, tag: T) {
+        let pos = n.pos as usize;
+        let (stamp, head, tail) = self.first[pos];
+        let here = stamp == self.stamp;
         let mut variants = 0;
-        for (i, &p) in self.pos.iter().enumerate() {
-            if p != n.pos {
-                continue;
-            }
-            let item = &mut self.items[i];
-            let (m, _, mtag) = *item;
-            if mtag == tag && m.same_key(&n) {
-                if m.dominates(&n) {
-                    return;
+        if here {
+            let mut i = head;
+            while i != NONE32 {
+                let item = &mut self.items[i as usize];
+                let (m, _, mtag) = *item;
+                if mtag == tag && m.same_key(&n) {
+                    if m.dominates(&n) {
+                        return;
+                    }
+                    if n.dominates(&m) {
+                        *item = (n, parent, tag);
+                        return;
+                    }
+                    variants += 1;
                 }
-                if n.dominates(&m) {
-                    *item = (n, parent, tag);
-                    return;
-                }
-                variants += 1;
+                i = self.link[i as usize];
             }
         }
         if variants < MAX_VARIANTS {
+            let i = self.items.len() as u32;
             self.items.push((n, parent, tag));
-            self.pos.push(n.pos);
+            self.link.push(NONE32);
+            if here {
+                self.link[tail as usize] = i;
+                self.first[pos] = (stamp, head, i);
+            } else {
+                self.first[pos] = (self.stamp, i, i);
+            }
         }
     }
 }
@@ -489,13 +586,15 @@ fn search_in(scratch: &mut Scratch, b: &Board<'_>, mut root: Node, max: u8, min:
     tree.push((root.pos, u32::MAX));
     let mut layer = 0..1usize;
     let mut longest = root.k;
+    let walls = b.walls && t.has_walls();
     for k in root.k..max {
-        next.clear();
+        next.clear(t.spaces.len());
         for i in layer.clone() {
             let mut n = nodes[i];
             let pos = SpaceIdx(n.pos);
+            let here = t.compact(pos);
             for &nxt in t.next(pos) {
-                if let Some(child) = step(b, fields, &mut n, pos, nxt, max) {
+                if let Some(child) = step(b, walls, fields, &mut n, pos, here, nxt, max) {
                     if to_pit_lane && t.arrows_to_pit_lane(nxt) > max - child.k {
                         continue; // no way into the lane from there within the roll
                     }
@@ -557,16 +656,18 @@ pub fn through(b: &Board<'_>, m: &Mover, via: &[SpaceIdx]) -> Vec<Walk> {
     let mut layer = 0..1usize;
     let mut out = Vec::new();
     let mut next = Layer::<usize>::new(64);
+    let walls = b.walls && t.has_walls();
     for _ in 0..m.max {
-        next.clear();
+        next.clear(t.spaces.len());
         for i in layer.clone() {
             let (mut n, met) = nodes[i];
             if met == via.len() {
                 continue; // the path has reached its last waypoint: it stops there
             }
             let pos = SpaceIdx(n.pos);
+            let here = t.compact(pos);
             for &nxt in t.next(pos) {
-                if let Some(child) = step(b, &mut fields, &mut n, pos, nxt, m.max) {
+                if let Some(child) = step(b, walls, &mut fields, &mut n, pos, here, nxt, m.max) {
                     let met = if nxt == via[met] { met + 1 } else { met };
                     next.add(child, i as u32, met);
                 }
@@ -618,15 +719,25 @@ fn reaches_root(b: &Board<'_>, m: &Mover) -> Node {
     }
 }
 
-/// The state after moving from `pos` (state `n`) to `nxt`, or `None` if the driving code forbids it.
+/// The state after moving from `pos` (state `n`, space facts `here`) to `nxt`, or `None` if the
+/// driving code forbids it. `walls`: the board counts wall entries and the track has walls.
 #[inline(always)]
-fn step(b: &Board<'_>, fields: &mut Fields, n: &mut Node, pos: SpaceIdx, nxt: SpaceIdx, max: u8) -> Option<Node> {
+#[allow(clippy::too_many_arguments)]
+fn step(
+    b: &Board<'_>,
+    walls: bool,
+    fields: &mut Fields,
+    n: &mut Node,
+    pos: SpaceIdx,
+    here: crate::track::model::Compact,
+    nxt: SpaceIdx,
+    max: u8,
+) -> Option<Node> {
     let t = b.track;
     let there = t.compact(nxt);
     if b.occupied[nxt.get()] || (there.pit && !b.pit_open) {
         return None;
     }
-    let here = t.compact(pos);
     // 10-2-1: after the first space of an overshoot, the car keeps its lane.
     if n.over_k != NONE8 && there.lane != here.lane {
         return None;
@@ -641,7 +752,7 @@ fn step(b: &Board<'_>, fields: &mut Fields, n: &mut Node, pos: SpaceIdx, nxt: Sp
         c.mask |= fields.bit(nxt).unwrap_or(0);
         c.tests += 1;
     }
-    if wall_entry(b, pos, nxt) {
+    if walls && wall_entry(b, pos, nxt) {
         // 15-0-2: entering the wall lane is a body test against the wall.
         c.mask |= fields.bit(nxt).unwrap_or(0);
         c.tests += 1;
@@ -783,6 +894,47 @@ mod tests {
             if i % 2 == 0 {
                 held.push(here); // kept: the next searches take other buffers
             }
+        }
+    }
+
+    /// The straight fields a search takes from the track's clear distances
+    /// ([`Track::clear_straight`]) are the ones it would work out on its board: searches on every
+    /// shipped track, from every tenth space (the pit lane's included), with cars, stickers, the
+    /// lane open or closed, give the same ways with and without them.
+    #[test]
+    fn the_tracks_clear_fields_are_the_boards_fields() {
+        for name in ["monaco", "sprint", "oval"] {
+            let t = resolve(name).unwrap();
+            let n = t.spaces.len();
+            let empty = vec![false; n];
+            let mut crowded = vec![false; n];
+            for s in t.indices().step_by(7) {
+                crowded[s.get()] = true;
+            }
+            let dangerous: Vec<SpaceIdx> = t.indices().skip(3).step_by(11).collect();
+            let mut compared = 0;
+            for (i, s) in t.indices().filter(|s| !crowded[s.get()]).step_by(10).enumerate() {
+                for (occupied, stickers, pit_open) in
+                    [(&empty, &[][..], false), (&empty, &[][..], true), (&crowded, &dangerous[..], i % 2 == 0)]
+                {
+                    let b = Board { track: &t, occupied, dangerous: stickers, pit_open, walls: i % 3 != 0 };
+                    for (max, min) in [(5, 1), (12, 6), (30, 21)] {
+                        let m = Mover { start: s, stops: None, max, min };
+                        let with = all_of(&reaches(&b, &m));
+                        let without = std::thread::scope(|sc| {
+                            sc.spawn(|| {
+                                DYNAMIC_FIELDS.set(true);
+                                all_of(&reaches(&b, &m))
+                            })
+                            .join()
+                            .unwrap()
+                        });
+                        assert_eq!(with, without, "{name} from {} ({max})", t.space(s).id);
+                        compared += with.len();
+                    }
+                }
+            }
+            assert!(compared > 1000, "{name}: {compared} ways compared");
         }
     }
 }

@@ -15,6 +15,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::OnceLock;
 
 /// Progress units per board row. A straight row is 1000 units long; staggered lanes sit half a
 /// row (500) apart. Corner spaces divide the corner's depth evenly per lane.
@@ -265,6 +266,10 @@ pub struct Track {
     to_pit_lane: Vec<u8>,
     /// Some space lies along an oval's wall (15-0-2): without one, no move enters a wall lane.
     has_walls: bool,
+    /// [`Track::clear_straight`] of each space, worked out the first time it is asked for.
+    clear_straights: Vec<OnceLock<Box<[u8]>>>,
+    /// The racing spaces with an arrow into the pit lane.
+    pit_doors: Vec<SpaceIdx>,
 }
 
 impl Track {
@@ -278,6 +283,43 @@ impl Track {
     /// True when some space lies along an oval's concrete wall (15-0-2).
     pub fn has_walls(&self) -> bool {
         self.has_walls
+    }
+
+    /// Fewest arrows from `from` to every space along the straight spaces of the racing track
+    /// (`u8::MAX` where none): a way may end on a corner space but never goes on through one, and
+    /// never enters the pit lane. The distances of the driving code's straight rule (7-2-3) on a
+    /// board with no car and no sticker; worked out once per space, on first use, and shared by
+    /// every thread using the track.
+    pub fn clear_straight(&self, from: SpaceIdx) -> &[u8] {
+        self.clear_straights[from.get()].get_or_init(|| {
+            let mut d = vec![u8::MAX; self.spaces.len()].into_boxed_slice();
+            let mut queue = vec![from];
+            d[from.get()] = 0;
+            let mut head = 0;
+            while let Some(&u) = queue.get(head) {
+                head += 1;
+                let du = d[u.get()];
+                if du >= u8::MAX - 1 {
+                    continue;
+                }
+                for &v in self.next(u) {
+                    let cv = self.compact(v);
+                    if d[v.get()] != u8::MAX || cv.pit {
+                        continue;
+                    }
+                    d[v.get()] = du + 1;
+                    if cv.corner == u16::MAX {
+                        queue.push(v);
+                    }
+                }
+            }
+            d
+        })
+    }
+
+    /// The racing spaces with an arrow into the pit lane (19-1-1).
+    pub fn pit_doors(&self) -> &[SpaceIdx] {
+        &self.pit_doors
     }
 
     /// The space at `s`.
@@ -614,6 +656,10 @@ impl TrackBuilder {
         let by_id = spaces.iter().enumerate().map(|(i, s)| (s.id.clone(), SpaceIdx(i as u16))).collect();
         let to_pit_lane = arrows_to(&spaces, &prev, |s| s.in_pit_lane());
         let has_walls = spaces.iter().any(|s| s.wall);
+        let pit_doors = (0..n)
+            .filter(|&i| !spaces[i].in_pit_lane() && next[i].iter().any(|v| spaces[v.get()].in_pit_lane()))
+            .map(|i| SpaceIdx(i as u16))
+            .collect();
         let pit_boxes = {
             let mut boxes: Vec<(u8, SpaceIdx)> = spaces
                 .iter()
@@ -647,6 +693,8 @@ impl TrackBuilder {
             by_id,
             to_pit_lane,
             has_walls,
+            clear_straights: (0..n).map(|_| OnceLock::new()).collect(),
+            pit_doors,
         }
     }
 }
