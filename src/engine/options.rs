@@ -178,6 +178,8 @@ struct Priced<'a> {
     blocking_tyres: u8,
     overshoot_tyres: u8,
     fate: Fate,
+    /// No other option beats it ([`prune`]).
+    kept: bool,
 }
 
 impl<'a> Priced<'a> {
@@ -185,7 +187,7 @@ impl<'a> Priced<'a> {
         let (blocking_brakes, blocking_tyres) = blocking_cost(blocked).unwrap_or((0, 0));
         let (overshoot_tyres, fate) =
             price(car, wet, r.overshoot, r.missed, brakes, blocked, blocking_brakes, blocking_tyres);
-        Priced { reach: r, brakes, blocked, blocking_brakes, blocking_tyres, overshoot_tyres, fate }
+        Priced { reach: r, brakes, blocked, blocking_brakes, blocking_tyres, overshoot_tyres, fate, kept: true }
     }
 
     /// As [`MoveOption::brake_points`] (no slipstream here).
@@ -400,28 +402,32 @@ fn prune(v: &mut Vec<Priced<'_>>) {
     let group = |p: &Priced<'_>| group_key(p.reach.end, p.fate, p.reach.stops, p.reach.crossings, p.reach.missed);
     let cost = |p: &Priced<'_>| (p.brake_points(), p.tyre_points(), p.reach.tests);
     let beats = |a: (u8, u8, u8), b: (u8, u8, u8)| a.0 <= b.0 && a.1 <= b.1 && a.2 <= b.2 && a != b;
-    // Each option's group worked out once, sorted with its index below it (so no two keys are
-    // equal; the group is the key's upper 96 bits).
-    let mut keyed: Vec<u128> = v.iter().enumerate().map(|(i, p)| (group(p) << 32) | i as u128).collect();
+    // A group's options end on the same space. Sorted by their end, with their index below it
+    // (so no two keys are equal), each group's options lie in the run of their end, among the
+    // options of the other groups ending there, which the whole group key tells apart.
+    let mut keyed: Vec<u64> = v.iter().enumerate().map(|(i, p)| ((p.reach.end.0 as u64) << 32) | i as u64).collect();
     keyed.sort_unstable();
-    let order: Vec<usize> = keyed.iter().map(|&k| (k as u32) as usize).collect();
-    let mut keep = vec![true; v.len()];
+    let index = |k: u64| (k as u32) as usize;
     let mut g = 0;
-    while g < order.len() {
+    while g < keyed.len() {
         let mut h = g + 1;
-        while h < order.len() && keyed[h] >> 32 == keyed[g] >> 32 {
+        while h < keyed.len() && keyed[h] >> 32 == keyed[g] >> 32 {
             h += 1;
         }
-        let members = &order[g..h];
-        for &i in members {
-            keep[i] = !members
-                .iter()
-                .any(|&j| j != i && (beats(cost(&v[j]), cost(&v[i])) || (j < i && cost(&v[j]) == cost(&v[i]))));
+        let run = &keyed[g..h];
+        if run.len() > 1 {
+            for &ki in run {
+                let i = index(ki);
+                let (gi, ci) = (group(&v[i]), cost(&v[i]));
+                v[i].kept = !run
+                    .iter()
+                    .map(|&kj| index(kj))
+                    .any(|j| j != i && group(&v[j]) == gi && (beats(cost(&v[j]), ci) || (j < i && cost(&v[j]) == ci)));
+            }
         }
         g = h;
     }
-    let mut it = keep.into_iter();
-    v.retain(|_| it.next().unwrap_or(true));
+    v.retain(|p| p.kept);
 }
 
 /// A total order on fates, for grouping.
