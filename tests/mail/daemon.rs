@@ -1,17 +1,12 @@
 //! The daemon end to end on Maildirs: a race played by mail, receipts, authentication, stale
 //! orders, loops, moderators, deadlines.
 
-use std::sync::{Arc, Mutex};
-
-use steward::mail::config::{ModeratorConfig, ServeConfig, moderator_token_hash};
-use steward::mail::daemon::Daemon;
 use steward::mail::demo::{DemoSpec, run};
 use steward::mail::message::Incoming;
-use steward::mail::outbox::Via;
-use steward::mail::transport::{Inbox, MaildirInbox, MaildirSender, deliver};
-use steward::store::fsio::Durability;
-use steward::store::{Stamp, Store};
+use steward::mail::transport::deliver;
+use steward::store::Store;
 
+use super::desk::Desk;
 use super::scratch;
 
 pub(super) const STEWARD: &str = "steward@test.invalid";
@@ -27,54 +22,24 @@ pub(super) fn mail(from: &str, id: &str, body: &str) -> Vec<u8> {
 }
 
 struct World {
-    root: std::path::PathBuf,
-    daemon: Daemon,
-    inbox: MaildirInbox,
-    via: Via<MaildirSender>,
-    clock: Arc<Mutex<i64>>,
-    n: u32,
+    desk: Desk,
 }
+
+on_a_desk!(World);
 
 impl World {
     fn new(name: &str) -> World {
-        let root = scratch(name);
-        let mut cfg = ServeConfig::local(&root, STEWARD);
-        cfg.moderators.push(ModeratorConfig { address: MOD.into(), token_sha256: moderator_token_hash(MOD_TOKEN) });
-        cfg.reminder_hours = 12;
-        let inbox_dir = root.join("mail").join(STEWARD);
-        let mut daemon = Daemon::new(cfg, Durability::NoSync).unwrap();
-        let clock = Arc::new(Mutex::new(Stamp::parse("2026-11-22T12:00:00Z").unwrap().0));
-        let c = clock.clone();
-        daemon.set_clock(move || Stamp(*c.lock().unwrap()));
-        let inbox = MaildirInbox::open(&inbox_dir).unwrap();
-        let via = Via(MaildirSender::per_recipient(root.join("mail")));
-        World { root, daemon, inbox, via, clock, n: 0 }
+        World { desk: Desk::new(name, |cfg| cfg.reminder_hours = 12) }
     }
 
     /// Sends `body` from `from` and runs one daemon pass.
     fn send(&mut self, from: &str, body: &str) {
-        self.n += 1;
-        deliver(&self.root.join("mail").join(STEWARD), &mail(from, &format!("m{}", self.n), body)).unwrap();
-        self.daemon.pass(&mut self.inbox, &mut self.via).unwrap();
+        self.desk.mail(from, "m", body);
     }
 
     /// The new mail of `address`, as parsed messages, marked read.
     fn read(&self, address: &str) -> Vec<Incoming> {
-        let mut ib = MaildirInbox::open(self.root.join("mail").join(address)).unwrap();
-        let mut v = Vec::new();
-        for m in ib.fetch(10_000).unwrap() {
-            v.push(Incoming::parse(&m.raw).unwrap());
-            ib.mark_processed(&m.key).unwrap();
-        }
-        v
-    }
-
-    fn store(&self) -> Store {
-        Store::new(self.root.join("games"))
-    }
-
-    fn advance_hours(&self, h: i64) {
-        *self.clock.lock().unwrap() += h * 3600;
+        self.desk.messages(address)
     }
 
     /// Creates game `g` on sprint and joins `cars` players; returns their tokens.
@@ -198,14 +163,14 @@ fn auto_replies_bounces_and_lists_are_not_answered() {
     for c in cases {
         deliver(&w.root.join("mail").join(STEWARD), c.as_bytes()).unwrap();
     }
-    let p = w.daemon.pass(&mut w.inbox, &mut w.via).unwrap();
+    let p = w.pass();
     assert_eq!(p.processed, 4);
     assert_eq!(p.flushed.sent, 0, "no answer to any of them");
     let entries = w.daemon.ledger().entries().unwrap();
     assert_eq!(entries.len(), 4);
     assert!(entries.iter().all(|e| e.outcome.starts_with("ignored")), "{entries:?}");
     // A second pass reads nothing again.
-    assert_eq!(w.daemon.pass(&mut w.inbox, &mut w.via).unwrap().processed, 0);
+    assert_eq!(w.pass().processed, 0);
 }
 
 #[test]
@@ -241,12 +206,12 @@ fn a_deadline_brings_a_reminder_then_a_default_move() {
     let who = format!("p{car}@test.invalid");
     w.read(&who);
     w.advance_hours(13); // 11 hours left of 24: within the 12-hour reminder
-    w.daemon.pass(&mut w.inbox, &mut w.via).unwrap();
+    w.pass();
     assert!(body_of(&w.read(&who)).contains("Reminder"));
-    w.daemon.pass(&mut w.inbox, &mut w.via).unwrap();
+    w.pass();
     assert!(w.read(&who).is_empty(), "one reminder per turn");
     w.advance_hours(12);
-    w.daemon.pass(&mut w.inbox, &mut w.via).unwrap();
+    w.pass();
     let after = w.store().load("g5", None).unwrap();
     assert!(after.next_turn() > g.next_turn(), "the bot played");
     assert!(body_of(&w.read(&who)).contains("did not answer"), "the default move is announced");
@@ -353,7 +318,7 @@ fn qualifying_laps_by_mail_then_the_race() {
     }
     // Nobody else answers: at the deadline the bot drives the rest of both laps.
     w.advance_hours(25);
-    w.daemon.pass(&mut w.inbox, &mut w.via).unwrap();
+    w.pass();
     let g = w.store().load("qx", None).unwrap();
     assert!(g.now.qualifying.is_none() && g.now.race.is_some(), "the race has started");
     let r = body_of(&w.read("p1@test.invalid"));

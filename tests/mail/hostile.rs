@@ -3,70 +3,36 @@
 //! attachments do not hide the orders, a list copy does not hide the direct copy, and `TRACK`
 //! opens no file of the sender's choosing.
 
-use std::sync::{Arc, Mutex};
-
-use steward::mail::config::{ModeratorConfig, ServeConfig, moderator_token_hash};
-use steward::mail::daemon::Daemon;
+use steward::mail::config::{ServeConfig, moderator_token_hash};
 use steward::mail::limits::{MAX_REPLY_BYTES, STRANGER_TEXT};
 use steward::mail::message::{Incoming, MessageError, is_mailable};
-use steward::mail::outbox::Via;
-use steward::mail::transport::{Inbox, MaildirInbox, MaildirSender, deliver};
-use steward::store::fsio::Durability;
-use steward::store::{Join, Meta, NewGame, Stamp, Store};
+use steward::mail::transport::{Inbox, MaildirInbox, deliver};
+use steward::store::{Join, Meta, NewGame, Store};
 
+use super::desk::Desk;
 use super::scratch;
 
 use super::daemon::{MOD, MOD_TOKEN, STEWARD, mail};
 
 struct World {
-    root: std::path::PathBuf,
-    daemon: Daemon,
-    inbox: MaildirInbox,
-    via: Via<MaildirSender>,
+    desk: Desk,
 }
 
-fn config(root: &std::path::Path) -> ServeConfig {
-    let mut cfg = ServeConfig::local(root, STEWARD);
-    cfg.moderators.push(ModeratorConfig { address: MOD.into(), token_sha256: moderator_token_hash(MOD_TOKEN) });
-    cfg
-}
+on_a_desk!(World);
 
 impl World {
     fn new(name: &str, edit: impl FnOnce(&mut ServeConfig)) -> World {
-        let root = scratch(&format!("hostile-{name}"));
-        let mut cfg = config(&root);
-        edit(&mut cfg);
-        World::open(root, cfg)
+        World { desk: Desk::new(&format!("hostile-{name}"), edit) }
     }
 
     /// A daemon on `root`'s state, as a new `serve --once` run would start.
     fn open(root: std::path::PathBuf, cfg: ServeConfig) -> World {
-        let mut daemon = Daemon::new(cfg, Durability::NoSync).unwrap();
-        let at = Stamp::parse("2026-11-22T12:00:00Z").unwrap().0;
-        let clock = Arc::new(Mutex::new(at));
-        daemon.set_clock(move || Stamp(*clock.lock().unwrap()));
-        let inbox = MaildirInbox::open(root.join("mail").join(STEWARD)).unwrap();
-        let via = Via(MaildirSender::per_recipient(root.join("mail")));
-        World { root, daemon, inbox, via }
-    }
-
-    fn deliver(&self, raw: &[u8]) {
-        deliver(&self.root.join("mail").join(STEWARD), raw).unwrap();
-    }
-
-    fn pass(&mut self) -> steward::mail::daemon::Pass {
-        self.daemon.pass(&mut self.inbox, &mut self.via).expect("the pass goes on")
+        World { desk: Desk::open(root, cfg) }
     }
 
     /// The raw mails `address` received, marked read.
     fn raw(&self, address: &str) -> Vec<Vec<u8>> {
-        let Ok(mut ib) = MaildirInbox::open(self.root.join("mail").join(address)) else { return Vec::new() };
-        let mut v = Vec::new();
-        for m in ib.fetch(10_000).unwrap() {
-            ib.mark_processed(&m.key).unwrap();
-            v.push(m.raw);
-        }
-        v
+        self.desk.received(address)
     }
 
     fn text(&self, address: &str) -> String {
@@ -173,7 +139,7 @@ fn a_failure_while_handling_is_recorded_and_the_pass_goes_on() {
         "{{ receipt }}{% if 'GEAR 5' in receipt %}{{ no_such_function() }}{% endif %}\n",
     )
     .unwrap();
-    let mut cfg = config(&root);
+    let mut cfg = Desk::config(&root);
     cfg.templates = Some(root.join("templates"));
     let mut w = World::open(root, cfg);
     w.deliver(&mail("racer@test.invalid", "boom", "GEAR 5"));
@@ -219,7 +185,7 @@ fn replies_are_capped_whatever_was_sent() {
 #[test]
 fn the_rate_limit_holds_across_runs() {
     let root = scratch("hostile-rate");
-    let mut cfg = config(&root);
+    let mut cfg = Desk::config(&root);
     cfg.rate_per_hour = 2;
     for i in 0..3 {
         let mut w = World::open(root.clone(), cfg.clone());

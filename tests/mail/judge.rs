@@ -3,61 +3,30 @@
 //! (a new label namespace, both verifiers), and their refusals.
 
 use std::process::Command;
-use std::sync::{Arc, Mutex};
 
 use steward::engine::{Elimination, Status};
-use steward::mail::config::{ModeratorConfig, ServeConfig, moderator_token_hash};
-use steward::mail::daemon::Daemon;
-use steward::mail::message::Incoming;
-use steward::mail::outbox::Via;
-use steward::mail::transport::{Inbox, MaildirInbox, MaildirSender, deliver};
-use steward::store::fsio::Durability;
-use steward::store::{Game, Stamp, Store};
 
-use super::daemon::{MOD, MOD_TOKEN, STEWARD, mail};
-use super::scratch;
+use super::daemon::{MOD, MOD_TOKEN};
+use super::desk::Desk;
 
 struct World {
-    root: std::path::PathBuf,
-    daemon: Daemon,
-    inbox: MaildirInbox,
-    via: Via<MaildirSender>,
-    n: u32,
+    desk: Desk,
 }
+
+on_a_desk!(World);
 
 impl World {
     fn new(name: &str) -> World {
-        let root = scratch(&format!("judge-{name}"));
-        let mut cfg = ServeConfig::local(&root, STEWARD);
-        cfg.moderators.push(ModeratorConfig { address: MOD.into(), token_sha256: moderator_token_hash(MOD_TOKEN) });
-        let inbox_dir = root.join("mail").join(STEWARD);
-        let mut daemon = Daemon::new(cfg, Durability::NoSync).unwrap();
-        let clock = Arc::new(Mutex::new(Stamp::parse("2026-11-22T12:00:00Z").unwrap().0));
-        daemon.set_clock(move || Stamp(*clock.lock().unwrap()));
-        let inbox = MaildirInbox::open(&inbox_dir).unwrap();
-        let via = Via(MaildirSender::per_recipient(root.join("mail")));
-        World { root, daemon, inbox, via, n: 0 }
+        World { desk: Desk::new(&format!("judge-{name}"), |_| {}) }
     }
 
     fn send(&mut self, from: &str, body: &str) {
-        self.n += 1;
-        deliver(&self.root.join("mail").join(STEWARD), &mail(from, &format!("j{}", self.n), body)).unwrap();
-        self.daemon.pass(&mut self.inbox, &mut self.via).unwrap();
+        self.desk.mail(from, "j", body);
     }
 
     /// The new mail of `address`, joined, marked read.
     fn read(&self, address: &str) -> String {
-        let Ok(mut ib) = MaildirInbox::open(self.root.join("mail").join(address)) else { return String::new() };
-        let mut v = Vec::new();
-        for m in ib.fetch(10_000).unwrap() {
-            v.push(Incoming::parse(&m.raw).unwrap().full_body);
-            ib.mark_processed(&m.key).unwrap();
-        }
-        v.join("\n=====\n")
-    }
-
-    fn game(&self, g: &str) -> Game {
-        Store::new(self.root.join("games")).load(g, None).unwrap()
+        self.desk.messages(address).into_iter().map(|m| m.full_body).collect::<Vec<_>>().join("\n=====\n")
     }
 
     /// Creates `g` on sprint with `cars` players; their tokens.

@@ -4,6 +4,9 @@
 //! end to end, its crash test, and hostile mail (`hostile`: poison addresses, failures, caps,
 //! the rate limit, attachments, list copies, `TRACK`).
 
+#[macro_use]
+mod desk;
+
 mod crash;
 mod daemon;
 mod dicemail;

@@ -3,25 +3,19 @@
 //! Gmail, Outlook and iPhone quote), a stale or forged tag refused, the tag's limits, the EN and
 //! FR prompts, and the demo's players answering so.
 
-use steward::mail::config::{ModeratorConfig, ServeConfig, moderator_token_hash};
-use steward::mail::daemon::Daemon;
 use steward::mail::demo::run;
 use steward::mail::message::Incoming;
-use steward::mail::outbox::Via;
-use steward::mail::transport::{Inbox, MaildirInbox, MaildirSender, deliver};
-use steward::store::fsio::Durability;
-use steward::store::{Game, Stamp, Store};
+use steward::store::Store;
 
 use super::daemon::{MOD, MOD_TOKEN, STEWARD};
+use super::desk::Desk;
 use super::scratch;
 
 struct World {
-    root: std::path::PathBuf,
-    daemon: Daemon,
-    inbox: MaildirInbox,
-    via: Via<MaildirSender>,
-    n: u32,
+    desk: Desk,
 }
+
+on_a_desk!(World);
 
 /// A reply to a prompt: `From`, `To` (the tag), extra headers, body.
 fn letter(from: &str, to: &str, extra: &str, id: &str, body: &str) -> Vec<u8> {
@@ -34,48 +28,28 @@ fn letter(from: &str, to: &str, extra: &str, id: &str, body: &str) -> Vec<u8> {
 
 impl World {
     fn new(name: &str) -> World {
-        let root = scratch(&format!("replytags-{name}"));
-        let mut cfg = ServeConfig::local(&root, STEWARD);
-        cfg.moderators.push(ModeratorConfig { address: MOD.into(), token_sha256: moderator_token_hash(MOD_TOKEN) });
-        let mut daemon = Daemon::new(cfg, Durability::NoSync).unwrap();
-        let at = Stamp::parse("2026-11-22T12:00:00Z").unwrap().0;
-        daemon.set_clock(move || Stamp(at));
-        let inbox = MaildirInbox::open(root.join("mail").join(STEWARD)).unwrap();
-        let via = Via(MaildirSender::per_recipient(root.join("mail")));
-        World { root, daemon, inbox, via, n: 0 }
+        World { desk: Desk::new(&format!("replytags-{name}"), |_| {}) }
     }
 
     fn deliver(&mut self, raw: &[u8]) {
-        deliver(&self.root.join("mail").join(STEWARD), raw).unwrap();
-        self.daemon.pass(&mut self.inbox, &mut self.via).unwrap();
+        self.desk.deliver(raw);
+        self.desk.pass();
     }
 
     /// A mail to the plain address.
     fn send(&mut self, from: &str, body: &str) {
-        self.n += 1;
-        let raw = letter(from, STEWARD, "", &format!("m{}", self.n), body);
+        let raw = letter(from, STEWARD, "", &format!("m{}", self.desk.next_number()), body);
         self.deliver(&raw);
     }
 
     /// A mail to `to` (a reply address) with `extra` headers.
     fn reply(&mut self, from: &str, to: &str, extra: &str, body: &str) {
-        self.n += 1;
-        let raw = letter(from, to, extra, &format!("r{}", self.n), body);
+        let raw = letter(from, to, extra, &format!("r{}", self.desk.next_number()), body);
         self.deliver(&raw);
     }
 
     fn read(&self, address: &str) -> Vec<Incoming> {
-        let mut ib = MaildirInbox::open(self.root.join("mail").join(address)).unwrap();
-        let mut v = Vec::new();
-        for m in ib.fetch(10_000).unwrap() {
-            v.push(Incoming::parse(&m.raw).unwrap());
-            ib.mark_processed(&m.key).unwrap();
-        }
-        v
-    }
-
-    fn game(&self, g: &str) -> Game {
-        Store::new(self.root.join("games")).load(g, None).unwrap()
+        self.desk.messages(address)
     }
 
     /// Creates `g` with two players, starts it; returns the tokens.

@@ -2,32 +2,23 @@
 //! a mail after each job, what the condensed report tells, the order in both languages, and
 //! the demo's mail count per player.
 
-use std::sync::{Arc, Mutex};
-
 use steward::engine::MoveOption;
 use steward::engine::bot::Bot;
-use steward::mail::config::{ModeratorConfig, ServeConfig, moderator_token_hash};
-use steward::mail::daemon::Daemon;
 use steward::mail::demo::{DemoSpec, run};
-use steward::mail::message::Incoming;
 use steward::mail::modes::ReportMode;
 use steward::mail::orders::{self, Lang, Order};
-use steward::mail::outbox::Via;
-use steward::mail::transport::{Inbox, MaildirInbox, MaildirSender, deliver};
-use steward::store::fsio::Durability;
-use steward::store::{Game, Stamp, Store};
+use steward::store::Store;
 
-use super::daemon::{MOD, MOD_TOKEN, STEWARD, mail};
+use super::daemon::{MOD, MOD_TOKEN};
+use super::desk::Desk;
 use super::scratch;
 
 struct World {
-    root: std::path::PathBuf,
-    daemon: Daemon,
-    inbox: MaildirInbox,
-    via: Via<MaildirSender>,
-    n: u32,
+    desk: Desk,
     bot: Bot,
 }
+
+on_a_desk!(World);
 
 /// A mail a player received: whether it replies to one of theirs, and its text.
 #[derive(Debug)]
@@ -39,36 +30,19 @@ struct Got {
 
 impl World {
     fn new(name: &str) -> World {
-        let root = scratch(name);
-        let mut cfg = ServeConfig::local(&root, STEWARD);
-        cfg.moderators.push(ModeratorConfig { address: MOD.into(), token_sha256: moderator_token_hash(MOD_TOKEN) });
-        let mut daemon = Daemon::new(cfg, Durability::NoSync).unwrap();
-        let clock = Arc::new(Mutex::new(Stamp::parse("2026-11-22T12:00:00Z").unwrap().0));
-        daemon.set_clock(move || Stamp(*clock.lock().unwrap()));
-        let inbox = MaildirInbox::open(root.join("mail").join(STEWARD)).unwrap();
-        let via = Via(MaildirSender::per_recipient(root.join("mail")));
-        World { root, daemon, inbox, via, n: 0, bot: Bot::new() }
+        World { desk: Desk::new(name, |_| {}), bot: Bot::new() }
     }
 
     fn send(&mut self, from: &str, body: &str) {
-        self.n += 1;
-        deliver(&self.root.join("mail").join(STEWARD), &mail(from, &format!("r{}", self.n), body)).unwrap();
-        self.daemon.pass(&mut self.inbox, &mut self.via).unwrap();
+        self.desk.mail(from, "r", body);
     }
 
     fn read(&self, address: &str) -> Vec<Got> {
-        let mut ib = MaildirInbox::open(self.root.join("mail").join(address)).unwrap();
-        let mut v = Vec::new();
-        for m in ib.fetch(10_000).unwrap() {
-            let msg = Incoming::parse(&m.raw).unwrap();
-            v.push(Got { reply: !msg.in_reply_to.is_empty(), subject: msg.subject, body: msg.full_body });
-            ib.mark_processed(&m.key).unwrap();
-        }
-        v
-    }
-
-    fn game(&self, g: &str) -> Game {
-        Store::new(self.root.join("games")).load(g, None).unwrap()
+        self.desk
+            .messages(address)
+            .into_iter()
+            .map(|msg| Got { reply: !msg.in_reply_to.is_empty(), subject: msg.subject, body: msg.full_body })
+            .collect()
     }
 
     /// Game `g` on sprint, `cars` players joined (player c's JOIN mail adds `join_extra[c-1]`),

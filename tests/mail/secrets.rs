@@ -7,15 +7,11 @@
 use std::collections::HashMap;
 
 use proptest::prelude::*;
-use std::sync::{Arc, Mutex};
 
-use steward::mail::config::{ModeratorConfig, ServeConfig, moderator_token_hash};
-use steward::mail::daemon::Daemon;
-use steward::mail::outbox::Via;
-use steward::mail::transport::{MaildirInbox, MaildirSender, deliver};
+use steward::store::Store;
 use steward::store::fsio::Durability;
-use steward::store::{Stamp, Store};
 
+use super::desk::Desk;
 use super::scratch;
 
 const STEWARD: &str = "steward@sec.invalid";
@@ -32,38 +28,26 @@ pub(super) struct Out {
 
 /// A daemon on Maildirs with game `g` created and `players` joined.
 pub(super) struct Rig {
-    pub(super) root: std::path::PathBuf,
-    daemon: Daemon,
-    inbox: MaildirInbox,
-    via: Via<MaildirSender>,
-    n: u32,
-    /// The daemon's clock, seconds since 1970.
-    pub(super) clock: Arc<Mutex<i64>>,
+    desk: Desk,
 }
+
+on_a_desk!(Rig);
 
 impl Rig {
     pub(super) fn new(name: &str) -> Rig {
         let root = scratch(name);
-        let mut cfg = ServeConfig::local(&root, STEWARD);
-        cfg.moderators.push(ModeratorConfig { address: MOD.into(), token_sha256: moderator_token_hash(MOD_TOKEN) });
+        let mut cfg = Desk::config_for(&root, STEWARD, MOD, MOD_TOKEN);
         cfg.rate_per_hour = 1_000_000;
-        let mut daemon = Daemon::new(cfg, Durability::NoSync).unwrap();
-        let clock = Arc::new(Mutex::new(Stamp::parse("2026-11-22T12:00:00Z").unwrap().0));
-        let c = clock.clone();
-        daemon.set_clock(move || Stamp(*c.lock().unwrap()));
-        let inbox = MaildirInbox::open(root.join("mail").join(STEWARD)).unwrap();
-        let via = Via(MaildirSender::per_recipient(root.join("mail")));
-        Rig { root, daemon, inbox, via, n: 0, clock }
+        Rig { desk: Desk::open(root, cfg) }
     }
 
     /// Delivers a mail with these header lines and body (no pass); its Maildir key.
     pub(super) fn drop_mail(&mut self, headers: &str, body: &str) -> String {
-        self.n += 1;
         let raw = format!(
             "{headers}\r\nTo: {STEWARD}\r\nMessage-ID: <s{}@sec.invalid>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n",
-            self.n
+            self.desk.next_number()
         );
-        deliver(&self.root.join("mail").join(STEWARD), raw.as_bytes()).unwrap()
+        self.desk.deliver(raw.as_bytes())
     }
 
     /// Sets the delivery time of the message `key` in steward's mailbox.
@@ -73,10 +57,6 @@ impl Rig {
             .open(self.root.join("mail").join(STEWARD).join("new").join(key))
             .unwrap();
         f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(at as u64)).unwrap();
-    }
-
-    pub(super) fn pass(&mut self) {
-        self.daemon.pass(&mut self.inbox, &mut self.via).unwrap();
     }
 
     pub(super) fn send(&mut self, from: &str, body: &str) {
