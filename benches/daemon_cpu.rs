@@ -9,6 +9,10 @@
 //! `store::fsio::fsyncs`. Run with `TMPDIR=/dev/shm` (tmpfs) to leave the file system's own work
 //! out of the count (docs/performance.md, "Fourth pass").
 
+/// The `steward` binary's allocator (src/main.rs), so the benchmark measures what it runs.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::fs;
 use std::path::PathBuf;
 use std::time::Instant;

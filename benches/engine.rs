@@ -5,6 +5,10 @@
 //! `cargo bench --bench engine`; the reference workload also prints µs per enumeration and the
 //! average number of options.
 
+/// The `steward` binary's allocator (src/main.rs), so the benchmark measures what it runs.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::hint::black_box;
 use std::time::Instant;
 

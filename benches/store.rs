@@ -5,6 +5,10 @@
 //! directory (`steward-bench-store/`) and reused. `cargo bench --bench store`; the ratio is also
 //! printed on its own line.
 
+/// The `steward` binary's allocator (src/main.rs), so the benchmark measures what it runs.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
