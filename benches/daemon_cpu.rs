@@ -9,9 +9,8 @@
 //! `store::fsio::fsyncs`. Run with `TMPDIR=/dev/shm` (tmpfs) to leave the file system's own work
 //! out of the count (docs/performance.md, "Fourth pass").
 
-/// The `steward` binary's allocator (src/main.rs), so the benchmark measures what it runs.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+#[path = "support/allocator.rs"]
+mod allocator;
 
 use std::fs;
 use std::path::PathBuf;

@@ -5,9 +5,8 @@
 //! directory (`steward-bench-store/`) and reused. `cargo bench --bench store`; the ratio is also
 //! printed on its own line.
 
-/// The `steward` binary's allocator (src/main.rs), so the benchmark measures what it runs.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+#[path = "support/allocator.rs"]
+mod allocator;
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};

@@ -234,7 +234,7 @@ struct Fields {
     width: usize,
     queue: Vec<SpaceIdx>,
     /// The spaces with a car, listed once per search when a field is first asked for
-    /// (`blockers_of`: the search's board has been listed).
+    /// (`listed`: the search's board has been listed).
     blockers: Vec<u16>,
     listed: bool,
 }
@@ -287,20 +287,7 @@ impl Fields {
         }
         if !self.listed {
             self.listed = true;
-            self.blockers.clear();
-            // 32 spaces at a time, each chunk tested whole (no early exit, so the compiler makes
-            // it one wide comparison).
-            let chunks = b.occupied.chunks_exact(32);
-            let tail = chunks.remainder();
-            for (i, chunk) in chunks.enumerate() {
-                let chunk: &[bool; 32] = chunk.try_into().expect("chunks of 32");
-                if chunk.iter().fold(false, |a, &o| a | o) {
-                    let at = i * 32;
-                    self.blockers.extend((0..32).filter(|&j| chunk[j]).map(|j| (at + j) as u16));
-                }
-            }
-            let at = b.occupied.len() - tail.len();
-            self.blockers.extend(tail.iter().enumerate().filter(|&(_, &o)| o).map(|(j, _)| (at + j) as u16));
+            occupied_spaces(b.occupied, &mut self.blockers);
         }
         let near = |s: u16| d[s as usize] <= limit;
         if self.blockers.iter().any(|&s| near(s)) || b.dangerous.iter().any(|s| near(s.0)) {
@@ -366,42 +353,41 @@ impl Fields {
 
     /// Works out field `i` up to `limit` (a breadth-first search from its anchor).
     fn fill(&mut self, b: &Board<'_>, i: usize, limit: u8) {
-        let t = b.track;
         let w = self.width;
         let (anchor, mask, _) = self.keys[i];
         self.keys[i].2 = limit;
-        let d = &mut self.arena[i * w..(i + 1) * w];
-        d.fill(NONE8);
-        let queue = &mut self.queue;
-        queue.clear();
-        queue.push(SpaceIdx(anchor));
-        d[anchor as usize] = 0;
-        let mut head = 0;
-        while head < queue.len() {
-            let u = queue[head];
-            head += 1;
-            let du = d[u.get()];
-            if du >= limit {
-                continue;
+        let Fields { arena, queue, bits, .. } = self;
+        // Closed: a car, the pit lane unless open, a dangerous space or a wall entry not entered
+        // on this stretch (`mask`).
+        let blocked = |u: SpaceIdx, v: SpaceIdx| {
+            if b.occupied[v.get()] || (b.track.compact(v).pit && !b.pit_open) {
+                return true;
             }
-            for &v in t.next(u) {
-                let cv = t.compact(v);
-                if d[v.get()] != NONE8 || b.occupied[v.get()] || (cv.pit && !b.pit_open) {
-                    continue;
-                }
-                if (!b.dangerous.is_empty() && b.dangerous.binary_search(&v).is_ok()) || wall_entry(b, u, v) {
-                    let entered = self.bits.iter().position(|&x| x == v).is_some_and(|i| mask & (1 << i) != 0);
-                    if !entered {
-                        continue;
-                    }
-                }
-                d[v.get()] = du + 1;
-                if cv.corner == NONE16 {
-                    queue.push(v);
-                }
+            if (!b.dangerous.is_empty() && b.dangerous.binary_search(&v).is_ok()) || wall_entry(b, u, v) {
+                return bits.iter().position(|&x| x == v).is_none_or(|i| mask & (1 << i) == 0);
             }
+            false
+        };
+        b.track.straight_distances(SpaceIdx(anchor), limit, &mut arena[i * w..(i + 1) * w], queue, blocked);
+    }
+}
+
+/// The spaces `occupied` marks, in `out` (emptied first). A board has a few cars on hundreds of
+/// spaces, so 32 spaces are tested at a time, each chunk whole (no early exit, so the compiler
+/// makes it one wide comparison).
+fn occupied_spaces(occupied: &[bool], out: &mut Vec<u16>) {
+    out.clear();
+    let chunks = occupied.chunks_exact(32);
+    let tail = chunks.remainder();
+    for (i, chunk) in chunks.enumerate() {
+        let chunk: &[bool; 32] = chunk.try_into().expect("chunks of 32");
+        if chunk.iter().fold(false, |a, &o| a | o) {
+            let at = i * 32;
+            out.extend((0..32).filter(|&j| chunk[j]).map(|j| (at + j) as u16));
         }
     }
+    let at = occupied.len() - tail.len();
+    out.extend(tail.iter().enumerate().filter(|&(_, &o)| o).map(|(j, _)| (at + j) as u16));
 }
 
 /// One layer of the search: the states found at the next length, each kept once per space and
@@ -893,6 +879,20 @@ mod tests {
             assert_eq!(all_of(&here), fresh, "from {}", t.space(s).id);
             if i % 2 == 0 {
                 held.push(here); // kept: the next searches take other buffers
+            }
+        }
+    }
+
+    /// The cars listed 32 spaces at a time are the cars marked, the last partial chunk's too.
+    #[test]
+    fn the_occupied_spaces_are_listed_whole() {
+        for len in [0, 5, 31, 32, 33, 515, 1000] {
+            for step in [1, 3, 7, 64, 200] {
+                let occupied: Vec<bool> = (0..len).map(|i| i % step == step - 1 || i + 1 == len).collect();
+                let mut listed = vec![9, 9];
+                occupied_spaces(&occupied, &mut listed);
+                let plain: Vec<u16> = (0..len).filter(|&i| occupied[i]).map(|i| i as u16).collect();
+                assert_eq!(listed, plain, "{len} spaces, a car every {step}");
             }
         }
     }

@@ -293,28 +293,44 @@ impl Track {
     pub fn clear_straight(&self, from: SpaceIdx) -> &[u8] {
         self.clear_straights[from.get()].get_or_init(|| {
             let mut d = vec![u8::MAX; self.spaces.len()].into_boxed_slice();
-            let mut queue = vec![from];
-            d[from.get()] = 0;
-            let mut head = 0;
-            while let Some(&u) = queue.get(head) {
-                head += 1;
-                let du = d[u.get()];
-                if du >= u8::MAX - 1 {
-                    continue;
-                }
-                for &v in self.next(u) {
-                    let cv = self.compact(v);
-                    if d[v.get()] != u8::MAX || cv.pit {
-                        continue;
-                    }
-                    d[v.get()] = du + 1;
-                    if cv.corner == u16::MAX {
-                        queue.push(v);
-                    }
-                }
-            }
+            self.straight_distances(from, u8::MAX - 1, &mut d, &mut Vec::new(), |_, v| self.compact(v).pit);
             d
         })
+    }
+
+    /// Fewest arrows from `from` along straight spaces into `d` (one entry per space, `u8::MAX`
+    /// where none), exact up to `limit`: a breadth-first search that enters a space unless
+    /// `blocked(from, to)` says the arrow is closed, and goes on from it only when it is not a
+    /// corner space. `queue` is its working space.
+    pub fn straight_distances(
+        &self,
+        from: SpaceIdx,
+        limit: u8,
+        d: &mut [u8],
+        queue: &mut Vec<SpaceIdx>,
+        mut blocked: impl FnMut(SpaceIdx, SpaceIdx) -> bool,
+    ) {
+        d.fill(u8::MAX);
+        queue.clear();
+        queue.push(from);
+        d[from.get()] = 0;
+        let mut head = 0;
+        while let Some(&u) = queue.get(head) {
+            head += 1;
+            let du = d[u.get()];
+            if du >= limit {
+                continue;
+            }
+            for &v in self.next(u) {
+                if d[v.get()] != u8::MAX || blocked(u, v) {
+                    continue;
+                }
+                d[v.get()] = du + 1;
+                if self.compact(v).corner == u16::MAX {
+                    queue.push(v);
+                }
+            }
+        }
     }
 
     /// The racing spaces with an arrow into the pit lane (19-1-1).
