@@ -292,7 +292,7 @@ impl Track {
     /// every thread using the track.
     pub fn clear_straight(&self, from: SpaceIdx) -> &[u8] {
         self.clear_straights[from.get()].get_or_init(|| {
-            let mut d = vec![u8::MAX; self.spaces.len()].into_boxed_slice();
+            let mut d = vec![0; self.spaces.len()].into_boxed_slice();
             self.straight_distances(from, u8::MAX - 1, &mut d, &mut Vec::new(), |_, v| self.compact(v).pit);
             d
         })
@@ -672,10 +672,8 @@ impl TrackBuilder {
         let by_id = spaces.iter().enumerate().map(|(i, s)| (s.id.clone(), SpaceIdx(i as u16))).collect();
         let to_pit_lane = arrows_to(&spaces, &prev, |s| s.in_pit_lane());
         let has_walls = spaces.iter().any(|s| s.wall);
-        let pit_doors = (0..n)
-            .filter(|&i| !spaces[i].in_pit_lane() && next[i].iter().any(|v| spaces[v.get()].in_pit_lane()))
-            .map(|i| SpaceIdx(i as u16))
-            .collect();
+        // One arrow from the lane: a racing space with an arrow into it.
+        let pit_doors = (0..n).filter(|&i| to_pit_lane[i] == 1).map(|i| SpaceIdx(i as u16)).collect();
         let pit_boxes = {
             let mut boxes: Vec<(u8, SpaceIdx)> = spaces
                 .iter()
