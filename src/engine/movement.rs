@@ -58,7 +58,7 @@ pub struct Mover {
     pub min: u8,
 }
 
-/// One way to end a move. Its path is kept in the search's tree: [`Reaches::path`].
+/// One way to end a move. Its path is kept in the search's states: [`Reaches::path`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reach {
     /// Where the car stops.
@@ -91,8 +91,8 @@ pub struct Reaches {
     start: Vec<u32>,
     /// The longest path found (at most `max`); the car is blocked (12) when it is below the roll.
     pub longest: u8,
-    /// The search tree: each state's space and parent.
-    tree: Vec<(u16, u32)>,
+    /// The search's states, each with its parent: the tree the paths are read from.
+    nodes: Vec<Node>,
     /// The stickers on the board.
     dangerous: Vec<SpaceIdx>,
     /// The length of the search's first state (a path's length is its reach's less this).
@@ -112,12 +112,12 @@ impl Reaches {
     /// The spaces `r` enters, in order (its start excluded; after [`reaches_after`], only the
     /// spaces after the end it continues from).
     pub fn path(&self, r: &Reach) -> Vec<SpaceIdx> {
-        path_in(&self.tree, r.node, (r.spaces - self.root_k) as usize)
+        path_in(&self.nodes, r.node, (r.spaces - self.root_k) as usize)
     }
 
     /// How many search states the search visited (a measure of its work).
     pub fn states(&self) -> usize {
-        self.tree.len()
+        self.nodes.len()
     }
 
     /// The dangerous spaces among `path`.
@@ -143,12 +143,12 @@ impl Reach {
 
 /// The path to state `node`, `len` spaces long (its depth in the tree): allocated once, filled
 /// from its end in one walk up the tree.
-fn path_in(tree: &[(u16, u32)], node: u32, len: usize) -> Vec<SpaceIdx> {
+fn path_in(nodes: &[Node], node: u32, len: usize) -> Vec<SpaceIdx> {
     let mut path = vec![SpaceIdx(0); len];
     let mut j = node as usize;
     for slot in path.iter_mut().rev() {
-        *slot = SpaceIdx(tree[j].0);
-        j = tree[j].1 as usize;
+        *slot = SpaceIdx(nodes[j].pos);
+        j = nodes[j].parent as usize;
     }
     path
 }
@@ -171,6 +171,9 @@ struct Node {
     mask: u64,
     /// Dangerous spaces entered so far.
     tests: u8,
+    /// The state it was reached from (its index in the search's states; `u32::MAX` for the
+    /// first): the search's tree, from which a path is read. Not part of a state's identity.
+    parent: u32,
     /// The search's straight-distance field for (`anchor`, `mask`), once looked up ([`NO_FIELD`]
     /// before): a step on a straight then reads its distance without comparing keys. Derived from
     /// `anchor` and `mask` and meaningful only within one search, so not part of a state's
@@ -373,17 +376,27 @@ impl Fields {
 }
 
 /// The spaces `occupied` marks, in `out` (emptied first). A board has a few cars on hundreds of
-/// spaces, so 32 spaces are tested at a time, each chunk whole (no early exit, so the compiler
-/// makes it one wide comparison).
+/// spaces, so 32 marks are tested at a time, each chunk whole (no early exit, so the compiler
+/// makes it one wide comparison); in a chunk with a car, the marks are read 8 at a time as the
+/// bytes of one word, and only the set bytes are visited.
 fn occupied_spaces(occupied: &[bool], out: &mut Vec<u16>) {
     out.clear();
     let chunks = occupied.chunks_exact(32);
     let tail = chunks.remainder();
     for (i, chunk) in chunks.enumerate() {
         let chunk: &[bool; 32] = chunk.try_into().expect("chunks of 32");
-        if chunk.iter().fold(false, |a, &o| a | o) {
-            let at = i * 32;
-            out.extend((0..32).filter(|&j| chunk[j]).map(|j| (at + j) as u16));
+        if !chunk.iter().fold(false, |a, &o| a | o) {
+            continue;
+        }
+        for (w, eight) in chunk.chunks_exact(8).enumerate() {
+            let eight: &[bool; 8] = eight.try_into().expect("chunks of 8");
+            let mut word = u64::from_le_bytes(eight.map(u8::from));
+            let at = (i * 32 + w * 8) as u16;
+            while word != 0 {
+                let byte = word.trailing_zeros() / 8;
+                out.push(at + byte as u16);
+                word &= !(0xFF << (byte * 8));
+            }
         }
     }
     let at = occupied.len() - tail.len();
@@ -396,7 +409,7 @@ fn occupied_spaces(occupied: &[bool], out: &mut Vec<u16>) {
 /// in the order found (`first`, `link`), and a space's chain belongs to the layer stamped in it
 /// (`stamp`), so emptying the layer is a new stamp, not a pass over the track.
 struct Layer<T> {
-    items: Vec<(Node, u32, T)>,
+    items: Vec<(Node, T)>,
     /// `link[i]`: the next state of the layer on `items[i]`'s space ([`NONE32`] for none).
     link: Vec<u32>,
     /// Per space: the layer's stamp, then its first and last state there (when the stamp is
@@ -429,7 +442,7 @@ impl<T: Copy + PartialEq> Layer<T> {
 
     /// Adds a state unless one already in the layer (with the same tag) dominates it; replaces
     /// the state it dominates.
-    fn add(&mut self, n: Node, parent: u32, tag: T) {
+    fn add(&mut self, n: Node, tag: T) {
         let pos = n.pos as usize;
         let (stamp, head, tail) = self.first[pos];
         let here = stamp == self.stamp;
@@ -438,13 +451,13 @@ impl<T: Copy + PartialEq> Layer<T> {
             let mut i = head;
             while i != NONE32 {
                 let item = &mut self.items[i as usize];
-                let (m, _, mtag) = *item;
+                let (m, mtag) = *item;
                 if mtag == tag && m.same_key(&n) {
                     if m.dominates(&n) {
                         return;
                     }
                     if n.dominates(&m) {
-                        *item = (n, parent, tag);
+                        *item = (n, tag);
                         return;
                     }
                     variants += 1;
@@ -454,7 +467,7 @@ impl<T: Copy + PartialEq> Layer<T> {
         }
         if variants < MAX_VARIANTS {
             let i = self.items.len() as u32;
-            self.items.push((n, parent, tag));
+            self.items.push((n, tag));
             self.link.push(NONE32);
             if here {
                 self.link[tail as usize] = i;
@@ -502,7 +515,6 @@ pub fn reaches_after(b: &Board<'_>, r: &Reach, extra: u8, min_extra: u8) -> Reac
 #[derive(Default)]
 struct Scratch {
     fields: Option<Fields>,
-    nodes: Vec<Node>,
     layer: Option<Layer<()>>,
     /// The vectors of dropped [`Reaches`], at most [`SPARE`].
     spare: Vec<Parts>,
@@ -513,7 +525,7 @@ struct Scratch {
 struct Parts {
     all: Vec<Reach>,
     start: Vec<u32>,
-    tree: Vec<(u16, u32)>,
+    nodes: Vec<Node>,
     dangerous: Vec<SpaceIdx>,
 }
 
@@ -527,13 +539,13 @@ thread_local! {
 
 impl Drop for Reaches {
     fn drop(&mut self) {
-        if self.tree.capacity() == 0 {
+        if self.nodes.capacity() == 0 {
             return; // nothing worth keeping (a default)
         }
         let parts = Parts {
             all: std::mem::take(&mut self.all),
             start: std::mem::take(&mut self.start),
-            tree: std::mem::take(&mut self.tree),
+            nodes: std::mem::take(&mut self.nodes),
             dangerous: std::mem::take(&mut self.dangerous),
         };
         // Not kept while the thread ends or the scratch is in use.
@@ -561,15 +573,14 @@ fn search_in(scratch: &mut Scratch, b: &Board<'_>, mut root: Node, max: u8, min:
     // compare only states on the same space. It would change which dangerous spaces get the
     // first 64 mask bits, so it is done only when they all get one.
     let to_pit_lane = to_pit_lane && !(b.walls && t.has_walls()) && b.dangerous.len() <= 64;
-    let Scratch { fields, nodes, layer: next, spare } = scratch;
+    let Scratch { fields, layer: next, spare } = scratch;
     let fields = fields.get_or_insert_with(|| Fields::new(t));
     fields.reset(t);
     let next = next.get_or_insert_with(|| Layer::new(64));
-    let Parts { mut all, mut start, mut tree, mut dangerous } = spare.pop().unwrap_or_default();
+    let Parts { mut all, mut start, mut nodes, mut dangerous } = spare.pop().unwrap_or_default();
     nodes.clear();
-    tree.clear();
+    root.parent = u32::MAX;
     nodes.push(root);
-    tree.push((root.pos, u32::MAX));
     let mut layer = 0..1usize;
     let mut longest = root.k;
     let walls = b.walls && t.has_walls();
@@ -580,11 +591,12 @@ fn search_in(scratch: &mut Scratch, b: &Board<'_>, mut root: Node, max: u8, min:
             let pos = SpaceIdx(n.pos);
             let here = t.compact(pos);
             for &nxt in t.next(pos) {
-                if let Some(child) = step(b, walls, fields, &mut n, pos, here, nxt, max) {
+                if let Some(mut child) = step(b, walls, fields, &mut n, pos, here, nxt, max) {
                     if to_pit_lane && t.arrows_to_pit_lane(nxt) > max - child.k {
                         continue; // no way into the lane from there within the roll
                     }
-                    next.add(child, i as u32, ());
+                    child.parent = i as u32;
+                    next.add(child, ());
                 }
             }
         }
@@ -593,7 +605,6 @@ fn search_in(scratch: &mut Scratch, b: &Board<'_>, mut root: Node, max: u8, min:
         }
         let next_start = nodes.len();
         nodes.extend(next.items.iter().map(|item| item.0));
-        tree.extend(next.items.iter().map(|item| (item.0.pos, item.1)));
         longest = k + 1;
         layer = next_start..nodes.len();
     }
@@ -615,7 +626,7 @@ fn search_in(scratch: &mut Scratch, b: &Board<'_>, mut root: Node, max: u8, min:
     }
     dangerous.clear();
     dangerous.extend_from_slice(b.dangerous);
-    Reaches { all, start, longest, tree, dangerous, root_k: root.k }
+    Reaches { all, start, longest, nodes, dangerous, root_k: root.k }
 }
 
 /// A path named by waypoints, checked against the driving code.
@@ -637,8 +648,9 @@ pub fn through(b: &Board<'_>, m: &Mover, via: &[SpaceIdx]) -> Vec<Walk> {
     let root = reaches_root(b, m);
     let mut fields = Fields::new(t);
     // (state, waypoints met)
-    let mut nodes: Vec<(Node, usize)> = vec![(root, 0)];
-    let mut tree: Vec<(u16, u32)> = vec![(root.pos, u32::MAX)];
+    // The states, and the waypoints each has met.
+    let mut nodes: Vec<Node> = vec![root];
+    let mut mets: Vec<usize> = vec![0];
     let mut layer = 0..1usize;
     let mut out = Vec::new();
     let mut next = Layer::<usize>::new(64);
@@ -646,16 +658,17 @@ pub fn through(b: &Board<'_>, m: &Mover, via: &[SpaceIdx]) -> Vec<Walk> {
     for _ in 0..m.max {
         next.clear(t.spaces.len());
         for i in layer.clone() {
-            let (mut n, met) = nodes[i];
+            let (mut n, met) = (nodes[i], mets[i]);
             if met == via.len() {
                 continue; // the path has reached its last waypoint: it stops there
             }
             let pos = SpaceIdx(n.pos);
             let here = t.compact(pos);
             for &nxt in t.next(pos) {
-                if let Some(child) = step(b, walls, &mut fields, &mut n, pos, here, nxt, m.max) {
+                if let Some(mut child) = step(b, walls, &mut fields, &mut n, pos, here, nxt, m.max) {
                     let met = if nxt == via[met] { met + 1 } else { met };
-                    next.add(child, i as u32, met);
+                    child.parent = i as u32;
+                    next.add(child, met);
                 }
             }
         }
@@ -663,15 +676,13 @@ pub fn through(b: &Board<'_>, m: &Mover, via: &[SpaceIdx]) -> Vec<Walk> {
             break;
         }
         let next_start = nodes.len();
-        for &(c, parent, met) in &next.items {
-            nodes.push((c, met));
-            tree.push((c.pos, parent));
-        }
-        let done = (next_start..nodes.len()).find(|&i| nodes[i].1 == via.len() && SpaceIdx(nodes[i].0.pos) == last);
+        nodes.extend(next.items.iter().map(|item| item.0));
+        mets.extend(next.items.iter().map(|item| item.1));
+        let done = (next_start..nodes.len()).find(|&i| mets[i] == via.len() && SpaceIdx(nodes[i].pos) == last);
         if let Some(i) = done {
             out.push(Walk {
-                reach: reach_of(t, &nodes[i].0, i as u32),
-                path: path_in(&tree, i as u32, nodes[i].0.k as usize),
+                reach: reach_of(t, &nodes[i], i as u32),
+                path: path_in(&nodes, i as u32, nodes[i].k as usize),
             });
         }
         layer = next_start..nodes.len();
@@ -701,6 +712,7 @@ fn reaches_root(b: &Board<'_>, m: &Mover) -> Node {
         k: 0,
         mask: 0,
         tests: 0,
+        parent: u32::MAX,
         field: NO_FIELD,
     }
 }
