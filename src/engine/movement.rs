@@ -147,30 +147,29 @@ fn path_in(nodes: &[Node], node: u32, len: usize) -> Vec<SpaceIdx> {
     let mut path = vec![SpaceIdx(0); len];
     let mut j = node as usize;
     for slot in path.iter_mut().rev() {
-        *slot = SpaceIdx(nodes[j].pos);
+        *slot = SpaceIdx(nodes[j].pos());
         j = nodes[j].parent as usize;
     }
     path
 }
 
 /// A search state. Within one layer of the search every state has the same length `k`.
-#[derive(Copy, Clone, Debug)]
+///
+/// Its identity is packed in two words ([`Node::same_key`] compares them, the length and the
+/// tests aside), read and written through the accessors below: a state is copied at every step
+/// and every layer, and two words copy in two moves where a dozen small fields took a dozen.
+/// - word `a`: the space (`pos`), the straight stretch's anchor, the corner the car is in and the
+///   corner it overshot (`over_corner`), 16 bits each;
+/// - word `b`: the corner missed (16 bits), then 8 bits each: the length where the stretch began
+///   (`anchor_k`), the stops counted in the corner (`credit`), the length where an overshoot
+///   began (`over_k`), the line crossings, the length `k` and the tests.
+#[derive(Copy, Clone)]
 struct Node {
-    pos: u16,
-    anchor: u16,
-    anchor_k: u8,
-    corner: u16,
-    credit: u8,
-    over_k: u8,
-    over_corner: u16,
-    missed: u16,
-    crossings: u8,
-    k: u8,
+    a: u64,
+    b: u64,
     /// Dangerous spaces entered in the current straight stretch: they are not obstacles for its
     /// shortest-path rule (7-3-5).
     mask: u64,
-    /// Dangerous spaces entered so far.
-    tests: u8,
     /// The state it was reached from (its index in the search's states; `u32::MAX` for the
     /// first): the search's tree, from which a path is read. Not part of a state's identity.
     parent: u32,
@@ -179,6 +178,61 @@ struct Node {
     /// `anchor` and `mask` and meaningful only within one search, so not part of a state's
     /// identity.
     field: u16,
+}
+
+/// A getter and a setter for a part of a state's packed words.
+macro_rules! packed {
+    ($($get:ident, $set:ident: $word:ident, $shift:expr, $ty:ty;)*) => {
+        impl Node {
+            $(
+                #[inline(always)]
+                fn $get(&self) -> $ty {
+                    (self.$word >> $shift) as $ty
+                }
+
+                #[inline(always)]
+                fn $set(&mut self, v: $ty) {
+                    self.$word = (self.$word & !((<$ty>::MAX as u64) << $shift)) | ((v as u64) << $shift);
+                }
+            )*
+        }
+    };
+}
+
+packed! {
+    pos, set_pos: a, 0, u16;
+    anchor, set_anchor: a, 16, u16;
+    corner, set_corner: a, 32, u16;
+    over_corner, set_over_corner: a, 48, u16;
+    missed, set_missed: b, 0, u16;
+    anchor_k, set_anchor_k: b, 16, u8;
+    credit, set_credit: b, 24, u8;
+    over_k, set_over_k: b, 32, u8;
+    crossings, set_crossings: b, 40, u8;
+    k, set_k: b, 48, u8;
+    tests, set_tests: b, 56, u8;
+}
+
+/// The bits of word `b` that are part of [`Node::same_key`]: all but the length and the tests.
+const KEY_B: u64 = (1 << 48) - 1;
+
+impl std::fmt::Debug for Node {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Node")
+            .field("pos", &self.pos())
+            .field("anchor", &self.anchor())
+            .field("anchor_k", &self.anchor_k())
+            .field("corner", &self.corner())
+            .field("credit", &self.credit())
+            .field("over_k", &self.over_k())
+            .field("over_corner", &self.over_corner())
+            .field("missed", &self.missed())
+            .field("crossings", &self.crossings())
+            .field("k", &self.k())
+            .field("mask", &self.mask)
+            .field("tests", &self.tests())
+            .finish()
+    }
 }
 
 /// A state's field not looked up yet (or none: in a corner).
@@ -192,31 +246,23 @@ thread_local! {
 
 impl PartialEq for Node {
     fn eq(&self, o: &Node) -> bool {
-        self.same_key(o) && self.k == o.k && self.mask == o.mask && self.tests == o.tests
+        self.a == o.a && self.b == o.b && self.mask == o.mask
     }
 }
 
 impl Eq for Node {}
 
 impl Node {
-    /// Same state but for the dangerous-space bookkeeping.
+    /// Same state but for the length and the dangerous-space bookkeeping.
     fn same_key(&self, o: &Node) -> bool {
-        self.pos == o.pos
-            && self.anchor == o.anchor
-            && self.anchor_k == o.anchor_k
-            && self.corner == o.corner
-            && self.credit == o.credit
-            && self.over_k == o.over_k
-            && self.over_corner == o.over_corner
-            && self.missed == o.missed
-            && self.crossings == o.crossings
+        self.a == o.a && (self.b ^ o.b) & KEY_B == 0
     }
 
     /// `self` can do everything `other` can, with no more tests: fewer dangerous spaces entered
     /// means more obstacles to go round, so every continuation legal for `other` is legal for
     /// `self` (7-2-3).
     fn dominates(&self, other: &Node) -> bool {
-        self.mask & !other.mask == 0 && self.tests <= other.tests
+        self.mask & !other.mask == 0 && self.tests() <= other.tests()
     }
 }
 
@@ -443,7 +489,7 @@ impl<T: Copy + PartialEq> Layer<T> {
     /// Adds a state unless one already in the layer (with the same tag) dominates it; replaces
     /// the state it dominates.
     fn add(&mut self, n: Node, tag: T) {
-        let pos = n.pos as usize;
+        let pos = n.pos() as usize;
         let (stamp, head, tail) = self.first[pos];
         let here = stamp == self.stamp;
         let mut variants = 0;
@@ -500,11 +546,11 @@ pub fn reaches_to_pit_lane(b: &Board<'_>, m: &Mover) -> Reaches {
 pub fn reaches_after(b: &Board<'_>, r: &Reach, extra: u8, min_extra: u8) -> Reaches {
     let mut root = r.state;
     let corner = b.track.compact(r.end).corner;
-    root.anchor = if corner == NONE16 { root.pos } else { NONE16 };
-    root.anchor_k = root.k;
+    root.set_anchor(if corner == NONE16 { root.pos() } else { NONE16 });
+    root.set_anchor_k(root.k());
     root.mask = 0;
-    let max = root.k.saturating_add(extra);
-    let min = root.k.saturating_add(min_extra.max(1));
+    let max = root.k().saturating_add(extra);
+    let min = root.k().saturating_add(min_extra.max(1));
     search(b, root, max, min, false)
 }
 
@@ -582,17 +628,17 @@ fn search_in(scratch: &mut Scratch, b: &Board<'_>, mut root: Node, max: u8, min:
     root.parent = u32::MAX;
     nodes.push(root);
     let mut layer = 0..1usize;
-    let mut longest = root.k;
+    let mut longest = root.k();
     let walls = b.walls && t.has_walls();
-    for k in root.k..max {
+    for k in root.k()..max {
         next.clear(t.spaces.len());
         for i in layer.clone() {
             let mut n = nodes[i];
-            let pos = SpaceIdx(n.pos);
+            let pos = SpaceIdx(n.pos());
             let here = t.compact(pos);
             for &nxt in t.next(pos) {
                 if let Some(mut child) = step(b, walls, fields, &mut n, pos, here, nxt, max) {
-                    if to_pit_lane && t.arrows_to_pit_lane(nxt) > max - child.k {
+                    if to_pit_lane && t.arrows_to_pit_lane(nxt) > max - child.k() {
                         continue; // no way into the lane from there within the roll
                     }
                     child.parent = i as u32;
@@ -615,18 +661,18 @@ fn search_in(scratch: &mut Scratch, b: &Board<'_>, mut root: Node, max: u8, min:
     start.clear();
     start.resize(max as usize + 2, 0);
     for (i, n) in nodes.iter().enumerate() {
-        if n.k < min && n.k != longest {
+        if n.k() < min && n.k() != longest {
             continue;
         }
         all.push(reach_of(t, n, i as u32));
-        start[n.k as usize + 1] = all.len() as u32;
+        start[n.k() as usize + 1] = all.len() as u32;
     }
     for k in 1..start.len() {
         start[k] = start[k].max(start[k - 1]);
     }
     dangerous.clear();
     dangerous.extend_from_slice(b.dangerous);
-    Reaches { all, start, longest, nodes, dangerous, root_k: root.k }
+    Reaches { all, start, longest, nodes, dangerous, root_k: root.k() }
 }
 
 /// A path named by waypoints, checked against the driving code.
@@ -662,7 +708,7 @@ pub fn through(b: &Board<'_>, m: &Mover, via: &[SpaceIdx]) -> Vec<Walk> {
             if met == via.len() {
                 continue; // the path has reached its last waypoint: it stops there
             }
-            let pos = SpaceIdx(n.pos);
+            let pos = SpaceIdx(n.pos());
             let here = t.compact(pos);
             for &nxt in t.next(pos) {
                 if let Some(mut child) = step(b, walls, &mut fields, &mut n, pos, here, nxt, m.max) {
@@ -678,11 +724,11 @@ pub fn through(b: &Board<'_>, m: &Mover, via: &[SpaceIdx]) -> Vec<Walk> {
         let next_start = nodes.len();
         nodes.extend(next.items.iter().map(|item| item.0));
         mets.extend(next.items.iter().map(|item| item.1));
-        let done = (next_start..nodes.len()).find(|&i| mets[i] == via.len() && SpaceIdx(nodes[i].pos) == last);
+        let done = (next_start..nodes.len()).find(|&i| mets[i] == via.len() && SpaceIdx(nodes[i].pos()) == last);
         if let Some(i) = done {
             out.push(Walk {
                 reach: reach_of(t, &nodes[i], i as u32),
-                path: path_in(&nodes, i as u32, nodes[i].k as usize),
+                path: path_in(&nodes, i as u32, nodes[i].k() as usize),
             });
         }
         layer = next_start..nodes.len();
@@ -699,22 +745,19 @@ fn reaches_root(b: &Board<'_>, m: &Mover) -> Node {
         _ => (t.space(start).corner.map_or(NONE16, |c| c.0), 0),
     };
     let straight_start = t.space(start).corner.is_none();
-    Node {
-        pos: start.0,
-        anchor: if straight_start { start.0 } else { NONE16 },
-        anchor_k: 0,
-        corner,
-        credit,
-        over_k: NONE8,
-        over_corner: NONE16,
-        missed: NONE16,
-        crossings: 0,
-        k: 0,
-        mask: 0,
-        tests: 0,
-        parent: u32::MAX,
-        field: NO_FIELD,
-    }
+    let mut n = Node { a: 0, b: 0, mask: 0, parent: u32::MAX, field: NO_FIELD };
+    n.set_pos(start.0);
+    n.set_anchor(if straight_start { start.0 } else { NONE16 });
+    n.set_anchor_k(0);
+    n.set_corner(corner);
+    n.set_credit(credit);
+    n.set_over_k(NONE8);
+    n.set_over_corner(NONE16);
+    n.set_missed(NONE16);
+    n.set_crossings(0);
+    n.set_k(0);
+    n.set_tests(0);
+    n
 }
 
 /// The state after moving from `pos` (state `n`, space facts `here`) to `nxt`, or `None` if the
@@ -737,39 +780,39 @@ fn step(
         return None;
     }
     // 10-2-1: after the first space of an overshoot, the car keeps its lane.
-    if n.over_k != NONE8 && there.lane != here.lane {
+    if n.over_k() != NONE8 && there.lane != here.lane {
         return None;
     }
     let mut c = *n;
-    c.pos = nxt.0;
-    c.k = n.k + 1;
+    c.set_pos(nxt.0);
+    c.set_k(n.k() + 1);
     if there.progress < here.progress {
-        c.crossings += 1; // the arrow crosses the finish line
+        c.set_crossings(c.crossings() + 1); // the arrow crosses the finish line
     }
     if !b.dangerous.is_empty() && b.dangerous.binary_search(&nxt).is_ok() {
         c.mask |= fields.bit(nxt).unwrap_or(0);
-        c.tests += 1;
+        c.set_tests(c.tests() + 1);
     }
     if walls && wall_entry(b, pos, nxt) {
         // 15-0-2: entering the wall lane is a body test against the wall.
         c.mask |= fields.bit(nxt).unwrap_or(0);
-        c.tests += 1;
+        c.set_tests(c.tests() + 1);
     }
-    if there.corner != n.corner {
-        if n.corner != NONE16 {
+    if there.corner != n.corner() {
+        if n.corner() != NONE16 {
             // Leaving a corner (7-1-1, 10).
-            let need = t.corners[n.corner as usize].stops;
-            let deficit = need.saturating_sub(n.credit);
-            if deficit >= 2 && c.missed == NONE16 {
-                c.missed = n.corner; // 10-1
+            let need = t.corners[n.corner() as usize].stops;
+            let deficit = need.saturating_sub(n.credit());
+            if deficit >= 2 && c.missed() == NONE16 {
+                c.set_missed(n.corner()); // 10-1
             }
-            if deficit >= 1 && c.over_k == NONE8 {
-                c.over_k = c.k; // first overshoot space (10-0-1)
-                c.over_corner = n.corner;
+            if deficit >= 1 && c.over_k() == NONE8 {
+                c.set_over_k(c.k()); // first overshoot space (10-0-1)
+                c.set_over_corner(n.corner());
             }
         }
-        c.corner = there.corner;
-        c.credit = 0; // no stop is made in the middle of a move
+        c.set_corner(there.corner);
+        c.set_credit(0); // no stop is made in the middle of a move
     }
     // The straight driving code (7-2-3): every prefix of a straight stretch is a shortest path
     // from its anchor, and so is the step that ends it in a corner (7-3-4-2).
@@ -779,19 +822,19 @@ fn step(
         let f = if c.mask == n.mask && n.field != NO_FIELD {
             n.field as usize
         } else {
-            let f = fields.field(b, n.anchor, c.mask, max - n.anchor_k);
+            let f = fields.field(b, n.anchor(), c.mask, max - n.anchor_k());
             if c.mask == n.mask && f < NO_FIELD as usize {
                 n.field = f as u16;
             }
             f
         };
         c.field = if f < NO_FIELD as usize { f as u16 } else { NO_FIELD };
-        if fields.at(f, nxt) != c.k - n.anchor_k {
+        if fields.at(f, nxt) != c.k() - n.anchor_k() {
             return None;
         }
         if there.corner != NONE16 {
-            c.anchor = NONE16;
-            c.anchor_k = 0;
+            c.set_anchor(NONE16);
+            c.set_anchor_k(0);
             c.mask = 0; // the straight stretch is over
             c.field = NO_FIELD;
         }
@@ -799,8 +842,8 @@ fn step(
         c.field = NO_FIELD;
         if there.corner == NONE16 {
             // A straight stretch begins at the corner's last space (7-3-3-1).
-            c.anchor = pos.0;
-            c.anchor_k = n.k;
+            c.set_anchor(pos.0);
+            c.set_anchor_k(n.k());
         }
     }
     Some(c)
@@ -831,24 +874,24 @@ pub fn wall_entries(t: &Track, start: SpaceIdx, path: &[SpaceIdx]) -> u8 {
 }
 
 fn reach_of(t: &Track, n: &Node, node: u32) -> Reach {
-    let end = SpaceIdx(n.pos);
+    let end = SpaceIdx(n.pos());
     let corner = t.compact(end).corner;
     let stops = (corner != NONE16).then_some(CornerIdx(corner)).map(|c| {
         let need = t.corners[c.get()].stops;
-        if n.over_k != NONE8 && n.over_corner != c.0 {
-            (c, n.credit) // 10-2-3: an overshoot into the next corner counts no stop there
+        if n.over_k() != NONE8 && n.over_corner() != c.0 {
+            (c, n.credit()) // 10-2-3: an overshoot into the next corner counts no stop there
         } else {
-            (c, (n.credit + 1).min(need))
+            (c, (n.credit() + 1).min(need))
         }
     });
     Reach {
         end,
-        spaces: n.k,
-        tests: n.tests,
-        overshoot: (n.over_k != NONE8).then(|| (CornerIdx(n.over_corner), n.k + 1 - n.over_k)),
-        missed: (n.missed != NONE16).then_some(CornerIdx(n.missed)),
+        spaces: n.k(),
+        tests: n.tests(),
+        overshoot: (n.over_k() != NONE8).then(|| (CornerIdx(n.over_corner()), n.k() + 1 - n.over_k())),
+        missed: (n.missed() != NONE16).then_some(CornerIdx(n.missed())),
         stops,
-        crossings: n.crossings,
+        crossings: n.crossings(),
         node,
         state: *n,
     }
