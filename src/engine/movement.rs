@@ -693,7 +693,6 @@ pub fn through(b: &Board<'_>, m: &Mover, via: &[SpaceIdx]) -> Vec<Walk> {
     let t = b.track;
     let root = reaches_root(b, m);
     let mut fields = Fields::new(t);
-    // (state, waypoints met)
     // The states, and the waypoints each has met.
     let mut nodes: Vec<Node> = vec![root];
     let mut mets: Vec<usize> = vec![0];
