@@ -744,18 +744,15 @@ fn reaches_root(b: &Board<'_>, m: &Mover) -> Node {
         _ => (t.space(start).corner.map_or(NONE16, |c| c.0), 0),
     };
     let straight_start = t.space(start).corner.is_none();
+    // Length, anchor length, crossings and tests start at 0, as the words do.
     let mut n = Node { a: 0, b: 0, mask: 0, parent: u32::MAX, field: NO_FIELD };
     n.set_pos(start.0);
     n.set_anchor(if straight_start { start.0 } else { NONE16 });
-    n.set_anchor_k(0);
     n.set_corner(corner);
     n.set_credit(credit);
     n.set_over_k(NONE8);
     n.set_over_corner(NONE16);
     n.set_missed(NONE16);
-    n.set_crossings(0);
-    n.set_k(0);
-    n.set_tests(0);
     n
 }
 
@@ -934,6 +931,48 @@ mod tests {
             if i % 2 == 0 {
                 held.push(here); // kept: the next searches take other buffers
             }
+        }
+    }
+
+    /// Each part of a packed state is written and read back without touching the others, and
+    /// two states are the same but for the length and tests ([`Node::same_key`]) exactly when
+    /// every other part is equal: what the hand-written [`KEY_B`] mask must say.
+    #[test]
+    fn the_packed_state_keeps_each_part_apart() {
+        type Set = fn(&mut Node, u16);
+        type Get = fn(&Node) -> u16;
+        // Name, setter, getter, part of `same_key`.
+        let parts: [(&str, Set, Get, bool); 11] = [
+            ("pos", |n, v| n.set_pos(v), |n| n.pos(), true),
+            ("anchor", |n, v| n.set_anchor(v), |n| n.anchor(), true),
+            ("corner", |n, v| n.set_corner(v), |n| n.corner(), true),
+            ("over_corner", |n, v| n.set_over_corner(v), |n| n.over_corner(), true),
+            ("missed", |n, v| n.set_missed(v), |n| n.missed(), true),
+            ("anchor_k", |n, v| n.set_anchor_k(v as u8), |n| n.anchor_k().into(), true),
+            ("credit", |n, v| n.set_credit(v as u8), |n| n.credit().into(), true),
+            ("over_k", |n, v| n.set_over_k(v as u8), |n| n.over_k().into(), true),
+            ("crossings", |n, v| n.set_crossings(v as u8), |n| n.crossings().into(), true),
+            ("k", |n, v| n.set_k(v as u8), |n| n.k().into(), false),
+            ("tests", |n, v| n.set_tests(v as u8), |n| n.tests().into(), false),
+        ];
+        let blank = Node { a: 0, b: 0, mask: 0, parent: 0, field: NO_FIELD };
+        for (i, &(name, set, _, key)) in parts.iter().enumerate() {
+            // Every part set to a distinct value, then this one to all ones and back.
+            let mut n = blank;
+            for (j, &(_, set_j, _, _)) in parts.iter().enumerate() {
+                set_j(&mut n, 0x41 + j as u16);
+            }
+            let before = n;
+            set(&mut n, u16::MAX);
+            for (j, &(other, _, get_j, _)) in parts.iter().enumerate() {
+                if j != i {
+                    assert_eq!(get_j(&n), 0x41 + j as u16, "setting {name} changed {other}");
+                }
+            }
+            assert_eq!(before.same_key(&n), !key, "{name} in same_key");
+            assert_ne!(before, n, "{name} in a state's equality");
+            set(&mut n, 0x41 + i as u16);
+            assert_eq!(n, before, "{name} read back");
         }
     }
 
