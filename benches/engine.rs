@@ -1,6 +1,7 @@
-//! Engine benchmarks: option enumeration on a quiet and on a packed position, one whole 10-car
-//! 3-lap bot race on Monaco, and the reference workload on the imported Monaco graph (every racing
-//! space, rolls 7-12 in 4th and 21-30 in 6th, empty and with 9 other cars).
+//! Engine benchmarks: option enumeration on a quiet and on a packed position (hard tyres, and
+//! soft tyres in their first lap with their +1), one whole 10-car 3-lap bot race on Monaco, and
+//! the reference workload on the imported Monaco graph (every racing space, rolls 7-12 in 4th and
+//! 21-30 in 6th, empty and with 9 other cars).
 //!
 //! `cargo bench --bench engine`; the reference workload also prints µs per enumeration and the
 //! average number of options.
@@ -54,6 +55,18 @@ fn enumeration(c: &mut Criterion) {
     c.bench_function("enumerate/quiet-6th-roll-26", |b| b.iter(|| black_box(move_options(&t, &quiet, CarId(0), 26))));
     let packed = packed(&t);
     c.bench_function("enumerate/packed-10-cars-6th-roll-26", |b| {
+        b.iter(|| black_box(move_options(&t, &packed, CarId(0), 26)))
+    });
+    // The same on soft tyres in their first lap, dry: the roll's ways and the +1's (8-2-1).
+    let soft = |mut s: RaceState| {
+        s.cars[0].tyres = Tyres::Soft;
+        s
+    };
+    let (quiet, packed) = (soft(quiet), soft(packed));
+    c.bench_function("enumerate/quiet-6th-roll-26-soft", |b| {
+        b.iter(|| black_box(move_options(&t, &quiet, CarId(0), 26)))
+    });
+    c.bench_function("enumerate/packed-10-cars-6th-roll-26-soft", |b| {
         b.iter(|| black_box(move_options(&t, &packed, CarId(0), 26)))
     });
 }

@@ -115,9 +115,28 @@ impl Reaches {
         path_in(&self.nodes, r.node, (r.spaces - self.root_k) as usize)
     }
 
+    /// The ways of the same search made with `max` as its roll: a search's states up to a length
+    /// do not depend on how much farther it looks (a straight's distances are exact up to the
+    /// roll either way), so one search serves a roll and the roll plus one (the soft-tyre +1,
+    /// 8-2-1): the longer ways are read first, then dropped here.
+    pub fn cap(&mut self, max: u8) {
+        let m = max as usize;
+        if self.start.len() <= m + 2 {
+            return; // searched no farther than `max`
+        }
+        self.all.truncate(self.start[m + 1] as usize);
+        self.start.truncate(m + 2);
+        self.longest = self.longest.min(max);
+    }
+
     /// How many search states the search visited (a measure of its work).
     pub fn states(&self) -> usize {
         self.nodes.len()
+    }
+
+    /// True when the board had no dangerous space: no path enters one.
+    pub fn no_dangerous(&self) -> bool {
+        self.dangerous.is_empty()
     }
 
     /// The dangerous spaces among `path`.
@@ -932,6 +951,44 @@ mod tests {
                 held.push(here); // kept: the next searches take other buffers
             }
         }
+    }
+
+    /// A search one space longer, capped at the roll ([`Reaches::cap`]), is the roll's search:
+    /// the same ways, paths, order and longest way, on every shipped track from every seventh
+    /// space, with and without cars and stickers, blocked or not (the soft-tyre +1 reads both
+    /// from one search, 8-2-1).
+    #[test]
+    fn a_longer_search_capped_is_the_shorter_search() {
+        let mut compared = 0;
+        let mut blocked = 0;
+        for name in ["monaco", "sprint", "oval"] {
+            let t = resolve(name).unwrap();
+            let empty = vec![false; t.spaces.len()];
+            let mut crowded = vec![false; t.spaces.len()];
+            for s in t.indices().step_by(4) {
+                crowded[s.get()] = true;
+            }
+            let dangerous: Vec<SpaceIdx> = t.indices().skip(1).step_by(13).collect();
+            let boards = [
+                Board { track: &t, occupied: &empty, dangerous: &[], pit_open: false, walls: true },
+                Board { track: &t, occupied: &crowded, dangerous: &dangerous, pit_open: false, walls: true },
+            ];
+            for s in t.indices().filter(|&s| !t.space(s).in_pit_lane() && !crowded[s.get()]).step_by(7) {
+                for b in &boards {
+                    for (max, min) in [(1, 1), (4, 2), (12, 6), (26, 20), (30, 30)] {
+                        let short = reaches(b, &Mover { start: s, stops: None, max, min });
+                        let mut long = reaches(b, &Mover { start: s, stops: None, max: max + 1, min });
+                        long.cap(max);
+                        assert_eq!(long.longest, short.longest, "{name} from {} ({max})", t.space(s).id);
+                        assert_eq!(all_of(&long), all_of(&short), "{name} from {} ({max})", t.space(s).id);
+                        assert!(long.at(max + 1).is_empty());
+                        compared += 1;
+                        blocked += usize::from(short.longest < max);
+                    }
+                }
+            }
+        }
+        assert!(compared > 500 && blocked > 50, "{compared} searches compared, {blocked} blocked");
     }
 
     /// Each part of a packed state is written and read back without touching the others, and

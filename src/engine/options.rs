@@ -268,22 +268,34 @@ fn build(car: &CarState, wet: bool, r: &Reach, brakes: u8, blocked: u8) -> MoveO
 /// is optional, 8-5-1). With their paths.
 pub fn bonus_options(car: &CarState, roll: u8, wet: bool, reaches: &Reaches) -> Vec<MoveOption> {
     let k = roll.saturating_add(1);
-    let mut out: Vec<MoveOption> = reaches
+    // Without stickers on the board no way enters a dangerous space: the paths are then built
+    // once the ways to the same end are down to one (below), not for every way found.
+    let late = reaches.no_dangerous();
+    let mut out: Vec<(MoveOption, &Reach)> = reaches
         .at(k)
         .iter()
         .map(|r| {
             let mut o = build(car, wet, r, 0, 0);
             o.bonus = true;
-            o.path = reaches.path(r);
-            o.dangerous = reaches.dangerous_on(&o.path);
-            o
+            if !late {
+                o.path = reaches.path(r);
+                o.dangerous = reaches.dangerous_on(&o.path);
+            }
+            (o, r)
         })
-        .filter(|o| !matches!(o.fate, Fate::Eliminated(_)))
+        .filter(|(o, _)| !matches!(o.fate, Fate::Eliminated(_)))
         .collect();
     // Of two ways to one end, the one with fewer tests (docs/rulings.md, ruling 7).
-    out.sort_by_key(|o| (o.end, o.dangerous.len()));
-    out.dedup_by_key(|o| (o.end, o.fate == Fate::SpinOut, o.stops, o.crossings));
-    out
+    out.sort_by_key(|(o, _)| (o.end, o.dangerous.len()));
+    out.dedup_by_key(|(o, _)| (o.end, o.fate == Fate::SpinOut, o.stops, o.crossings));
+    out.into_iter()
+        .map(|(mut o, r)| {
+            if late {
+                o.path = reaches.path(r);
+            }
+            o
+        })
+        .collect()
 }
 
 /// Prices an option from its own fields (again, after a slide changed its path, 8-1-2): the
@@ -346,10 +358,15 @@ pub fn sort(t: &Track, car: &CarState, v: &mut Vec<MoveOption>) {
     if v.iter().any(|o| !matches!(o.fate, Fate::Eliminated(_))) {
         v.retain(|o| !matches!(o.fate, Fate::Eliminated(_)));
     }
-    v.sort_by_key(|o| {
-        let gap = t.progress_gap(car.space, o.end) + o.crossings as u32 * t.lap_length;
-        (std::cmp::Reverse(gap), o.brake_points(), o.tyre_points(), o.dangerous.len(), o.end, o.blocked)
-    });
+    v.sort_by_cached_key(|o| list_key(t, car, o));
+}
+
+/// Where an option is listed ([`sort`], [`merge`]): farthest first, then cheapest in brakes and
+/// tyres, fewest tests, then by space and blocking. Both sorts are stable and work each key out
+/// once (an option is a large record: the keys are sorted, then the options moved once).
+fn list_key(t: &Track, car: &CarState, o: &MoveOption) -> (std::cmp::Reverse<u32>, u8, u8, usize, SpaceIdx, u8) {
+    let gap = t.progress_gap(car.space, o.end) + o.crossings as u32 * t.lap_length;
+    (std::cmp::Reverse(gap), o.brake_points(), o.tyre_points(), o.dangerous.len(), o.end, o.blocked)
 }
 
 /// The option of ending where `r` ends after braking `brakes` spaces short on purpose and being
@@ -386,10 +403,7 @@ pub fn merge(t: &Track, car: &CarState, base: Vec<MoveOption>, extra: Vec<MoveOp
     }
     let mut all = base;
     all.extend(extra);
-    all.sort_by_key(|o| {
-        let gap = t.progress_gap(car.space, o.end) + o.crossings as u32 * t.lap_length;
-        (std::cmp::Reverse(gap), o.brake_points(), o.tyre_points(), o.dangerous.len(), o.end, o.blocked)
-    });
+    all.sort_by_cached_key(|o| list_key(t, car, o));
     all
 }
 

@@ -298,20 +298,22 @@ pub fn move_options_with(t: &Track, s: &RaceState, car: CarId, value: u8, rules:
     // 003-3 (table): soft tyres on their third lap lose a space on a move in the straights, read
     // as a move begun outside a corner, never below one space (ruling 34).
     let value = if tyres::worn_soft_malus(t, c, value, set) { value - 1 } else { value };
-    let mover = Mover { start: c.space, stops: c.stops, max: value, min: value.saturating_sub(c.wear.brakes) };
-    let r = reaches(&board, &mover);
-    let mut opts = options(t, c, value, s.wet, &r);
     let inertia = s.in_inertia(car);
     // 16-0-8 (2004): the tyre rules apply in inertia; 2002: no +1 in an inertia move (ruling 33).
-    if soft_bonus(c.tyres, s.wet, c.tyre_lap) && (!inertia || set.tyres_in_inertia) {
-        // 8-2-1, 6-3 step 7: the soft-tyre +1, a choice of its own.
-        let longer = Mover { max: value.saturating_add(1), min: value.saturating_add(1), ..mover };
-        let mut extra = bonus_options(c, value, s.wet, &reaches(&board, &longer));
-        extra.retain(|o| tyres::bonus_allowed(t, s, car, s.wet, o));
-        if !extra.is_empty() {
-            opts.extend(extra);
-            sort(t, c, &mut opts);
-        }
+    let bonus = soft_bonus(c.tyres, s.wet, c.tyre_lap) && (!inertia || set.tyres_in_inertia);
+    // With the +1 the search looks one space farther: its ways of `value + 1` spaces are the +1's,
+    // and the same search capped at `value` is the roll's ([`Reaches::cap`]).
+    let max = if bonus { value.saturating_add(1) } else { value };
+    let mover = Mover { start: c.space, stops: c.stops, max, min: value.saturating_sub(c.wear.brakes) };
+    let mut r = reaches(&board, &mover);
+    // 8-2-1, 6-3 step 7: the soft-tyre +1, a choice of its own.
+    let mut extra = if max > value { bonus_options(c, value, s.wet, &r) } else { Vec::new() };
+    r.cap(value);
+    let mut opts = options(t, c, value, s.wet, &r);
+    extra.retain(|o| tyres::bonus_allowed(t, s, car, s.wet, o));
+    if !extra.is_empty() {
+        opts.extend(extra);
+        sort(t, c, &mut opts);
     }
     // 8-1-2, 8-2-2, 8-3-2, 6-3 step 6: the slide after a stop in a corner on a wet track.
     let opts = tyres::slide(t, &board, c, s.wet, opts);

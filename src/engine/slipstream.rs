@@ -123,12 +123,16 @@ pub fn extend(
     }
     let bonus = soft_bonus(c.tyres, wet, c.tyre_lap);
     let slides = slide_spaces(c.tyres, wet) > 0;
+    // No car to slipstream just in front of any space one step on from `x`: a move ending on
+    // `x`, then taking the +1, has no slipstream to take ([`Chain::chain`]'s first tests).
+    let none_after = |x: SpaceIdx| t.next(x).iter().all(|&y| drawing_car(t, s, car, c.gear, y).is_none());
     for r in base.at(roll) {
-        // Without a slide or a +1 the move goes on only from `r` itself: nothing to build when
-        // no car there can be slipstreamed ([`Chain::chain`]'s first tests).
+        // Without a slide the move goes on only from `r` itself, or with the +1 from a space one
+        // step on: nothing to build when no car there can be slipstreamed (the chain's first
+        // tests, for `r` and for every end of its +1).
         if !slides
-            && !bonus
             && (r.overshoot.is_some() || r.missed.is_some() || drawing_car(t, s, car, c.gear, r.end).is_none())
+            && (!bonus || none_after(r.end))
         {
             continue;
         }
@@ -138,7 +142,7 @@ pub fn extend(
             ctx.from = r0.end;
             ctx.base_len = p0.len();
             ctx.chain(&r0, p0.clone(), Vec::new(), Steps { bonus: false, slid });
-            if bonus {
+            if bonus && !none_after(r0.end) {
                 // 18-3-1: the +1 before the first slipstream, part of the main move.
                 let more = reaches_after(board, &r0, 1, 1);
                 for r1 in more.at(r0.spaces + 1) {
