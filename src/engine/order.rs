@@ -26,7 +26,7 @@ pub fn key(state: &RaceState, t: &Track, car: CarId) -> OrderKey {
         Status::Racing if c.gear == 0 => 1,
         _ => c.gear,
     };
-    if let Some(i) = t.pit_lane.iter().position(|&x| x == c.space) {
+    if let Some(i) = t.pit_place(c.space) {
         // 19-5-2: the cars in the pit lane play after the cars on the track that have passed the
         // pit-entry limit and before those that have not; among them, the one furthest along the
         // lane first. They stand at the limit, above any gear (the gear slot holds 7 + the lane
@@ -106,19 +106,21 @@ pub fn advance(t: &Track, state: &RaceState) -> (RaceState, Option<CarId>, Vec<E
             Some(pointer) => {
                 // The first car behind the pointer, circularly; eliminated cars still on the
                 // board are met too (they are taken off at their turn, 12-1-2, 14-2).
-                let candidates: Vec<(OrderKey, CarId)> = s
-                    .ids()
-                    .filter(|&c| {
-                        s.car(c).status.plays() || matches!(s.car(c).status, Status::Eliminated { removed: false, .. })
-                    })
-                    .map(|c| (key(&s, t, c), c))
-                    .collect();
-                candidates
-                    .iter()
-                    .filter(|(k, _)| *k < pointer)
-                    .max()
-                    .or_else(|| candidates.iter().max())
-                    .map(|&(_, c)| c)
+                // One pass: the greatest key behind the pointer, and the greatest of all.
+                let mut behind: Option<(OrderKey, CarId)> = None;
+                let mut top: Option<(OrderKey, CarId)> = None;
+                for c in s.ids() {
+                    let status = s.car(c).status;
+                    if !(status.plays() || matches!(status, Status::Eliminated { removed: false, .. })) {
+                        continue;
+                    }
+                    let k = (key(&s, t, c), c);
+                    if k.0 < pointer {
+                        behind = behind.max(Some(k));
+                    }
+                    top = top.max(Some(k));
+                }
+                behind.or(top).map(|(_, c)| c)
             }
         };
         let ends_round = match found {

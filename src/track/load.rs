@@ -603,6 +603,19 @@ mod tests {
         assert!(parse_ranges("x").is_err());
     }
 
+    /// A space's place in the pit lane, kept per space, is its index in the lane's list, on
+    /// every shipped track; and every lane space has one.
+    #[test]
+    fn each_space_knows_its_place_in_the_pit_lane() {
+        for name in shipped_names() {
+            let t = resolve(&name).unwrap();
+            assert!(!t.pit_lane.is_empty(), "{name}");
+            for s in t.indices() {
+                assert_eq!(t.pit_place(s), t.pit_lane.iter().position(|&x| x == s), "{name} {}", t.space(s).id);
+            }
+        }
+    }
+
     #[test]
     fn weather_table_reports_gaps_and_overlaps() {
         let t = weather_table("1-12", "13-16", "17-20").unwrap();

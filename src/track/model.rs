@@ -270,6 +270,9 @@ pub struct Track {
     clear_straights: Vec<OnceLock<Box<[u8]>>>,
     /// The racing spaces with an arrow into the pit lane.
     pit_doors: Vec<SpaceIdx>,
+    /// Each space's place in [`Track::pit_lane`] (`u16::MAX` for none): the order of play asks
+    /// it of every car at every turn (19-5-2).
+    pit_place: Vec<u16>,
 }
 
 impl Track {
@@ -336,6 +339,12 @@ impl Track {
     /// The racing spaces with an arrow into the pit lane (19-1-1).
     pub fn pit_doors(&self) -> &[SpaceIdx] {
         &self.pit_doors
+    }
+
+    /// Where `s` stands in the pit lane ([`Track::pit_lane`]'s index, the first if listed
+    /// twice), or `None` off the lane.
+    pub fn pit_place(&self, s: SpaceIdx) -> Option<usize> {
+        self.pit_place.get(s.get()).copied().filter(|&i| i != u16::MAX).map(usize::from)
     }
 
     /// The space at `s`.
@@ -674,6 +683,12 @@ impl TrackBuilder {
         let has_walls = spaces.iter().any(|s| s.wall);
         // One arrow from the lane: a racing space with an arrow into it.
         let pit_doors = (0..n).filter(|&i| to_pit_lane[i] == 1).map(|i| SpaceIdx(i as u16)).collect();
+        let mut pit_place = vec![u16::MAX; n];
+        for (i, s) in self.pit_lane.iter().enumerate().rev() {
+            if let Some(p) = pit_place.get_mut(s.get()) {
+                *p = i.min(u16::MAX as usize - 1) as u16;
+            }
+        }
         let pit_boxes = {
             let mut boxes: Vec<(u8, SpaceIdx)> = spaces
                 .iter()
@@ -709,6 +724,7 @@ impl TrackBuilder {
             has_walls,
             clear_straights: (0..n).map(|_| OnceLock::new()).collect(),
             pit_doors,
+            pit_place,
         }
     }
 }
