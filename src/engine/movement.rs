@@ -917,6 +917,15 @@ mod tests {
     use super::*;
     use crate::track::load::resolve;
 
+    /// A board's marks with a car on every `every`-th space of `t`, the first one included.
+    fn cars_every(t: &Track, every: usize) -> Vec<bool> {
+        let mut occupied = vec![false; t.spaces.len()];
+        for s in t.indices().step_by(every) {
+            occupied[s.get()] = true;
+        }
+        occupied
+    }
+
     /// Everything a search returns, for comparing two searches.
     fn all_of(r: &Reaches) -> Vec<(Reach, Vec<SpaceIdx>)> {
         (0..=r.longest).flat_map(|k| r.at(k).iter().map(|x| (x.clone(), r.path(x)))).collect()
@@ -930,10 +939,7 @@ mod tests {
     fn a_search_does_not_depend_on_the_searches_before_it() {
         let t = resolve("monaco").unwrap();
         let empty = vec![false; t.spaces.len()];
-        let mut crowded = vec![false; t.spaces.len()];
-        for s in t.indices().step_by(5) {
-            crowded[s.get()] = true;
-        }
+        let crowded = cars_every(&t, 5);
         let dangerous: Vec<SpaceIdx> = t.indices().skip(2).step_by(9).collect();
         let boards = [
             Board { track: &t, occupied: &empty, dangerous: &[], pit_open: false, walls: true },
@@ -964,10 +970,7 @@ mod tests {
         for name in ["monaco", "sprint", "oval"] {
             let t = resolve(name).unwrap();
             let empty = vec![false; t.spaces.len()];
-            let mut crowded = vec![false; t.spaces.len()];
-            for s in t.indices().step_by(4) {
-                crowded[s.get()] = true;
-            }
+            let crowded = cars_every(&t, 4);
             let dangerous: Vec<SpaceIdx> = t.indices().skip(1).step_by(13).collect();
             let boards = [
                 Board { track: &t, occupied: &empty, dangerous: &[], pit_open: false, walls: true },
@@ -1055,12 +1058,8 @@ mod tests {
     fn the_tracks_clear_fields_are_the_boards_fields() {
         for name in ["monaco", "sprint", "oval"] {
             let t = resolve(name).unwrap();
-            let n = t.spaces.len();
-            let empty = vec![false; n];
-            let mut crowded = vec![false; n];
-            for s in t.indices().step_by(7) {
-                crowded[s.get()] = true;
-            }
+            let empty = vec![false; t.spaces.len()];
+            let crowded = cars_every(&t, 7);
             let dangerous: Vec<SpaceIdx> = t.indices().skip(3).step_by(11).collect();
             let mut compared = 0;
             for (i, s) in t.indices().filter(|s| !crowded[s.get()]).step_by(10).enumerate() {
