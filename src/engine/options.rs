@@ -422,21 +422,23 @@ fn prune(v: &mut Vec<Priced<'_>>) {
     let mut keyed: Vec<u64> = v.iter().enumerate().map(|(i, p)| ((p.reach.end.0 as u64) << 32) | i as u64).collect();
     keyed.sort_unstable();
     let index = |k: u64| (k as u32) as usize;
+    // A run's group keys and costs, worked out once per option rather than once per pair.
+    let mut run_keys: Vec<(usize, u128, (u8, u8, u8))> = Vec::new();
     let mut g = 0;
     while g < keyed.len() {
         let mut h = g + 1;
         while h < keyed.len() && keyed[h] >> 32 == keyed[g] >> 32 {
             h += 1;
         }
-        let run = &keyed[g..h];
-        if run.len() > 1 {
-            for &ki in run {
-                let i = index(ki);
-                let (gi, ci) = (group(&v[i]), cost(&v[i]));
-                v[i].kept = !run
-                    .iter()
-                    .map(|&kj| index(kj))
-                    .any(|j| j != i && group(&v[j]) == gi && (beats(cost(&v[j]), ci) || (j < i && cost(&v[j]) == ci)));
+        if h - g > 1 {
+            run_keys.clear();
+            run_keys.extend(keyed[g..h].iter().map(|&k| {
+                let i = index(k);
+                (i, group(&v[i]), cost(&v[i]))
+            }));
+            for &(i, gi, ci) in &run_keys {
+                v[i].kept =
+                    !run_keys.iter().any(|&(j, gj, cj)| j != i && gj == gi && (beats(cj, ci) || (j < i && cj == ci)));
             }
         }
         g = h;

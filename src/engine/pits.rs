@@ -380,7 +380,9 @@ pub fn entry_options(t: &Track, s: &RaceState, car: CarId, occupied: &[bool], ro
     }
     let occ = pit_occupancy(t, s, car, occupied, true);
     let board = Board { track: t, occupied: &occ, dangerous: &s.dangerous, pit_open: true, walls: true };
-    let mover = Mover { start: c.space, stops: c.stops, max: roll, min: 0 };
+    // No way into the lane is shorter than the fewest arrows to it: the shorter ways are not
+    // listed (`min`).
+    let mover = Mover { start: c.space, stops: c.stops, max: roll, min: t.arrows_to_pit_lane(c.space) };
     // Only the ways into the lane are kept below: the search leaves out the states that cannot
     // get there (`reaches_to_pit_lane`, the same ways into the lane as `reaches`).
     let r = reaches_to_pit_lane(&board, &mover);
