@@ -616,6 +616,39 @@ mod tests {
         }
     }
 
+    /// The spaces beside each space, found in a window of its neighbour lanes, are those a
+    /// pass over the whole of both lanes finds, on every shipped track.
+    #[test]
+    fn the_spaces_beside_are_those_of_a_whole_lane_pass() {
+        use crate::track::model::circular_gap;
+        for name in shipped_names() {
+            let t = resolve(&name).unwrap();
+            let mut pairs = 0;
+            for s in t.indices() {
+                let a = t.space(s);
+                let mut whole = Vec::new();
+                if !a.in_pit_lane() {
+                    for lane in [a.lane.wrapping_sub(1), a.lane + 1] {
+                        for o in t.indices() {
+                            let b = t.space(o);
+                            if !b.in_pit_lane()
+                                && b.lane == lane
+                                && lane <= t.lanes.max(1)
+                                && 2 * circular_gap(a.progress, b.progress, t.lap_length) < a.length + b.length
+                            {
+                                whole.push(o);
+                            }
+                        }
+                    }
+                }
+                whole.sort_unstable();
+                pairs += whole.len();
+                assert_eq!(t.beside(s), &whole[..], "{name} {}", a.id);
+            }
+            assert!(pairs > t.spaces.len(), "{name}: {pairs} pairs beside");
+        }
+    }
+
     #[test]
     fn weather_table_reports_gaps_and_overlaps() {
         let t = weather_table("1-12", "13-16", "17-20").unwrap();

@@ -653,18 +653,49 @@ impl TrackBuilder {
                 by_lane[s.lane as usize].push(i);
             }
         }
+        // Each lane's spaces by place on the lap, with the longest: a space's neighbours in the
+        // next lane lie within half their two lengths of it, so only that window is looked at
+        // (a track has hundreds of spaces a lane). The lists are sorted below.
+        let lap = lap_length.max(1);
+        let along: Vec<(Vec<(u32, usize)>, u32)> = by_lane
+            .iter()
+            .map(|members| {
+                let mut v: Vec<(u32, usize)> = members.iter().map(|&j| (spaces[j].progress % lap, j)).collect();
+                v.sort_unstable();
+                (v, members.iter().map(|&j| spaces[j].length).max().unwrap_or(0))
+            })
+            .collect();
         for (i, s) in spaces.iter().enumerate() {
             if s.in_pit_lane() {
                 continue;
             }
             for lane in [s.lane.wrapping_sub(1), s.lane + 1] {
-                let Some(members) = by_lane.get(lane as usize) else { continue };
-                for &j in members {
-                    let o = &spaces[j];
-                    let d = circular_gap(s.progress, o.progress, lap_length);
-                    if 2 * d < s.length + o.length {
-                        beside[i].push(SpaceIdx(j as u16));
+                let Some((members, longest)) = along.get(lane as usize) else { continue };
+                // 2 d < s.length + o.length <= s.length + longest.
+                let reach = (s.length + longest) / 2;
+                let p = s.progress % lap;
+                let mut window = |lo: u32, hi: u32| {
+                    let a = members.partition_point(|&(q, _)| q < lo);
+                    let b = members.partition_point(|&(q, _)| q <= hi);
+                    for &(_, j) in &members[a..b] {
+                        let o = &spaces[j];
+                        if 2 * circular_gap(s.progress, o.progress, lap_length) < s.length + o.length {
+                            beside[i].push(SpaceIdx(j as u16));
+                        }
                     }
+                };
+                if 2 * reach + 1 >= lap {
+                    window(0, u32::MAX);
+                } else if p < reach {
+                    // [p - reach, p + reach] around the lap: across its start, ...
+                    window(0, p + reach);
+                    window(lap + p - reach, lap - 1);
+                } else if p + reach >= lap {
+                    // ... across its end, or within it.
+                    window(p - reach, lap - 1);
+                    window(0, p + reach - lap);
+                } else {
+                    window(p - reach, p + reach);
                 }
             }
         }
