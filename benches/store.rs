@@ -76,7 +76,7 @@ fn verify_vs_parse(c: &mut Criterion) {
     let turns = std::fs::read_dir(dir.join("turns")).unwrap().count();
     // In rounds, each reading and parsing then verifying: the machine's load drifts, and two
     // long runs one after the other measured the drift as much as the difference (the same
-    // binary gave CPU ratios of 1.85 to 2.70). The ratio is the total's; the rounds' spread shows
+    // binary gave CPU ratios of 1.85 to 2.80). The ratio is the total's; the rounds' spread shows
     // how far to trust it.
     const ROUNDS: usize = 5;
     let (mut parse, mut verify) = ((0.0, 0.0), (0.0, 0.0));
