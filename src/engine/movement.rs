@@ -915,7 +915,7 @@ fn reach_of(t: &Track, n: &Node, node: u32) -> Reach {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::track::load::resolve;
+    use crate::track::load::{resolve, shipped_names};
 
     /// A board's marks with a car on every `every`-th space of `t`, the first one included.
     fn cars_every(t: &Track, every: usize) -> Vec<bool> {
@@ -967,8 +967,8 @@ mod tests {
     fn a_longer_search_capped_is_the_shorter_search() {
         let mut compared = 0;
         let mut blocked = 0;
-        for name in ["monaco", "sprint", "oval"] {
-            let t = resolve(name).unwrap();
+        for name in shipped_names() {
+            let t = resolve(&name).unwrap();
             let empty = vec![false; t.spaces.len()];
             let crowded = cars_every(&t, 4);
             let dangerous: Vec<SpaceIdx> = t.indices().skip(1).step_by(13).collect();
@@ -1056,8 +1056,8 @@ mod tests {
     /// lane open or closed, give the same ways with and without them.
     #[test]
     fn the_tracks_clear_fields_are_the_boards_fields() {
-        for name in ["monaco", "sprint", "oval"] {
-            let t = resolve(name).unwrap();
+        for name in shipped_names() {
+            let t = resolve(&name).unwrap();
             let empty = vec![false; t.spaces.len()];
             let crowded = cars_every(&t, 7);
             let dangerous: Vec<SpaceIdx> = t.indices().skip(3).step_by(11).collect();
