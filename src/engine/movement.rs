@@ -506,8 +506,9 @@ impl<T: Copy + PartialEq> Layer<T> {
     }
 
     /// Adds a state unless one already in the layer (with the same tag) dominates it; replaces
-    /// the state it dominates.
-    fn add(&mut self, n: Node, tag: T) {
+    /// the state it dominates. `PLAIN`: no state has a mask bit or a test, so a state with the
+    /// same key dominates.
+    fn add<const PLAIN: bool>(&mut self, n: Node, tag: T) {
         let pos = n.pos() as usize;
         let (stamp, head, tail) = self.first[pos];
         let here = stamp == self.stamp;
@@ -518,7 +519,7 @@ impl<T: Copy + PartialEq> Layer<T> {
                 let item = &mut self.items[i as usize];
                 let (m, mtag) = *item;
                 if mtag == tag && m.same_key(&n) {
-                    if m.dominates(&n) {
+                    if PLAIN || m.dominates(&n) {
                         return;
                     }
                     if n.dominates(&m) {
@@ -626,12 +627,33 @@ impl Drop for Reaches {
 
 fn search(b: &Board<'_>, root: Node, max: u8, min: u8, to_pit_lane: bool) -> Reaches {
     SCRATCH.with(|s| match s.try_borrow_mut() {
-        Ok(mut s) => search_in(&mut s, b, root, max, min, to_pit_lane),
-        Err(_) => search_in(&mut Scratch::default(), b, root, max, min, to_pit_lane),
+        Ok(mut s) => search_with(&mut s, b, root, max, min, to_pit_lane),
+        Err(_) => search_with(&mut Scratch::default(), b, root, max, min, to_pit_lane),
     })
 }
 
-fn search_in(scratch: &mut Scratch, b: &Board<'_>, mut root: Node, max: u8, min: u8, to_pit_lane: bool) -> Reaches {
+/// [`search_in`] for the board: a board with no dangerous space and no wall entry counted (most
+/// boards) takes a copy of the search compiled for it, where no state ever has a test or a mask
+/// bit, so none of that bookkeeping is done. Both copies find the same states in the same order.
+fn search_with(scratch: &mut Scratch, b: &Board<'_>, root: Node, max: u8, min: u8, to_pit_lane: bool) -> Reaches {
+    let plain = b.dangerous.is_empty() && !(b.walls && b.track.has_walls()) && root.mask == 0 && root.tests() == 0;
+    if plain {
+        search_in::<true>(scratch, b, root, max, min, to_pit_lane)
+    } else {
+        search_in::<false>(scratch, b, root, max, min, to_pit_lane)
+    }
+}
+
+/// The search ([`reaches`]); `PLAIN`: the board has no dangerous space and counts no wall
+/// entry, and the root no test (see [`search_with`]).
+fn search_in<const PLAIN: bool>(
+    scratch: &mut Scratch,
+    b: &Board<'_>,
+    mut root: Node,
+    max: u8,
+    min: u8,
+    to_pit_lane: bool,
+) -> Reaches {
     let t = b.track;
     root.field = NO_FIELD; // a field index belongs to one search
     // Cutting the states that cannot reach the pit lane changes no state that can: the layers
@@ -656,12 +678,12 @@ fn search_in(scratch: &mut Scratch, b: &Board<'_>, mut root: Node, max: u8, min:
             let pos = SpaceIdx(n.pos());
             let here = t.compact(pos);
             for &nxt in t.next(pos) {
-                if let Some(mut child) = step(b, walls, fields, &mut n, pos, here, nxt, max) {
+                if let Some(mut child) = step::<PLAIN>(b, walls, fields, &mut n, pos, here, nxt, max) {
                     if to_pit_lane && t.arrows_to_pit_lane(nxt) > max - child.k() {
                         continue; // no way into the lane from there within the roll
                     }
                     child.parent = i as u32;
-                    next.add(child, ());
+                    next.add::<PLAIN>(child, ());
                 }
             }
         }
@@ -729,10 +751,10 @@ pub fn through(b: &Board<'_>, m: &Mover, via: &[SpaceIdx]) -> Vec<Walk> {
             let pos = SpaceIdx(n.pos());
             let here = t.compact(pos);
             for &nxt in t.next(pos) {
-                if let Some(mut child) = step(b, walls, &mut fields, &mut n, pos, here, nxt, m.max) {
+                if let Some(mut child) = step::<false>(b, walls, &mut fields, &mut n, pos, here, nxt, m.max) {
                     let met = if nxt == via[met] { met + 1 } else { met };
                     child.parent = i as u32;
-                    next.add(child, met);
+                    next.add::<false>(child, met);
                 }
             }
         }
@@ -777,9 +799,10 @@ fn reaches_root(b: &Board<'_>, m: &Mover) -> Node {
 
 /// The state after moving from `pos` (state `n`, space facts `here`) to `nxt`, or `None` if the
 /// driving code forbids it. `walls`: the board counts wall entries and the track has walls.
+/// `PLAIN`: the board has no dangerous space and `walls` is false, so no state has a mask bit.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn step(
+fn step<const PLAIN: bool>(
     b: &Board<'_>,
     walls: bool,
     fields: &mut Fields,
@@ -804,11 +827,11 @@ fn step(
     if there.progress < here.progress {
         c.set_crossings(c.crossings() + 1); // the arrow crosses the finish line
     }
-    if !b.dangerous.is_empty() && b.dangerous.binary_search(&nxt).is_ok() {
+    if !PLAIN && !b.dangerous.is_empty() && b.dangerous.binary_search(&nxt).is_ok() {
         c.mask |= fields.bit(nxt).unwrap_or(0);
         c.set_tests(c.tests() + 1);
     }
-    if walls && wall_entry(b, pos, nxt) {
+    if !PLAIN && walls && wall_entry(b, pos, nxt) {
         // 15-0-2: entering the wall lane is a body test against the wall.
         c.mask |= fields.bit(nxt).unwrap_or(0);
         c.set_tests(c.tests() + 1);
@@ -834,11 +857,12 @@ fn step(
     if here.corner == NONE16 {
         // The field of (anchor, mask): the parent's when no dangerous space was entered (looked
         // up once for all its steps), else another.
-        let f = if c.mask == n.mask && n.field != NO_FIELD {
+        let same_mask = PLAIN || c.mask == n.mask;
+        let f = if same_mask && n.field != NO_FIELD {
             n.field as usize
         } else {
-            let f = fields.field(b, n.anchor(), c.mask, max - n.anchor_k());
-            if c.mask == n.mask && f < NO_FIELD as usize {
+            let f = fields.field(b, n.anchor(), if PLAIN { 0 } else { c.mask }, max - n.anchor_k());
+            if same_mask && f < NO_FIELD as usize {
                 n.field = f as u16;
             }
             f
