@@ -983,6 +983,34 @@ mod tests {
         }
     }
 
+    /// The copy of the search compiled for boards with no dangerous space and no wall entry
+    /// ([`search_with`]) finds what the general search finds on such a board: the same ways,
+    /// paths and order, on every shipped track from every fifth space, with and without cars,
+    /// the pit lane open or not, rolls of every gear.
+    #[test]
+    fn the_plain_search_is_the_general_search_on_a_plain_board() {
+        for name in shipped_names() {
+            let t = resolve(&name).unwrap();
+            let empty = vec![false; t.spaces.len()];
+            let crowded = cars_every(&t, 4);
+            let mut compared = 0;
+            for (i, s) in t.indices().filter(|&s| !t.space(s).in_pit_lane()).step_by(5).enumerate() {
+                let occupied = if i % 2 == 0 { &empty } else { &crowded };
+                if occupied[s.get()] {
+                    continue;
+                }
+                let b = Board { track: &t, occupied, dangerous: &[], pit_open: i % 3 == 0, walls: false };
+                let m = Mover { start: s, stops: None, max: [2, 8, 12, 20, 30][i % 5], min: [1, 4, 7, 11, 21][i % 5] };
+                let root = reaches_root(&b, &m);
+                let plain = search_in::<true>(&mut Scratch::default(), &b, root, m.max, m.min, i % 4 == 1);
+                let general = search_in::<false>(&mut Scratch::default(), &b, root, m.max, m.min, i % 4 == 1);
+                assert_eq!(all_of(&plain), all_of(&general), "{name} from {}", t.space(s).id);
+                compared += plain.states();
+            }
+            assert!(compared > 1000, "{name}: {compared} states compared");
+        }
+    }
+
     /// A search one space longer, capped at the roll ([`Reaches::cap`]), is the roll's search:
     /// the same ways, paths, order and longest way, on every shipped track from every seventh
     /// space, with and without cars and stickers, blocked or not (the soft-tyre +1 reads both
