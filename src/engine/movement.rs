@@ -209,7 +209,9 @@ macro_rules! packed {
                     (self.$word >> $shift) as $ty
                 }
 
+                // Some are set only by the tests: a step adds to the counters in place.
                 #[inline(always)]
+                #[cfg_attr(not(test), allow(dead_code))]
                 fn $set(&mut self, v: $ty) {
                     self.$word = (self.$word & !((<$ty>::MAX as u64) << $shift)) | ((v as u64) << $shift);
                 }
@@ -231,6 +233,10 @@ packed! {
     k, set_k: b, 48, u8;
     tests, set_tests: b, 56, u8;
 }
+
+/// One more space moved, and one more line crossing, added to word `b`.
+const ONE_K: u64 = 1 << 48;
+const ONE_CROSSING: u64 = 1 << 40;
 
 /// The bits of word `b` that are part of [`Node::same_key`]: all but the length and the tests.
 const KEY_B: u64 = (1 << 48) - 1;
@@ -823,10 +829,9 @@ fn step<const PLAIN: bool>(
     }
     let mut c = *n;
     c.set_pos(nxt.0);
-    c.set_k(n.k() + 1);
-    if there.progress < here.progress {
-        c.set_crossings(c.crossings() + 1); // the arrow crosses the finish line
-    }
+    // The counters are added to in place: the length stays below the roll (at most 255), and a
+    // move crosses the line a few times at most, so neither carries into the next field.
+    c.b += ONE_K + if there.progress < here.progress { ONE_CROSSING } else { 0 }; // the arrow crosses the finish line
     if !PLAIN && !b.dangerous.is_empty() && b.dangerous.binary_search(&nxt).is_ok() {
         c.mask |= fields.bit(nxt).unwrap_or(0);
         c.set_tests(c.tests() + 1);
@@ -836,17 +841,20 @@ fn step<const PLAIN: bool>(
         c.mask |= fields.bit(nxt).unwrap_or(0);
         c.set_tests(c.tests() + 1);
     }
-    if there.corner != n.corner() {
-        if n.corner() != NONE16 {
+    // A state's corner is always its space's (the root's is, and every step sets it), so the
+    // space's facts say whether this step leaves one.
+    debug_assert_eq!(n.corner(), here.corner);
+    if there.corner != here.corner {
+        if here.corner != NONE16 {
             // Leaving a corner (7-1-1, 10).
-            let need = t.corners[n.corner() as usize].stops;
+            let need = t.corners[here.corner as usize].stops;
             let deficit = need.saturating_sub(n.credit());
             if deficit >= 2 && c.missed() == NONE16 {
-                c.set_missed(n.corner()); // 10-1
+                c.set_missed(here.corner); // 10-1
             }
             if deficit >= 1 && c.over_k() == NONE8 {
                 c.set_over_k(c.k()); // first overshoot space (10-0-1)
-                c.set_over_corner(n.corner());
+                c.set_over_corner(here.corner);
             }
         }
         c.set_corner(there.corner);

@@ -378,21 +378,45 @@ pub(crate) fn build_option(car: &CarState, wet: bool, r: &Reach, brakes: u8, blo
 /// Drops the options another one beats (see [`prune`]), counting a road-handling test for each
 /// dangerous space on the path.
 pub(crate) fn prune_options(v: &mut Vec<MoveOption>) {
-    let tests: Vec<u8> = v.iter().map(|o| o.dangerous.len() as u8).collect();
-    let group = |o: &MoveOption| (o.end, fate_rank(o.fate), o.stops, o.crossings, o.missed);
-    let cost = |i: usize, o: &MoveOption| (o.brake_points(), o.tyre_points(), tests[i]);
-    let beats = |a: (u8, u8, u8), b: (u8, u8, u8)| a.0 <= b.0 && a.1 <= b.1 && a.2 <= b.2 && a != b;
-    let keep: Vec<bool> = (0..v.len())
-        .map(|i| {
-            !(0..v.len()).any(|j| {
-                j != i
-                    && group(&v[j]) == group(&v[i])
-                    && (beats(cost(j, &v[j]), cost(i, &v[i])) || (j < i && cost(j, &v[j]) == cost(i, &v[i])))
-            })
-        })
-        .collect();
-    let mut it = keep.into_iter();
+    let kept = undominated(v.iter().map(|o| {
+        let group = group_key(o.end, o.fate, o.stops, o.crossings, o.missed);
+        (group, (o.brake_points(), o.tyre_points(), o.dangerous.len() as u8))
+    }));
+    let mut it = kept.into_iter();
     v.retain(|_| it.next().unwrap_or(true));
+}
+
+/// For items given as (group, cost), which ones no other item of the same group beats (as in
+/// [`prune`]): none with no more of each cost and less of one, and none listed earlier at the
+/// same cost.
+///
+/// The items are sorted by group, then cost (lexicographically), then as listed: an item that
+/// beats another, or costs the same and comes first, then comes before it, and so does one
+/// that beats that one. So each item is compared only with the items of its group kept before it
+/// (the group's cheapest trade-offs), not with every other one.
+fn undominated(items: impl Iterator<Item = (u128, (u8, u8, u8))>) -> Vec<bool> {
+    // The group in the upper bits (it holds 96), the cost below, the index last.
+    let mut keyed: Vec<(u128, u32)> = items
+        .enumerate()
+        .map(|(i, (group, (a, b, c)))| ((group << 24) | ((a as u128) << 16) | ((b as u128) << 8) | c as u128, i as u32))
+        .collect();
+    keyed.sort_unstable();
+    let mut kept = vec![false; keyed.len()];
+    let mut front: Vec<(u8, u8, u8)> = Vec::new();
+    let mut group = None;
+    for &(key, i) in &keyed {
+        if group != Some(key >> 24) {
+            group = Some(key >> 24);
+            front.clear();
+        }
+        let cost = ((key >> 16) as u8, (key >> 8) as u8, key as u8);
+        if front.iter().any(|f| f.0 <= cost.0 && f.1 <= cost.1 && f.2 <= cost.2) {
+            continue;
+        }
+        front.push(cost);
+        kept[i as usize] = true;
+    }
+    kept
 }
 
 /// Adds `extra` options (slipstreams, 18) to `base` and lists them all as [`options`] does:
@@ -457,7 +481,25 @@ fn fate_rank(f: Fate) -> (u8, u8) {
 
 #[cfg(test)]
 mod tests {
-    use super::MoveOption;
+    use super::{MoveOption, undominated};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The sorted pass keeps exactly what comparing every pair keeps: no other item of the
+        /// group beats it, and none listed earlier costs the same.
+        #[test]
+        fn undominated_is_every_pair_compared(items in prop::collection::vec((0u128..3, (0u8..3, 0u8..3, 0u8..2)), 0..40)) {
+            let beats = |a: (u8, u8, u8), b: (u8, u8, u8)| a.0 <= b.0 && a.1 <= b.1 && a.2 <= b.2 && a != b;
+            let pairwise: Vec<bool> = (0..items.len())
+                .map(|i| {
+                    !(0..items.len()).any(|j| {
+                        j != i && items[j].0 == items[i].0 && (beats(items[j].1, items[i].1) || (j < i && items[j].1 == items[i].1))
+                    })
+                })
+                .collect();
+            prop_assert_eq!(undominated(items.iter().copied()), pairwise);
+        }
+    }
 
     #[test]
     fn labels_go_on_past_zz() {
