@@ -120,7 +120,7 @@ pub fn options(t: &Track, car: &CarState, roll: u8, wet: bool, reaches: &Reaches
     if out.iter().any(|p| !matches!(p.fate, Fate::Eliminated(_))) {
         out.retain(|p| !matches!(p.fate, Fate::Eliminated(_)));
     }
-    prune(&mut out);
+    prune(&mut out, t.spaces.len());
     // Farthest first, then cheapest, fewest tests; ties in the order the search found them. The
     // keys are sorted with their indices, and the options built once, in order.
     // The last key, the order the search found the reaches in, is the option's index in `out`:
@@ -453,38 +453,83 @@ pub fn merge(t: &Track, car: &CarState, base: Vec<MoveOption>, extra: Vec<MoveOp
 /// space is the same test (17-0-2), so of two ways to the same end at the same cost only the one
 /// with fewer tests is offered (docs/rulings.md). Equal ones: the first listed stays (plain
 /// braking comes before the same cost split as brakes and blocking, 12-0-3).
-fn prune(v: &mut Vec<Priced<'_>>) {
+fn prune(v: &mut Vec<Priced<'_>>, spaces: usize) {
+    ENDS.with(|e| match e.try_borrow_mut() {
+        Ok(mut e) => prune_with(v, spaces, &mut e),
+        Err(_) => prune_with(v, spaces, &mut Ends::default()),
+    })
+}
+
+/// The options of one [`prune`] by the space they end on, chained in the order listed. A space's
+/// chain belongs to the prune stamped in it, so a new prune is a new stamp, not a pass over the
+/// track; the buffers are kept per thread and reused, and only their size carries over.
+#[derive(Default)]
+struct Ends {
+    /// Per space: the stamp of the prune that last listed an option ending there, then its first
+    /// and last option there.
+    first: Vec<(u32, u32, u32)>,
+    /// `link[i]`: the next option ending on option `i`'s space ([`LAST`] for none).
+    link: Vec<u32>,
+    /// The spaces two options or more end on, once each.
+    shared: Vec<usize>,
+    stamp: u32,
+}
+
+/// The end of a chain of [`Ends`].
+const LAST: u32 = u32::MAX;
+
+thread_local! {
+    static ENDS: std::cell::RefCell<Ends> = std::cell::RefCell::new(Ends::default());
+}
+
+fn prune_with(v: &mut Vec<Priced<'_>>, spaces: usize, e: &mut Ends) {
     let group = |p: &Priced<'_>| group_key(p.reach.end, p.fate, p.reach.stops, p.reach.crossings, p.reach.missed);
     let cost = |p: &Priced<'_>| costs(p.brake_points(), p.tyre_points(), p.reach.tests);
-    // A group's options end on the same space. Sorted by their end, with their index below it
-    // (so no two keys are equal), each group's options lie in the run of their end, among the
-    // options of the other groups ending there, which the whole group key tells apart.
-    let mut keyed: Vec<u64> = v.iter().enumerate().map(|(i, p)| ((p.reach.end.0 as u64) << 32) | i as u64).collect();
-    keyed.sort_unstable();
-    let index = |k: u64| (k as u32) as usize;
+    // A group's options end on the same space: each group's options lie in the chain of their
+    // end, among the options of the other groups ending there, which the whole group key tells
+    // apart.
+    if e.first.len() < spaces {
+        e.first.resize(spaces, (0, LAST, LAST));
+    }
+    e.stamp = e.stamp.wrapping_add(1);
+    if e.stamp == 0 {
+        // Every stamp has been used: forget them all.
+        e.first.iter_mut().for_each(|f| *f = (0, LAST, LAST));
+        e.stamp = 1;
+    }
+    e.link.clear();
+    e.link.resize(v.len(), LAST);
+    e.shared.clear();
+    for (i, p) in v.iter().enumerate() {
+        let s = p.reach.end.get();
+        let (stamp, head, tail) = e.first[s];
+        if stamp == e.stamp {
+            e.link[tail as usize] = i as u32;
+            e.first[s] = (stamp, head, i as u32);
+            if head == tail {
+                e.shared.push(s); // its second option
+            }
+        } else {
+            e.first[s] = (e.stamp, i as u32, i as u32);
+        }
+    }
     // A run's group keys and costs, worked out once per option rather than once per pair.
     let mut run_keys: Vec<(usize, u128, u64)> = Vec::new();
-    let mut g = 0;
-    while g < keyed.len() {
-        let mut h = g + 1;
-        while h < keyed.len() && keyed[h] >> 32 == keyed[g] >> 32 {
-            h += 1;
+    for &s in &e.shared {
+        run_keys.clear();
+        let mut i = e.first[s].1;
+        while i != LAST {
+            let p = &v[i as usize];
+            run_keys.push((i as usize, group(p), cost(p)));
+            i = e.link[i as usize];
         }
-        if h - g > 1 {
-            run_keys.clear();
-            run_keys.extend(keyed[g..h].iter().map(|&k| {
-                let i = index(k);
-                (i, group(&v[i]), cost(&v[i]))
-            }));
-            // Beaten: by one of the group with no more of each cost and less of one, or the same
-            // costs and listed first (so never by itself). A run is short (the ways to one space
-            // at a few lengths), and every pair compared costs less than [`mark_unbeaten`]'s
-            // bookkeeping here (measured: 56,066 against 56,299 instructions an enumeration).
-            for &(i, gi, ci) in &run_keys {
-                v[i].kept = !run_keys.iter().any(|&(j, gj, cj)| no_more(cj, ci) && (cj != ci || j < i) && gj == gi);
-            }
+        // Beaten: by one of the group with no more of each cost and less of one, or the same
+        // costs and listed first (so never by itself). A run is short (the ways to one space at
+        // a few lengths), and every pair compared costs less than [`mark_unbeaten`]'s
+        // bookkeeping here (measured: 56,066 against 56,299 instructions an enumeration).
+        for &(i, gi, ci) in &run_keys {
+            v[i].kept = !run_keys.iter().any(|&(j, gj, cj)| no_more(cj, ci) && (cj != ci || j < i) && gj == gi);
         }
-        g = h;
     }
     v.retain(|p| p.kept);
 }
