@@ -8,6 +8,7 @@
 //! - [`car`], [`state`]: the car sheet and the race state;
 //! - [`gearbox`]: gear changes and over-revving (6-1, 13);
 //! - [`movement`]: legal paths under the driving code (7, 10-2);
+//! - `chains`: items chained by their space, for the search's layers and pruning;
 //! - [`options`]: the priced choices after a roll (10, 11, 12);
 //! - [`slipstream`]: the slipstreams that extend a move, as more options (18);
 //! - [`pits`]: the pit lane and pit stops (19);
@@ -26,6 +27,7 @@
 pub mod backmarkers;
 pub mod bot;
 pub mod car;
+mod chains;
 pub mod dice;
 pub mod events;
 pub mod explain;

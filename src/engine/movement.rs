@@ -23,6 +23,7 @@
 //! once dropped) is kept per thread and reused from one search to the next; a search empties it
 //! first, so what it finds never depends on what ran before.
 
+use super::chains::{Chains, END};
 use crate::track::{CornerIdx, SpaceIdx, Track};
 
 const NONE16: u16 = u16::MAX;
@@ -476,39 +477,24 @@ fn occupied_spaces(occupied: &[bool], out: &mut Vec<u16>) {
 
 /// One layer of the search: the states found at the next length, each kept once per space and
 /// dangerous-space variant that no other state of the layer dominates, in the order found. A new
-/// state is compared only with the states already on its space: each space's states are chained
-/// in the order found (`first`, `link`), and a space's chain belongs to the layer stamped in it
-/// (`stamp`), so emptying the layer is a new stamp, not a pass over the track.
+/// state is compared only with the states already on its space ([`Chains`]).
 struct Layer<T> {
     items: Vec<(Node, T)>,
-    /// `link[i]`: the next state of the layer on `items[i]`'s space ([`NONE32`] for none).
-    link: Vec<u32>,
-    /// Per space: the layer's stamp, then its first and last state there (when the stamp is
-    /// this layer's).
-    first: Vec<(u32, u32, u32)>,
-    stamp: u32,
+    /// `items[i]` is item `i` of the chains.
+    chains: Chains,
 }
-
-const NONE32: u32 = u32::MAX;
 
 impl<T: Copy + PartialEq> Layer<T> {
     fn new(cap: usize) -> Self {
-        Layer { items: Vec::with_capacity(cap), link: Vec::with_capacity(cap), first: Vec::new(), stamp: 0 }
+        let mut chains = Chains::default();
+        chains.reserve(cap);
+        Layer { items: Vec::with_capacity(cap), chains }
     }
 
     /// Empties the layer for states on a track of `spaces` spaces.
     fn clear(&mut self, spaces: usize) {
         self.items.clear();
-        self.link.clear();
-        if self.first.len() < spaces {
-            self.first.resize(spaces, (0, NONE32, NONE32));
-        }
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            // Every stamp has been used: forget them all.
-            self.first.iter_mut().for_each(|f| *f = (0, NONE32, NONE32));
-            self.stamp = 1;
-        }
+        self.chains.clear(spaces);
     }
 
     /// Adds a state unless one already in the layer (with the same tag) dominates it; replaces
@@ -516,37 +502,26 @@ impl<T: Copy + PartialEq> Layer<T> {
     /// same key dominates.
     fn add<const PLAIN: bool>(&mut self, n: Node, tag: T) {
         let pos = n.pos() as usize;
-        let (stamp, head, tail) = self.first[pos];
-        let here = stamp == self.stamp;
         let mut variants = 0;
-        if here {
-            let mut i = head;
-            while i != NONE32 {
-                let item = &mut self.items[i as usize];
-                let (m, mtag) = *item;
-                if mtag == tag && m.same_key(&n) {
-                    if PLAIN || m.dominates(&n) {
-                        return;
-                    }
-                    if n.dominates(&m) {
-                        *item = (n, tag);
-                        return;
-                    }
-                    variants += 1;
+        let mut i = self.chains.head(pos);
+        while i != END {
+            let item = &mut self.items[i as usize];
+            let (m, mtag) = *item;
+            if mtag == tag && m.same_key(&n) {
+                if PLAIN || m.dominates(&n) {
+                    return;
                 }
-                i = self.link[i as usize];
+                if n.dominates(&m) {
+                    *item = (n, tag);
+                    return;
+                }
+                variants += 1;
             }
+            i = self.chains.next(i);
         }
         if variants < MAX_VARIANTS {
-            let i = self.items.len() as u32;
             self.items.push((n, tag));
-            self.link.push(NONE32);
-            if here {
-                self.link[tail as usize] = i;
-                self.first[pos] = (stamp, head, i);
-            } else {
-                self.first[pos] = (self.stamp, i, i);
-            }
+            self.chains.push(pos);
         }
     }
 }

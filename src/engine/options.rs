@@ -4,6 +4,7 @@
 
 use crate::track::{CornerIdx, SpaceIdx, Track};
 
+use super::chains::{Chains, END};
 use super::movement::{Reach, Reaches};
 use super::rulebook::{blocking_cost, overshoot_factor};
 use super::slipstream::Slip;
@@ -460,23 +461,13 @@ fn prune(v: &mut Vec<Priced<'_>>, spaces: usize) {
     })
 }
 
-/// The options of one [`prune`] by the space they end on, chained in the order listed. A space's
-/// chain belongs to the prune stamped in it, so a new prune is a new stamp, not a pass over the
-/// track; the buffers are kept per thread and reused, and only their size carries over.
+/// The options of one [`prune`] by the space they end on ([`Chains`], kept per thread), and the
+/// spaces two options or more end on, once each.
 #[derive(Default)]
 struct Ends {
-    /// Per space: the stamp of the prune that last listed an option ending there, then its first
-    /// and last option there.
-    first: Vec<(u32, u32, u32)>,
-    /// `link[i]`: the next option ending on option `i`'s space ([`LAST`] for none).
-    link: Vec<u32>,
-    /// The spaces two options or more end on, once each.
+    chains: Chains,
     shared: Vec<usize>,
-    stamp: u32,
 }
-
-/// The end of a chain of [`Ends`].
-const LAST: u32 = u32::MAX;
 
 thread_local! {
     static ENDS: std::cell::RefCell<Ends> = std::cell::RefCell::new(Ends::default());
@@ -488,40 +479,25 @@ fn prune_with(v: &mut Vec<Priced<'_>>, spaces: usize, e: &mut Ends) {
     // A group's options end on the same space: each group's options lie in the chain of their
     // end, among the options of the other groups ending there, which the whole group key tells
     // apart.
-    if e.first.len() < spaces {
-        e.first.resize(spaces, (0, LAST, LAST));
-    }
-    e.stamp = e.stamp.wrapping_add(1);
-    if e.stamp == 0 {
-        // Every stamp has been used: forget them all.
-        e.first.iter_mut().for_each(|f| *f = (0, LAST, LAST));
-        e.stamp = 1;
-    }
-    e.link.clear();
-    e.link.resize(v.len(), LAST);
-    e.shared.clear();
+    let Ends { chains, shared } = e;
+    chains.clear(spaces);
+    shared.clear();
     for (i, p) in v.iter().enumerate() {
         let s = p.reach.end.get();
-        let (stamp, head, tail) = e.first[s];
-        if stamp == e.stamp {
-            e.link[tail as usize] = i as u32;
-            e.first[s] = (stamp, head, i as u32);
-            if head == tail {
-                e.shared.push(s); // its second option
-            }
-        } else {
-            e.first[s] = (e.stamp, i as u32, i as u32);
+        let first = chains.push(s);
+        if first != i as u32 && chains.next(first) == i as u32 {
+            shared.push(s); // its second option
         }
     }
     // A run's group keys and costs, worked out once per option rather than once per pair.
     let mut run_keys: Vec<(usize, u128, u64)> = Vec::new();
-    for &s in &e.shared {
+    for &s in shared.iter() {
         run_keys.clear();
-        let mut i = e.first[s].1;
-        while i != LAST {
+        let mut i = chains.head(s);
+        while i != END {
             let p = &v[i as usize];
             run_keys.push((i as usize, group(p), cost(p)));
-            i = e.link[i as usize];
+            i = chains.next(i);
         }
         // Beaten: by one of the group with no more of each cost and less of one, or the same
         // costs and listed first (so never by itself). A run is short (the ways to one space at
