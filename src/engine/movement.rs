@@ -804,9 +804,10 @@ fn step<const PLAIN: bool>(
     }
     let mut c = *n;
     c.set_pos(nxt.0);
-    // The counters are added to in place: the length stays below the roll (at most 255), and a
-    // move crosses the line a few times at most, so neither carries into the next field.
-    c.b += ONE_K + if there.progress < here.progress { ONE_CROSSING } else { 0 }; // the arrow crosses the finish line
+    // One more space, and one more line crossing when the arrow crosses the finish line, added
+    // in place: the length stays below the roll (at most 255), and a move crosses the line a few
+    // times at most, so neither carries into the next field.
+    c.b += ONE_K + if there.progress < here.progress { ONE_CROSSING } else { 0 };
     if !PLAIN && !b.dangerous.is_empty() && b.dangerous.binary_search(&nxt).is_ok() {
         c.mask |= fields.bit(nxt).unwrap_or(0);
         c.set_tests(c.tests() + 1);
