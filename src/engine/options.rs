@@ -379,18 +379,15 @@ pub(crate) fn build_option(car: &CarState, wet: bool, r: &Reach, brakes: u8, blo
 /// Drops the options another one beats (see [`prune`]), counting a road-handling test for each
 /// dangerous space on the path.
 pub(crate) fn prune_options(v: &mut Vec<MoveOption>) {
-    let items: Vec<(usize, u128, u64)> = v
+    let items: Vec<(u128, u64)> = v
         .iter()
-        .enumerate()
-        .map(|(i, o)| {
+        .map(|o| {
             let group = group_key(o.end, o.fate, o.stops, o.crossings, o.missed);
-            (i, group, costs(o.brake_points(), o.tyre_points(), o.dangerous.len() as u8))
+            (group, costs(o.brake_points(), o.tyre_points(), o.dangerous.len() as u8))
         })
         .collect();
-    let mut kept = vec![true; v.len()];
-    mark_unbeaten(&items, &mut Vec::new(), |i, k| kept[i] = k);
-    let mut it = kept.into_iter();
-    v.retain(|_| it.next().unwrap_or(true));
+    let mut kept = unbeaten(&items).into_iter();
+    v.retain(|_| kept.next().unwrap_or(true));
 }
 
 /// An option's brake points, tyre points and road-handling tests in 16-bit lanes of one word,
@@ -409,32 +406,31 @@ fn no_more(a: u64, b: u64) -> bool {
     ((b | TOPS) - a) & TOPS == TOPS
 }
 
-/// Of `items` (index, group, [`costs`]) in the order listed, tells `mark` which ones no other
-/// item of the same group beats (as in [`prune`]): none with no more of each cost and less of
-/// one, and none listed earlier at the same costs.
+/// Which of `items` (group, [`costs`]), in the order listed, no other item of the same group
+/// beats (as in [`prune`]): none with no more of each cost and less of one, and none listed
+/// earlier at the same costs.
 ///
-/// The items are taken in order, keeping the ones unbeaten so far (`front`, emptied first): an
-/// item is beaten when one of them costs no more in each lane; else it is kept, and it drops
-/// those it beats. This keeps what comparing every pair keeps (a beaten item's beater, or
-/// that one's, is in the front when it matters) at the cost of comparing each item with the
-/// front only (the group's cheapest trade-offs, a handful), not with every other item.
-fn mark_unbeaten(items: &[(usize, u128, u64)], front: &mut Vec<(usize, u128, u64)>, mut mark: impl FnMut(usize, bool)) {
-    front.clear();
-    for &(i, gi, ci) in items {
-        if front.iter().any(|&(_, gf, cf)| no_more(cf, ci) && gf == gi) {
-            mark(i, false);
+/// The items are taken in order, keeping the ones unbeaten so far (`front`): an item is beaten
+/// when one of them costs no more in each lane; else it is kept, and it drops those it beats.
+/// This keeps what comparing every pair keeps (a beaten item's beater, or that one's, is in the
+/// front when it matters) at the cost of comparing each item with the front only (the groups'
+/// cheapest trade-offs), not with every other item.
+fn unbeaten(items: &[(u128, u64)]) -> Vec<bool> {
+    let mut kept = vec![false; items.len()];
+    let mut front: Vec<usize> = Vec::new();
+    for (i, &(gi, ci)) in items.iter().enumerate() {
+        if front.iter().any(|&j| no_more(items[j].1, ci) && items[j].0 == gi) {
             continue;
         }
-        front.retain(|&(j, gf, cf)| {
-            let beaten = no_more(ci, cf) && gf == gi;
-            if beaten {
-                mark(j, false);
-            }
+        front.retain(|&j| {
+            let beaten = no_more(ci, items[j].1) && items[j].0 == gi;
+            kept[j] = !beaten;
             !beaten
         });
-        front.push((i, gi, ci));
-        mark(i, true);
+        front.push(i);
+        kept[i] = true;
     }
+    kept
 }
 
 /// Adds `extra` options (slipstreams, 18) to `base` and lists them all as [`options`] does:
@@ -501,7 +497,7 @@ fn prune_with(v: &mut Vec<Priced<'_>>, spaces: usize, e: &mut Ends) {
         }
         // Beaten: by one of the group with no more of each cost and less of one, or the same
         // costs and listed first (so never by itself). A run is short (the ways to one space at
-        // a few lengths), and every pair compared costs less than [`mark_unbeaten`]'s
+        // a few lengths), and every pair compared costs less than [`unbeaten`]'s
         // bookkeeping here (measured: 56,066 against 56,299 instructions an enumeration).
         for &(i, gi, ci) in &run_keys {
             v[i].kept = !run_keys.iter().any(|&(j, gj, cj)| no_more(cj, ci) && (cj != ci || j < i) && gj == gi);
@@ -521,7 +517,7 @@ fn fate_rank(f: Fate) -> (u8, u8) {
 
 #[cfg(test)]
 mod tests {
-    use super::{MoveOption, costs, mark_unbeaten, no_more};
+    use super::{MoveOption, costs, no_more, unbeaten};
     use proptest::prelude::*;
 
     proptest! {
@@ -538,11 +534,8 @@ mod tests {
                     })
                 })
                 .collect();
-            let listed: Vec<(usize, u128, u64)> =
-                items.iter().enumerate().map(|(i, &(g, (a, b, c)))| (i, g, costs(a, b, c))).collect();
-            let mut kept = vec![None; items.len()];
-            mark_unbeaten(&listed, &mut Vec::new(), |i, k| kept[i] = Some(k));
-            prop_assert_eq!(kept, pairwise.into_iter().map(Some).collect::<Vec<_>>());
+            let listed: Vec<(u128, u64)> = items.iter().map(|&(g, (a, b, c))| (g, costs(a, b, c))).collect();
+            prop_assert_eq!(unbeaten(&listed), pairwise);
         }
 
         /// One subtraction tells whether every cost is no more than another's.
