@@ -651,6 +651,8 @@ fn search_in<const PLAIN: bool>(
     nodes.push(root);
     let mut layer = 0..1usize;
     let mut longest = root.k();
+    // The first state at least `min` long: the layers before it are not reported.
+    let mut first_reported = if root.k() >= min { 0 } else { usize::MAX };
     let walls = b.walls && t.has_walls();
     for k in root.k()..max {
         next.clear(t.spaces.len());
@@ -659,7 +661,11 @@ fn search_in<const PLAIN: bool>(
             let pos = SpaceIdx(n.pos());
             let here = t.compact(pos);
             for &nxt in t.next(pos) {
-                if let Some(mut child) = step::<PLAIN>(b, walls, fields, &mut n, pos, here, nxt, max) {
+                // The state is passed through `black_box` so that the compiler reads its fields
+                // where a step uses them, rather than working them all out once per state ahead
+                // of its arrows and keeping them on the stack (most steps use few of them).
+                let n = std::hint::black_box(&mut n);
+                if let Some(mut child) = step::<PLAIN>(b, walls, fields, n, pos, here, nxt, max) {
                     if to_pit_lane && t.arrows_to_pit_lane(nxt) > max - child.k() {
                         continue; // no way into the lane from there within the roll
                     }
@@ -675,17 +681,19 @@ fn search_in<const PLAIN: bool>(
         nodes.extend(next.items.iter().map(|item| item.0));
         longest = k + 1;
         layer = next_start..nodes.len();
+        if longest == min {
+            first_reported = next_start;
+        }
     }
 
-    // Nodes are in layers, so by increasing length already.
+    // Nodes are in layers, so by increasing length already: the reported ones are those from
+    // the first of length `min`, or the last layer (the longest) when it is shorter.
+    let reported = if longest < min { layer.start } else { first_reported };
     all.clear();
-    all.reserve(nodes.len());
+    all.reserve(nodes.len() - reported);
     start.clear();
     start.resize(max as usize + 2, 0);
-    for (i, n) in nodes.iter().enumerate() {
-        if n.k() < min && n.k() != longest {
-            continue;
-        }
+    for (i, n) in nodes.iter().enumerate().skip(reported) {
         all.push(reach_of(t, n, i as u32));
         start[n.k() as usize + 1] = all.len() as u32;
     }
