@@ -28,6 +28,11 @@ impl W {
 
     fn n(&mut self, v: impl Into<u64>) -> &mut Self {
         let mut v: u64 = v.into();
+        if v < 10 {
+            // Most numbers of the text are one digit (wear points, gears, stops, flags).
+            self.0.push(b'0' + v as u8);
+            return self;
+        }
         let mut buf = [0u8; 20];
         let mut i = buf.len();
         loop {
@@ -87,7 +92,9 @@ pub fn state_text(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pen
 }
 
 fn state_bytes(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pending>) -> Vec<u8> {
-    let mut w = W(Vec::with_capacity(256 + 200 * state.cars.len()));
+    // Room for the whole text, options included, so that it is never copied as it grows.
+    let options = pending.map_or(0, |p| p.rolled.options.iter().map(|o| 160 + 8 * o.path.len()).sum::<usize>());
+    let mut w = W(Vec::with_capacity(256 + 200 * state.cars.len() + options));
     w.s(VERSION).s("\n");
     w.s("laps ").n(state.laps).s("\nmoves ").n(moves).s("\nround ").n(state.round);
     w.s("\nround_leader ").car(state.round_leader).s("\nplayed ").list(&state.played);

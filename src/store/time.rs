@@ -46,7 +46,21 @@ impl std::fmt::Display for Stamp {
         let days = self.0.div_euclid(86_400);
         let secs = self.0.rem_euclid(86_400);
         let (y, m, d) = civil_from_days(days);
-        write!(f, "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", secs / 3600, secs / 60 % 60, secs % 60)
+        let (h, mi, se) = (secs / 3600, secs / 60 % 60, secs % 60);
+        if !(0..=9999).contains(&y) {
+            return write!(f, "{y:04}-{m:02}-{d:02}T{h:02}:{mi:02}:{se:02}Z");
+        }
+        // Every replayed turn writes its deadline: the digits are put in place, without the
+        // formatting machinery (the same text as the `write!` above).
+        let mut b = *b"0000-00-00T00:00:00Z";
+        for (at, v, width) in [(0, y, 4), (5, m, 2), (8, d, 2), (11, h, 2), (14, mi, 2), (17, se, 2)] {
+            let mut v = v;
+            for i in (at..at + width).rev() {
+                b[i] = b'0' + (v % 10) as u8;
+                v /= 10;
+            }
+        }
+        f.write_str(std::str::from_utf8(&b).map_err(|_| std::fmt::Error)?)
     }
 }
 
@@ -100,5 +114,27 @@ mod tests {
         assert_eq!(Stamp::parse("2026-02-29T00:00:00Z"), None);
         assert_eq!(Stamp::parse("2026-01-01 00:00:00Z"), None);
         assert_eq!(Stamp::parse("2026-01-01T00:00:00+01:00"), None);
+    }
+
+    /// The digits put in place say what the formatting machinery says, for every time of day
+    /// and across the years a stamp can name (outside 0-9999, the machinery writes it).
+    #[test]
+    fn stamps_read_as_the_formatting_machinery_writes_them() {
+        let machinery = |st: Stamp| {
+            let (days, secs) = (st.0.div_euclid(86_400), st.0.rem_euclid(86_400));
+            let (y, m, d) = civil_from_days(days);
+            format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", secs / 3600, secs / 60 % 60, secs % 60)
+        };
+        let mut x: i64 = 12_345;
+        for i in 0..20_000i64 {
+            // Every second of a day and a spread of days from year -1 to 10000.
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            let day = (x >> 20).rem_euclid(3_700_000) - 720_000;
+            let st = Stamp(day * 86_400 + i.rem_euclid(86_400) * 5 % 86_400);
+            assert_eq!(st.to_string(), machinery(st), "{}", st.0);
+        }
+        for st in [Stamp(-62_167_219_200), Stamp(-62_167_219_201), Stamp(253_402_300_799), Stamp(253_402_300_800)] {
+            assert_eq!(st.to_string(), machinery(st), "{}", st.0);
+        }
     }
 }
