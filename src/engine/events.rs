@@ -340,9 +340,14 @@ impl Event {
 
     /// A one-line English description; `number` gives a car's painted number.
     pub fn describe(&self, t: &Track, number: impl Fn(CarId) -> u8) -> String {
-        let id = |s: &SpaceIdx| t.space(*s).id.clone();
+        format!("{} ({})", self.text(t, number), self.article())
+    }
+
+    /// [`Event::describe`] without the article: what a turn file records beside it.
+    pub fn text(&self, t: &Track, number: impl Fn(CarId) -> u8) -> String {
+        let id = |s: &SpaceIdx| t.space(*s).id.as_str();
         let corner = |c: &CornerIdx| t.corners[c.get()].number;
-        let text = match self {
+        match self {
             Event::RoundStarted { round, leader } => format!("round {round} starts with car {}", number(*leader)),
             Event::ToPlay { car } => format!("car {} to play", number(*car)),
             Event::Gear { car, from, to } => format!("car {} shifts from gear {from} to {to}", number(*car)),
@@ -427,7 +432,6 @@ impl Event {
             Event::Slid { car, spaces, .. } => {
                 format!("car {} slides {spaces} space(s) on the wet track", number(*car))
             }
-        };
-        format!("{text} ({})", self.article())
+        }
     }
 }

@@ -271,17 +271,9 @@ impl Game {
 
     pub(super) fn events(&self, s: &RaceState, events: &[Event], out: &mut TurnFile) {
         for e in events {
-            let article = e.article();
-            let mut text = e.describe(&self.track, |c| s.car(c).number);
-            // `describe` ends with " (<article>)", which the record keeps apart.
-            let cut = text.len().saturating_sub(article.len() + 3);
-            if text
-                .get(cut..)
-                .is_some_and(|end| end.starts_with(" (") && end[2..].starts_with(article) && end.ends_with(')'))
-            {
-                text.truncate(cut);
-            }
-            out.events.push(EventRecord { article: Cow::Borrowed(article), text });
+            // The record keeps the article apart from the text.
+            let text = e.text(&self.track, |c| s.car(c).number);
+            out.events.push(EventRecord { article: Cow::Borrowed(e.article()), text });
         }
     }
 
