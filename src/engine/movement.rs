@@ -689,6 +689,10 @@ fn search_in<const PLAIN: bool>(
     // Nodes are in layers, so by increasing length already: the reported ones are those from
     // the first of length `min`, or the last layer (the longest) when it is shorter.
     let reported = if longest < min { layer.start } else { first_reported };
+    debug_assert!(
+        nodes.iter().enumerate().all(|(i, n)| (i >= reported) == (n.k() >= min || n.k() == longest)),
+        "the states reported are those at least `min` long, or the longest"
+    );
     all.clear();
     all.reserve(nodes.len() - reported);
     start.clear();

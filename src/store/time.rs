@@ -126,11 +126,11 @@ mod tests {
             format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", secs / 3600, secs / 60 % 60, secs % 60)
         };
         let mut x: i64 = 12_345;
-        for i in 0..20_000i64 {
-            // Every second of a day and a spread of days from year -1 to 10000.
+        for second in 0..86_400i64 {
+            // Every second of a day, each on a day drawn from year -1 to 10000.
             x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
             let day = (x >> 20).rem_euclid(3_700_000) - 720_000;
-            let st = Stamp(day * 86_400 + i.rem_euclid(86_400) * 5 % 86_400);
+            let st = Stamp(day * 86_400 + second);
             assert_eq!(st.to_string(), machinery(st), "{}", st.0);
         }
         for st in [Stamp(-62_167_219_200), Stamp(-62_167_219_201), Stamp(253_402_300_799), Stamp(253_402_300_800)] {
