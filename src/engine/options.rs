@@ -457,12 +457,14 @@ fn prune(v: &mut Vec<Priced<'_>>, spaces: usize) {
     })
 }
 
-/// The options of one [`prune`] by the space they end on ([`Chains`], kept per thread), and the
-/// spaces two options or more end on, once each.
+/// The options of one [`prune`] by the space they end on ([`Chains`], kept per thread), the
+/// spaces two options or more end on, once each, and the options of one such space with their
+/// group keys and costs.
 #[derive(Default)]
 struct Ends {
     chains: Chains,
     shared: Vec<usize>,
+    run_keys: Vec<(usize, u128, u64)>,
 }
 
 thread_local! {
@@ -475,7 +477,7 @@ fn prune_with(v: &mut Vec<Priced<'_>>, spaces: usize, e: &mut Ends) {
     // A group's options end on the same space: each group's options lie in the chain of their
     // end, among the options of the other groups ending there, which the whole group key tells
     // apart.
-    let Ends { chains, shared } = e;
+    let Ends { chains, shared, run_keys } = e;
     chains.clear(spaces);
     shared.clear();
     for (i, p) in v.iter().enumerate() {
@@ -486,7 +488,6 @@ fn prune_with(v: &mut Vec<Priced<'_>>, spaces: usize, e: &mut Ends) {
         }
     }
     // A run's group keys and costs, worked out once per option rather than once per pair.
-    let mut run_keys: Vec<(usize, u128, u64)> = Vec::new();
     for &s in shared.iter() {
         run_keys.clear();
         let mut i = chains.head(s);
@@ -499,7 +500,7 @@ fn prune_with(v: &mut Vec<Priced<'_>>, spaces: usize, e: &mut Ends) {
         // costs and listed first (so never by itself). A run is short (the ways to one space at
         // a few lengths), and every pair compared costs less than [`unbeaten`]'s
         // bookkeeping here (measured: 56,066 against 56,299 instructions an enumeration).
-        for &(i, gi, ci) in &run_keys {
+        for &(i, gi, ci) in run_keys.iter() {
             v[i].kept = !run_keys.iter().any(|&(j, gj, cj)| no_more(cj, ci) && (cj != ci || j < i) && gj == gi);
         }
     }
