@@ -24,6 +24,7 @@
 //! first, so what it finds never depends on what ran before.
 
 use super::chains::{Chains, END};
+use crate::track::model::{Arrow, Compact};
 use crate::track::{CornerIdx, SpaceIdx, Track};
 
 const NONE16: u16 = u16::MAX;
@@ -476,43 +477,51 @@ fn occupied_spaces(occupied: &[bool], out: &mut Vec<u16>) {
 }
 
 /// One layer of the search: the states found at the next length, each kept once per space and
-/// dangerous-space variant that no other state of the layer dominates, in the order found. A new
-/// state is compared only with the states already on its space ([`Chains`]).
+/// dangerous-space variant that no other state of the layer dominates, in the order found. The
+/// states are written straight into the search's list of states, from `base` on (a layer is the
+/// end of that list while it is built); a new state is compared only with the states already on
+/// its space ([`Chains`]).
 struct Layer<T> {
-    items: Vec<(Node, T)>,
-    /// `items[i]` is item `i` of the chains.
+    /// `tags[i]`: the tag of state `base + i` (none for the search: `T = ()`).
+    tags: Vec<T>,
+    /// Item `i` of the chains is state `base + i`.
     chains: Chains,
+    base: usize,
 }
 
 impl<T: Copy + PartialEq> Layer<T> {
     fn new(cap: usize) -> Self {
         let mut chains = Chains::default();
         chains.reserve(cap);
-        Layer { items: Vec::with_capacity(cap), chains }
+        Layer { tags: Vec::with_capacity(cap), chains, base: 0 }
     }
 
-    /// Empties the layer for states on a track of `spaces` spaces.
-    fn clear(&mut self, spaces: usize) {
-        self.items.clear();
+    /// Empties the layer for states on a track of `spaces` spaces, to be added to `nodes` after
+    /// the states it holds now.
+    fn clear(&mut self, spaces: usize, nodes: &[Node]) {
+        self.tags.clear();
         self.chains.clear(spaces);
+        self.base = nodes.len();
     }
 
-    /// Adds a state unless one already in the layer (with the same tag) dominates it; replaces
-    /// the state it dominates. `PLAIN`: no state has a mask bit or a test, so a state with the
-    /// same key dominates.
-    fn add<const PLAIN: bool>(&mut self, n: Node, tag: T) {
+    /// Adds a state to `nodes` unless one already in the layer (with the same tag) dominates it;
+    /// replaces the state it dominates. `PLAIN`: no state has a mask bit or a test, so a state
+    /// with the same key dominates.
+    #[inline(always)]
+    fn add<const PLAIN: bool>(&mut self, nodes: &mut Vec<Node>, n: Node, tag: T) {
         let pos = n.pos() as usize;
         let mut variants = 0;
         let mut i = self.chains.head(pos);
         while i != END {
-            let item = &mut self.items[i as usize];
-            let (m, mtag) = *item;
-            if mtag == tag && m.same_key(&n) {
+            let m = &mut nodes[self.base + i as usize];
+            // A tag of no size is always the same: nothing to read.
+            let same_tag = std::mem::size_of::<T>() == 0 || self.tags[i as usize] == tag;
+            if same_tag && m.same_key(&n) {
                 if PLAIN || m.dominates(&n) {
                     return;
                 }
-                if n.dominates(&m) {
-                    *item = (n, tag);
+                if n.dominates(m) {
+                    *m = n;
                     return;
                 }
                 variants += 1;
@@ -520,7 +529,8 @@ impl<T: Copy + PartialEq> Layer<T> {
             i = self.chains.next(i);
         }
         if variants < MAX_VARIANTS {
-            self.items.push((n, tag));
+            nodes.push(n);
+            self.tags.push(tag);
             self.chains.push(pos);
         }
     }
@@ -655,30 +665,29 @@ fn search_in<const PLAIN: bool>(
     let mut first_reported = if root.k() >= min { 0 } else { usize::MAX };
     let walls = b.walls && t.has_walls();
     for k in root.k()..max {
-        next.clear(t.spaces.len());
+        next.clear(t.spaces.len(), &nodes);
         for i in layer.clone() {
             let mut n = nodes[i];
             let pos = SpaceIdx(n.pos());
-            let here = t.compact(pos);
-            for &nxt in t.next(pos) {
+            let (here, arrows) = t.arrows(pos);
+            for &Arrow { to: nxt, there } in arrows {
                 // The state is passed through `black_box` so that the compiler reads its fields
                 // where a step uses them, rather than working them all out once per state ahead
                 // of its arrows and keeping them on the stack (most steps use few of them).
                 let n = std::hint::black_box(&mut n);
-                if let Some(mut child) = step::<PLAIN>(b, walls, fields, n, pos, here, nxt, max) {
+                if let Some(mut child) = step::<PLAIN>(b, walls, fields, n, pos, here, nxt, there, max) {
                     if to_pit_lane && t.arrows_to_pit_lane(nxt) > max - child.k() {
                         continue; // no way into the lane from there within the roll
                     }
                     child.parent = i as u32;
-                    next.add::<PLAIN>(child, ());
+                    next.add::<PLAIN>(&mut nodes, child, ());
                 }
             }
         }
-        if next.items.is_empty() {
+        let next_start = next.base;
+        if nodes.len() == next_start {
             break;
         }
-        let next_start = nodes.len();
-        nodes.extend(next.items.iter().map(|item| item.0));
         longest = k + 1;
         layer = next_start..nodes.len();
         if longest == min {
@@ -735,28 +744,27 @@ pub fn through(b: &Board<'_>, m: &Mover, via: &[SpaceIdx]) -> Vec<Walk> {
     let mut next = Layer::<usize>::new(64);
     let walls = b.walls && t.has_walls();
     for _ in 0..m.max {
-        next.clear(t.spaces.len());
+        next.clear(t.spaces.len(), &nodes);
         for i in layer.clone() {
             let (mut n, met) = (nodes[i], mets[i]);
             if met == via.len() {
                 continue; // the path has reached its last waypoint: it stops there
             }
             let pos = SpaceIdx(n.pos());
-            let here = t.compact(pos);
-            for &nxt in t.next(pos) {
-                if let Some(mut child) = step::<false>(b, walls, &mut fields, &mut n, pos, here, nxt, m.max) {
+            let (here, arrows) = t.arrows(pos);
+            for &Arrow { to: nxt, there } in arrows {
+                if let Some(mut child) = step::<false>(b, walls, &mut fields, &mut n, pos, here, nxt, there, m.max) {
                     let met = if nxt == via[met] { met + 1 } else { met };
                     child.parent = i as u32;
-                    next.add::<false>(child, met);
+                    next.add::<false>(&mut nodes, child, met);
                 }
             }
         }
-        if next.items.is_empty() {
+        let next_start = next.base;
+        if nodes.len() == next_start {
             break;
         }
-        let next_start = nodes.len();
-        nodes.extend(next.items.iter().map(|item| item.0));
-        mets.extend(next.items.iter().map(|item| item.1));
+        mets.extend_from_slice(&next.tags);
         let done = (next_start..nodes.len()).find(|&i| mets[i] == via.len() && SpaceIdx(nodes[i].pos()) == last);
         if let Some(i) = done {
             out.push(Walk {
@@ -790,7 +798,7 @@ fn reaches_root(b: &Board<'_>, m: &Mover) -> Node {
     n
 }
 
-/// The state after moving from `pos` (state `n`, space facts `here`) to `nxt`, or `None` if the
+/// The state after moving from `pos` (state `n`, space facts `here`) to `nxt` (facts `there`), or `None` if the
 /// driving code forbids it. `walls`: the board counts wall entries and the track has walls.
 /// `PLAIN`: the board has no dangerous space and `walls` is false, so no state has a mask bit.
 #[inline(always)]
@@ -801,12 +809,12 @@ fn step<const PLAIN: bool>(
     fields: &mut Fields,
     n: &mut Node,
     pos: SpaceIdx,
-    here: crate::track::model::Compact,
+    here: Compact,
     nxt: SpaceIdx,
+    there: Compact,
     max: u8,
 ) -> Option<Node> {
     let t = b.track;
-    let there = t.compact(nxt);
     if b.occupied[nxt.get()] || (there.pit && !b.pit_open) {
         return None;
     }

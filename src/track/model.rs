@@ -200,6 +200,25 @@ pub struct Compact {
     pub progress: u32,
 }
 
+/// An arrow as a path search takes it: where it leads, with that space's facts beside it, so a
+/// step reads one record rather than the arrow and then the space ([`Track::arrows`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Arrow {
+    /// The space it leads to.
+    pub to: SpaceIdx,
+    /// That space's facts.
+    pub there: Compact,
+}
+
+/// A space as a path search leaves it: its facts and where its arrows lie in [`Track::arrows`]'s
+/// list, in one record.
+#[derive(Copy, Clone, Debug)]
+struct Hop {
+    here: Compact,
+    first: u32,
+    end: u32,
+}
+
 /// Compressed adjacency lists: one slice of targets per space.
 #[derive(Clone, Debug, Default)]
 struct Adjacency {
@@ -258,6 +277,9 @@ pub struct Track {
     pub corner_lines: Vec<u32>,
     next: Adjacency,
     compact: Vec<Compact>,
+    /// Per space: its facts and its arrows' place in `arrows` (the same arrows as `next`).
+    hops: Vec<Hop>,
+    arrows: Vec<Arrow>,
     prev: Adjacency,
     beside: Adjacency,
     by_id: HashMap<String, SpaceIdx>,
@@ -355,6 +377,14 @@ impl Track {
     /// Forward links: the only moves allowed from `s` (7-0-1: never backwards).
     pub fn next(&self, s: SpaceIdx) -> &[SpaceIdx] {
         self.next.get(s)
+    }
+
+    /// The facts of `s` and its arrows, each with the facts of the space it leads to: what a path
+    /// search reads to leave `s` (the arrows of [`Track::next`], in the same order).
+    #[inline]
+    pub fn arrows(&self, s: SpaceIdx) -> (Compact, &[Arrow]) {
+        let h = self.hops[s.get()];
+        (h.here, &self.arrows[h.first as usize..h.end as usize])
     }
 
     /// The facts of `s` a path search reads at every step, packed small.
@@ -700,7 +730,7 @@ impl TrackBuilder {
             }
         }
 
-        let compact = spaces
+        let compact: Vec<Compact> = spaces
             .iter()
             .map(|s| Compact {
                 corner: s.corner.map_or(u16::MAX, |c| c.0),
@@ -709,6 +739,9 @@ impl TrackBuilder {
                 progress: s.progress,
             })
             .collect();
+        let next = Adjacency::from_lists(next);
+        let arrows: Vec<Arrow> = next.targets.iter().map(|&to| Arrow { to, there: compact[to.get()] }).collect();
+        let hops = (0..n).map(|i| Hop { here: compact[i], first: next.start[i], end: next.start[i + 1] }).collect();
         let by_id = spaces.iter().enumerate().map(|(i, s)| (s.id.clone(), SpaceIdx(i as u16))).collect();
         let to_pit_lane = arrows_to(&spaces, &prev, |s| s.in_pit_lane());
         let has_walls = spaces.iter().any(|s| s.wall);
@@ -747,7 +780,9 @@ impl TrackBuilder {
             weather: self.weather,
             corner_lines: self.corner_lines,
             compact,
-            next: Adjacency::from_lists(next),
+            next,
+            hops,
+            arrows,
             prev: Adjacency::from_lists(prev),
             beside: Adjacency::from_lists(beside),
             by_id,
