@@ -24,7 +24,7 @@
 //! first, so what it finds never depends on what ran before.
 
 use super::chains::{Chains, END};
-use crate::track::model::{Arrow, Compact};
+use crate::track::model::{Arrow, Compact, NEAR};
 use crate::track::{CornerIdx, SpaceIdx, Track};
 
 const NONE16: u16 = u16::MAX;
@@ -645,20 +645,39 @@ fn search(b: &Board<'_>, root: Node, max: u8, min: u8, to_pit_lane: bool) -> Rea
     })
 }
 
-/// [`search_in`] for the board: a board with no dangerous space and no wall entry counted (most
-/// boards) takes a copy of the search compiled for it, where no state ever has a test or a mask
-/// bit, so none of that bookkeeping is done. Both copies find the same states in the same order.
+/// [`search_in`] for the board: a board with no dangerous space within the move's reach
+/// ([`Track::arrows_from`]) and no wall entry counted (most boards) takes a copy of the search
+/// compiled for it, where no state ever has a test or a mask bit, so none of that bookkeeping is
+/// done. Both copies find the same states in the same order.
 fn search_with(scratch: &mut Scratch, b: &Board<'_>, root: Node, max: u8, min: u8, to_pit_lane: bool) -> Reaches {
-    let plain = b.dangerous.is_empty() && !(b.walls && b.track.has_walls()) && root.mask == 0 && root.tests() == 0;
-    if plain {
+    if plain(b, &root, max) {
         search_in::<true>(scratch, b, root, max, min, to_pit_lane)
     } else {
         search_in::<false>(scratch, b, root, max, min, to_pit_lane)
     }
 }
 
-/// The search ([`reaches`]); `PLAIN`: the board has no dangerous space and counts no wall
-/// entry, and the root no test (see [`search_with`]).
+/// True when the search from `root` up to `max` may take the plain copy ([`search_with`]): no
+/// wall entry counted, no test or mask bit at the root, and no dangerous space within the
+/// move's reach. A dangerous space the move cannot reach changes nothing the plain copy does not
+/// do: no step enters it, so every state's mask and tests stay empty, and as an obstacle it
+/// closes the same straight paths in both copies (a field is worked out with the empty mask
+/// either way).
+fn plain(b: &Board<'_>, root: &Node, max: u8) -> bool {
+    let t = b.track;
+    if (b.walls && t.has_walls()) || root.mask != 0 || root.tests() != 0 {
+        return false;
+    }
+    let left = max.saturating_sub(root.k());
+    b.dangerous.is_empty()
+        || (left < NEAR && {
+            let d = t.arrows_from(SpaceIdx(root.pos()));
+            b.dangerous.iter().all(|s| d[s.get()] > left)
+        })
+}
+
+/// The search ([`reaches`]); `PLAIN`: the board has no dangerous space the move can reach and
+/// counts no wall entry, and the root no test (see [`search_with`]).
 fn search_in<const PLAIN: bool>(
     scratch: &mut Scratch,
     b: &Board<'_>,
@@ -1035,6 +1054,47 @@ mod tests {
             }
             assert!(compared > 1000, "{name}: {compared} states compared");
         }
+    }
+
+    /// A board whose dangerous spaces the move cannot reach takes the plain copy of the search
+    /// ([`plain`]), and finds there what the general search finds: on every shipped track from
+    /// every seventh space, with a sticker exactly as many arrows away as the move is long
+    /// (reachable: the general copy) and one a single arrow farther (out of reach: the plain
+    /// copy), with and without cars.
+    #[test]
+    fn stickers_out_of_reach_leave_the_search_plain() {
+        let (mut plain_taken, mut general_taken, mut entered) = (0, 0, 0);
+        for name in shipped_names() {
+            let t = resolve(&name).unwrap();
+            let empty = vec![false; t.spaces.len()];
+            let crowded = cars_every(&t, 6);
+            for (i, s) in t.indices().filter(|&s| !t.space(s).in_pit_lane() && !crowded[s.get()]).step_by(7).enumerate()
+            {
+                let occupied = if i % 2 == 0 { &empty } else { &crowded };
+                let (max, min) = [(4, 1), (9, 5), (12, 7), (20, 14), (30, 24)][i % 5];
+                let d = t.arrows_from(s);
+                // The last space found at each distance (a sticker may stand anywhere).
+                let at = |k: u8| t.indices().filter(|x| d[x.get()] == k && !occupied[x.get()]).last();
+                for near in [at(max), at(max + 1)].into_iter().flatten() {
+                    let dangerous = [near];
+                    let b = Board { track: &t, occupied, dangerous: &dangerous, pit_open: false, walls: false };
+                    let m = Mover { start: s, stops: None, max, min };
+                    let root = reaches_root(&b, &m);
+                    let general = search_in::<false>(&mut Scratch::default(), &b, root, max, min, false);
+                    assert_eq!(all_of(&reaches(&b, &m)), all_of(&general), "{name} from {}", t.space(s).id);
+                    if plain(&b, &root, max) {
+                        assert!(d[near.get()] > max, "{name}: a sticker {} arrows away is out of reach", d[near.get()]);
+                        plain_taken += 1;
+                    } else {
+                        general_taken += 1;
+                        entered += usize::from(all_of(&general).iter().any(|(r, _)| r.tests > 0));
+                    }
+                }
+            }
+        }
+        assert!(plain_taken > 100 && general_taken > 100, "plain {plain_taken}, general {general_taken}");
+        // Some of the reachable stickers are entered: a copy blind to them would differ there.
+        assert!(entered > 20, "{entered} searches entered the sticker at the roll's reach");
     }
 
     /// A search one space longer, capped at the roll ([`Reaches::cap`]), is the roll's search:

@@ -219,6 +219,10 @@ struct Hop {
     end: u32,
 }
 
+/// How far [`Track::arrows_from`] counts: farther than any move (a roll of 30, the soft-tyre +1
+/// and a slipstream's 3 spaces, 18-0-3).
+pub const NEAR: u8 = 40;
+
 /// Compressed adjacency lists: one slice of targets per space.
 #[derive(Clone, Debug, Default)]
 struct Adjacency {
@@ -290,6 +294,8 @@ pub struct Track {
     has_walls: bool,
     /// [`Track::clear_straight`] of each space, worked out the first time it is asked for.
     clear_straights: Vec<OnceLock<Box<[u8]>>>,
+    /// [`Track::arrows_from`] of each space, worked out the first time it is asked for.
+    arrows_from: Vec<OnceLock<Box<[u8]>>>,
     /// The racing spaces with an arrow into the pit lane.
     pit_doors: Vec<SpaceIdx>,
     /// Each space's place in [`Track::pit_lane`] (`u16::MAX` for none): the order of play asks
@@ -298,6 +304,31 @@ pub struct Track {
 }
 
 impl Track {
+    /// Fewest arrows from `from` to each space, whatever stands in the way, counted up to
+    /// [`NEAR`] (`u8::MAX` beyond, or never): no move of fewer spaces from `from` enters that
+    /// space. Worked out the first time it is asked for, and shared by every thread.
+    pub fn arrows_from(&self, from: SpaceIdx) -> &[u8] {
+        self.arrows_from[from.get()].get_or_init(|| {
+            let mut d = vec![u8::MAX; self.spaces.len()].into_boxed_slice();
+            d[from.get()] = 0;
+            let mut layer = vec![from];
+            let mut next = Vec::new();
+            for k in 1..=NEAR {
+                for &u in &layer {
+                    for &v in self.next(u) {
+                        if d[v.get()] == u8::MAX {
+                            d[v.get()] = k;
+                            next.push(v);
+                        }
+                    }
+                }
+                std::mem::swap(&mut layer, &mut next);
+                next.clear();
+            }
+            d
+        })
+    }
+
     /// Fewest arrows from `s` to any pit-lane space, whatever stands in the way (`u8::MAX` for
     /// 255 or more, or when the lane cannot be reached). No legal move of fewer spaces enters
     /// the pit lane, which lets the engine skip the search for a way in (19-1-1).
@@ -789,6 +820,7 @@ impl TrackBuilder {
             to_pit_lane,
             has_walls,
             clear_straights: (0..n).map(|_| OnceLock::new()).collect(),
+            arrows_from: (0..n).map(|_| OnceLock::new()).collect(),
             pit_doors,
             pit_place,
         }
