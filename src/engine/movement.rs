@@ -482,8 +482,8 @@ fn occupied_spaces(occupied: &[bool], out: &mut Vec<u16>) {
 /// end of that list while it is built); a new state is compared only with the states already on
 /// its space ([`Chains`]).
 ///
-/// The plain search (no dangerous space, no wall entry counted: a state with the same key
-/// dominates) keeps no chains: a layer holds few states (at most 11 in 87 % of the layers of
+/// The plain search (no dangerous space within reach, no wall entry counted: a state with the
+/// same key dominates) keeps no chains: a layer holds few states (at most 11 in 87 % of the layers of
 /// searches from every space of every shipped and reference track, 54 at most), so it looks
 /// through the layer itself, and only when a state already in it may stand on the same space
 /// (`seen`, one bit per space number modulo 64). Most new states have no such state and are
@@ -491,7 +491,8 @@ fn occupied_spaces(occupied: &[bool], out: &mut Vec<u16>) {
 struct Layer<T> {
     /// `tags[i]`: the tag of state `base + i` (none for the search: `T = ()`).
     tags: Vec<T>,
-    /// Item `i` of the chains is state `base + i`.
+    /// Item `i` of the chains is state `base + i` (the general search and [`through`]; the
+    /// plain search chains nothing).
     chains: Chains,
     /// The layer's first state in the search's list.
     base: usize,
@@ -521,7 +522,8 @@ impl<T: Copy + PartialEq> Layer<T> {
     #[inline(always)]
     fn add<const PLAIN: bool>(&mut self, nodes: &mut Vec<Node>, n: Node, tag: T) {
         // The plain search looks through the layer for a state with the same key, only when a
-        // state of the layer may be on the same space (`seen`: a bit per space modulo 64).
+        // state of the layer may be on the same space (`seen`: a bit per space modulo 64). It
+        // keeps no tags, so a layer with tags (none is plain today) takes the chains.
         if PLAIN && std::mem::size_of::<T>() == 0 {
             let bit = 1u64 << (n.pos() % 64);
             if self.seen & bit != 0 && nodes[self.base..].iter().any(|m| m.same_key(&n)) {
@@ -839,9 +841,10 @@ fn reaches_root(b: &Board<'_>, m: &Mover) -> Node {
     n
 }
 
-/// The state after moving from `pos` (state `n`, space facts `here`) to `nxt` (facts `there`), or `None` if the
-/// driving code forbids it. `walls`: the board counts wall entries and the track has walls.
-/// `PLAIN`: the board has no dangerous space and `walls` is false, so no state has a mask bit.
+/// The state after moving from `pos` (state `n`, space facts `here`) to `nxt` (facts `there`),
+/// or `None` if the driving code forbids it. `walls`: the board counts wall entries and the track
+/// has walls. `PLAIN`: no dangerous space within the move's reach and `walls` false ([`plain`]),
+/// so no state has a mask bit.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn step<const PLAIN: bool>(

@@ -214,7 +214,9 @@ pub struct Arrow {
 /// list, in one record.
 #[derive(Copy, Clone, Debug)]
 struct Hop {
+    /// The space's facts.
     here: Compact,
+    /// Its arrows: `arrows[first..end]`.
     first: u32,
     end: u32,
 }
