@@ -310,25 +310,8 @@ impl Track {
     /// [`NEAR`] (`u8::MAX` beyond, or never): no move of fewer spaces from `from` enters that
     /// space. Worked out the first time it is asked for, and shared by every thread.
     pub fn arrows_from(&self, from: SpaceIdx) -> &[u8] {
-        self.arrows_from[from.get()].get_or_init(|| {
-            let mut d = vec![u8::MAX; self.spaces.len()].into_boxed_slice();
-            d[from.get()] = 0;
-            let mut layer = vec![from];
-            let mut next = Vec::new();
-            for k in 1..=NEAR {
-                for &u in &layer {
-                    for &v in self.next(u) {
-                        if d[v.get()] == u8::MAX {
-                            d[v.get()] = k;
-                            next.push(v);
-                        }
-                    }
-                }
-                std::mem::swap(&mut layer, &mut next);
-                next.clear();
-            }
-            d
-        })
+        self.arrows_from[from.get()]
+            .get_or_init(|| fewest_arrows(self.spaces.len(), &[from], |u| self.next(u), NEAR).into_boxed_slice())
     }
 
     /// Fewest arrows from `s` to any pit-lane space, whatever stands in the way (`u8::MAX` for
@@ -832,21 +815,36 @@ impl TrackBuilder {
 /// Fewest arrows from every space to a space that is `goal` (breadth-first over the reverse
 /// links), saturating at `u8::MAX`.
 fn arrows_to(spaces: &[Space], prev: &[Vec<SpaceIdx>], goal: impl Fn(&Space) -> bool) -> Vec<u8> {
-    let mut dist = vec![u8::MAX; spaces.len()];
-    let mut queue: std::collections::VecDeque<usize> = (0..spaces.len()).filter(|&i| goal(&spaces[i])).collect();
-    for &i in &queue {
-        dist[i] = 0;
+    let goals: Vec<SpaceIdx> = (0..spaces.len()).filter(|&i| goal(&spaces[i])).map(|i| SpaceIdx(i as u16)).collect();
+    // 255 or more: `u8::MAX`, counted no farther.
+    fewest_arrows(spaces.len(), &goals, |u| &prev[u.get()], u8::MAX - 1)
+}
+
+/// Fewest arrows from any of `sources` to each of `n` spaces along `links`, breadth-first, up to
+/// `limit` (`u8::MAX` beyond it, or never).
+fn fewest_arrows<'a>(n: usize, sources: &[SpaceIdx], links: impl Fn(SpaceIdx) -> &'a [SpaceIdx], limit: u8) -> Vec<u8> {
+    let mut d = vec![u8::MAX; n];
+    let mut layer: Vec<SpaceIdx> = sources.to_vec();
+    for s in sources {
+        d[s.get()] = 0;
     }
-    while let Some(u) = queue.pop_front() {
-        let d = dist[u].saturating_add(1);
-        for &p in &prev[u] {
-            if dist[p.get()] > d {
-                dist[p.get()] = d;
-                queue.push_back(p.get());
+    let mut next = Vec::new();
+    for k in 1..=limit {
+        for &u in &layer {
+            for &v in links(u) {
+                if d[v.get()] == u8::MAX {
+                    d[v.get()] = k;
+                    next.push(v);
+                }
             }
         }
+        if next.is_empty() {
+            break;
+        }
+        std::mem::swap(&mut layer, &mut next);
+        next.clear();
     }
-    dist
+    d
 }
 
 /// Shortest distance between two progress values on a circular lap.
