@@ -766,7 +766,7 @@ fn check_paths(t: &Track, s: &RaceState, car: CarId, specs: &[PathSpec], at: &st
         let ids = |w: &crate::engine::movement::Walk| {
             w.path.iter().map(|x| t.space(*x).id.clone()).collect::<Vec<_>>().join(" ")
         };
-        let lengths: Vec<u8> = found.iter().map(|w| w.reach.spaces).collect();
+        let lengths: Vec<u8> = found.iter().map(|w| w.reach.spaces()).collect();
         let via_text = p.via.join("-");
         match (p.legal, p.spaces) {
             (true, None) if found.is_empty() => fails.push(format!("{at}: no legal path via {via_text}")),
@@ -776,10 +776,10 @@ fn check_paths(t: &Track, s: &RaceState, car: CarId, specs: &[PathSpec], at: &st
             (false, None) if !found.is_empty() => fails.push(format!(
                 "{at}: a path via {via_text} is legal but must not be: {} ({} spaces)",
                 ids(&found[0]),
-                found[0].reach.spaces
+                found[0].reach.spaces()
             )),
             (false, Some(n)) => {
-                if let Some(r) = found.iter().find(|r| r.reach.spaces == n) {
+                if let Some(r) = found.iter().find(|r| r.reach.spaces() == n) {
                     fails.push(format!(
                         "{at}: a path of {n} spaces via {via_text} is legal but must not be: {}",
                         ids(r)

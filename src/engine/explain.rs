@@ -118,7 +118,7 @@ pub fn why_not(t: &Track, rolled: &Rolled, target: SpaceIdx) -> Refusal {
     }
     let board = Board { track: t, occupied: &occupied, dangerous: &s.dangerous, pit_open: false, walls: true };
     let legal = reaches(&board, &Mover { start: car.space, stops: car.stops, max: 30, min: 0 });
-    let lengths: Vec<u8> = (0..=legal.longest).filter(|&k| legal.at(k).iter().any(|r| r.end == target)).collect();
+    let lengths: Vec<u8> = (0..=legal.longest).filter(|&k| legal.at(k).iter().any(|r| r.end() == target)).collect();
     if let Some(&k) = lengths.iter().find(|&&k| k <= rolled.roll) {
         if let Some(far) = blocked_farthest(t, rolled) {
             return Refusal::NotFarthest { farthest: far };

@@ -60,27 +60,74 @@ pub struct Mover {
     pub min: u8,
 }
 
-/// One way to end a move. Its path is kept in the search's states: [`Reaches::path`].
+/// One way to end a move: the search state it ends in, read through the methods below. Its path
+/// is kept in the search's states: [`Reaches::path`].
+///
+/// A search reports dozens of ways, most never looked at twice, so a way is the state copied
+/// with its index, and what it says (where it ends, its overshoot, its stops...) is read from the
+/// state's packed words when asked.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reach {
-    /// Where the car stops.
-    pub end: SpaceIdx,
-    /// Spaces moved.
-    pub spaces: u8,
-    /// Dangerous spaces entered: one road-handling test each (17-0-2).
-    pub tests: u8,
-    /// Overshoot: the corner left a stop short and the spaces moved beyond it (10-0-1).
-    pub overshoot: Option<(CornerIdx, u8)>,
-    /// A corner left two or more stops short: elimination (10-1).
-    pub missed: Option<CornerIdx>,
-    /// The corner the car ends in and the stops it then has there (7-1-1, 10-2-3).
-    pub stops: Option<(CornerIdx, u8)>,
-    /// Times the path crosses the finish line.
-    pub crossings: u8,
-    /// The search state it ends in (for [`Reaches::path`]).
-    node: u32,
     /// The search state itself, from which a slipstream continues the move (18).
     state: Node,
+    /// Its index in the search's states (for [`Reaches::path`]).
+    node: u32,
+}
+
+impl Reach {
+    /// Where the car stops.
+    #[inline]
+    pub fn end(&self) -> SpaceIdx {
+        SpaceIdx(self.state.pos())
+    }
+
+    /// Spaces moved.
+    #[inline]
+    pub fn spaces(&self) -> u8 {
+        self.state.k()
+    }
+
+    /// Dangerous spaces entered: one road-handling test each (17-0-2).
+    #[inline]
+    pub fn tests(&self) -> u8 {
+        self.state.tests()
+    }
+
+    /// Overshoot: the corner left a stop short and the spaces moved beyond it (10-0-1).
+    #[inline]
+    pub fn overshoot(&self) -> Option<(CornerIdx, u8)> {
+        let n = &self.state;
+        (n.over_k() != NONE8).then(|| (CornerIdx(n.over_corner()), n.k() + 1 - n.over_k()))
+    }
+
+    /// A corner left two or more stops short: elimination (10-1).
+    #[inline]
+    pub fn missed(&self) -> Option<CornerIdx> {
+        let m = self.state.missed();
+        (m != NONE16).then_some(CornerIdx(m))
+    }
+
+    /// Times the path crosses the finish line.
+    #[inline]
+    pub fn crossings(&self) -> u8 {
+        self.state.crossings()
+    }
+
+    /// The corner the car ends in and the stops it then has there (7-1-1, 10-2-3), on the track
+    /// searched. A state's corner is its space's (see [`step`]).
+    #[inline]
+    pub fn stops(&self, t: &Track) -> Option<(CornerIdx, u8)> {
+        let n = &self.state;
+        let c = n.corner();
+        if c == NONE16 {
+            return None;
+        }
+        if n.over_k() != NONE8 && n.over_corner() != c {
+            Some((CornerIdx(c), n.credit())) // 10-2-3: an overshoot into the next corner counts no stop there
+        } else {
+            Some((CornerIdx(c), (n.credit() + 1).min(t.corners[c as usize].stops)))
+        }
+    }
 }
 
 /// Every way to end a move, by length.
@@ -114,7 +161,7 @@ impl Reaches {
     /// The spaces `r` enters, in order (its start excluded; after [`reaches_after`], only the
     /// spaces after the end it continues from).
     pub fn path(&self, r: &Reach) -> Vec<SpaceIdx> {
-        path_in(&self.nodes, r.node, (r.spaces - self.root_k) as usize)
+        path_in(&self.nodes, r.node, (r.spaces() - self.root_k) as usize)
     }
 
     /// The ways of the same search made with `max` as its roll: a search's states up to a length
@@ -580,7 +627,7 @@ pub fn reaches_to_pit_lane(b: &Board<'_>, m: &Mover) -> Reaches {
 /// whole move; its path ([`Reaches::path`]) holds only the spaces after `r`'s end.
 pub fn reaches_after(b: &Board<'_>, r: &Reach, extra: u8, min_extra: u8) -> Reaches {
     let mut root = r.state;
-    let corner = b.track.compact(r.end).corner;
+    let corner = b.track.compact(r.end()).corner;
     root.set_anchor(if corner == NONE16 { root.pos() } else { NONE16 });
     root.set_anchor_k(root.k());
     root.mask = 0;
@@ -750,7 +797,7 @@ fn search_in<const PLAIN: bool>(
     start.clear();
     start.resize(max as usize + 2, 0);
     for (i, n) in nodes.iter().enumerate().skip(reported) {
-        all.push(reach_of(t, n, i as u32));
+        all.push(reach_of(n, i as u32));
         start[n.k() as usize + 1] = all.len() as u32;
     }
     for k in 1..start.len() {
@@ -811,7 +858,7 @@ pub fn through(b: &Board<'_>, m: &Mover, via: &[SpaceIdx]) -> Vec<Walk> {
         let done = (next_start..nodes.len()).find(|&i| mets[i] == via.len() && SpaceIdx(nodes[i].pos()) == last);
         if let Some(i) = done {
             out.push(Walk {
-                reach: reach_of(t, &nodes[i], i as u32),
+                reach: reach_of(&nodes[i], i as u32),
                 path: path_in(&nodes, i as u32, nodes[i].k() as usize),
             });
         }
@@ -859,11 +906,13 @@ fn step<const PLAIN: bool>(
     max: u8,
 ) -> Option<Node> {
     let t = b.track;
-    if b.occupied[nxt.get()] || (there.pit && !b.pit_open) {
+    // 10-2-1: after the first space of an overshoot, the car keeps its lane. (Tested first: in
+    // long moves it turns away a third of the arrows, and it reads nothing but the two spaces'
+    // facts.)
+    if n.over_k() != NONE8 && there.lane != here.lane {
         return None;
     }
-    // 10-2-1: after the first space of an overshoot, the car keeps its lane.
-    if n.over_k() != NONE8 && there.lane != here.lane {
+    if b.occupied[nxt.get()] || (there.pit && !b.pit_open) {
         return None;
     }
     let mut c = *n;
@@ -960,28 +1009,10 @@ pub fn wall_entries(t: &Track, start: SpaceIdx, path: &[SpaceIdx]) -> u8 {
     n
 }
 
-fn reach_of(t: &Track, n: &Node, node: u32) -> Reach {
-    let end = SpaceIdx(n.pos());
-    let corner = t.compact(end).corner;
-    let stops = (corner != NONE16).then_some(CornerIdx(corner)).map(|c| {
-        let need = t.corners[c.get()].stops;
-        if n.over_k() != NONE8 && n.over_corner() != c.0 {
-            (c, n.credit()) // 10-2-3: an overshoot into the next corner counts no stop there
-        } else {
-            (c, (n.credit() + 1).min(need))
-        }
-    });
-    Reach {
-        end,
-        spaces: n.k(),
-        tests: n.tests(),
-        overshoot: (n.over_k() != NONE8).then(|| (CornerIdx(n.over_corner()), n.k() + 1 - n.over_k())),
-        missed: (n.missed() != NONE16).then_some(CornerIdx(n.missed())),
-        stops,
-        crossings: n.crossings(),
-        node,
-        state: *n,
-    }
+/// The way that ends in state `n`, index `node` of the search's states.
+#[inline]
+fn reach_of(n: &Node, node: u32) -> Reach {
+    Reach { state: *n, node }
 }
 
 #[cfg(test)]
@@ -1090,7 +1121,7 @@ mod tests {
                         plain_taken += 1;
                     } else {
                         general_taken += 1;
-                        entered += usize::from(all_of(&general).iter().any(|(r, _)| r.tests > 0));
+                        entered += usize::from(all_of(&general).iter().any(|(r, _)| r.tests() > 0));
                     }
                 }
             }

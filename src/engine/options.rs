@@ -108,9 +108,9 @@ pub fn options(t: &Track, car: &CarState, roll: u8, wet: bool, reaches: &Reaches
     // round (12-1-3); voluntary brakes may be taken first (12-0-3).
     if reaches.longest < roll {
         let far = reaches.at(reaches.longest);
-        let best = far.iter().map(|r| t.progress_gap(car.space, r.end)).max();
+        let best = far.iter().map(|r| t.progress_gap(car.space, r.end())).max();
         let short = roll - reaches.longest;
-        for r in far.iter().filter(|r| Some(t.progress_gap(car.space, r.end)) == best) {
+        for r in far.iter().filter(|r| Some(t.progress_gap(car.space, r.end())) == best) {
             for b in 0..short.min(brakes + 1) {
                 out.push(Priced::of(car, wet, r, b, short - b));
             }
@@ -121,7 +121,7 @@ pub fn options(t: &Track, car: &CarState, roll: u8, wet: bool, reaches: &Reaches
     if out.iter().any(|p| !matches!(p.fate, Fate::Eliminated(_))) {
         out.retain(|p| !matches!(p.fate, Fate::Eliminated(_)));
     }
-    prune(&mut out, t.spaces.len());
+    prune(&mut out, t);
     // Farthest first, then cheapest, fewest tests; ties in the order the search found them. The
     // keys are sorted with their indices, and the options built once, in order.
     // The last key, the order the search found the reaches in, is the option's index in `out`:
@@ -132,8 +132,8 @@ pub fn options(t: &Track, car: &CarState, roll: u8, wet: bool, reaches: &Reaches
         .enumerate()
         .map(|(i, p)| {
             let r = p.reach;
-            let gap = t.progress_gap(car.space, r.end) + r.crossings as u32 * t.lap_length;
-            order_key(gap, p.brake_points(), p.tyre_points(), r.tests, r.end, p.blocked, i as u32)
+            let gap = t.progress_gap(car.space, r.end()) + r.crossings() as u32 * t.lap_length;
+            order_key(gap, p.brake_points(), p.tyre_points(), r.tests(), r.end(), p.blocked, i as u32)
         })
         .collect();
     keyed.sort_unstable();
@@ -146,19 +146,19 @@ pub fn options(t: &Track, car: &CarState, roll: u8, wet: bool, reaches: &Reaches
         let path = reaches.path(r);
         let dangerous = reaches.dangerous_on(&path);
         built.push(MoveOption {
-            end: r.end,
+            end: r.end(),
             path,
-            spaces: r.spaces,
+            spaces: r.spaces(),
             brakes: p.brakes,
             blocked: p.blocked,
             blocking_brakes: p.blocking_brakes,
             blocking_tyres: p.blocking_tyres,
-            overshoot: r.overshoot,
+            overshoot: r.overshoot(),
             overshoot_tyres: p.overshoot_tyres,
-            missed: r.missed,
+            missed: r.missed(),
             dangerous,
-            stops: r.stops,
-            crossings: r.crossings,
+            stops: r.stops(t),
+            crossings: r.crossings(),
             fate: p.fate,
             slip: None,
             bonus: false,
@@ -187,7 +187,7 @@ impl<'a> Priced<'a> {
     fn of(car: &CarState, wet: bool, r: &'a Reach, brakes: u8, blocked: u8) -> Self {
         let (blocking_brakes, blocking_tyres) = blocking_cost(blocked).unwrap_or((0, 0));
         let (overshoot_tyres, fate) =
-            price(car, wet, r.overshoot, r.missed, brakes, blocked, blocking_brakes, blocking_tyres);
+            price(car, wet, r.overshoot(), r.missed(), brakes, blocked, blocking_brakes, blocking_tyres);
         Priced { reach: r, brakes, blocked, blocking_brakes, blocking_tyres, overshoot_tyres, fate, kept: true }
     }
 
@@ -237,22 +237,22 @@ fn group_key(
         | missed
 }
 
-fn build(car: &CarState, wet: bool, r: &Reach, brakes: u8, blocked: u8) -> MoveOption {
+fn build(t: &Track, car: &CarState, wet: bool, r: &Reach, brakes: u8, blocked: u8) -> MoveOption {
     let (blocking_brakes, blocking_tyres) = blocking_cost(blocked).unwrap_or((0, 0));
     let mut o = MoveOption {
-        end: r.end,
+        end: r.end(),
         path: Vec::new(),
-        spaces: r.spaces,
+        spaces: r.spaces(),
         brakes,
         blocked,
         blocking_brakes,
         blocking_tyres,
-        overshoot: r.overshoot,
+        overshoot: r.overshoot(),
         overshoot_tyres: 0,
-        missed: r.missed,
+        missed: r.missed(),
         dangerous: Vec::new(),
-        stops: r.stops,
-        crossings: r.crossings,
+        stops: r.stops(t),
+        crossings: r.crossings(),
         fate: Fate::Continues,
         slip: None,
         bonus: false,
@@ -267,7 +267,7 @@ fn build(car: &CarState, wet: bool, r: &Reach, brakes: u8, blocked: u8) -> MoveO
 /// (a search made with the +1), neither braked (braking one space with the +1 is the plain roll)
 /// nor blocked (a player never takes a +1 he cannot use), and never eliminating the car (the +1
 /// is optional, 8-5-1). With their paths.
-pub fn bonus_options(car: &CarState, roll: u8, wet: bool, reaches: &Reaches) -> Vec<MoveOption> {
+pub fn bonus_options(t: &Track, car: &CarState, roll: u8, wet: bool, reaches: &Reaches) -> Vec<MoveOption> {
     let k = roll.saturating_add(1);
     // Without stickers on the board no way enters a dangerous space: the paths are then built
     // once the ways to the same end are down to one (below), not for every way found.
@@ -276,7 +276,7 @@ pub fn bonus_options(car: &CarState, roll: u8, wet: bool, reaches: &Reaches) -> 
         .at(k)
         .iter()
         .map(|r| {
-            let mut o = build(car, wet, r, 0, 0);
+            let mut o = build(t, car, wet, r, 0, 0);
             o.bonus = true;
             if !late {
                 o.path = reaches.path(r);
@@ -372,8 +372,8 @@ fn list_key(t: &Track, car: &CarState, o: &MoveOption) -> (std::cmp::Reverse<u32
 
 /// The option of ending where `r` ends after braking `brakes` spaces short on purpose and being
 /// blocked `blocked` spaces short, priced (for the modules that extend moves, like 18).
-pub(crate) fn build_option(car: &CarState, wet: bool, r: &Reach, brakes: u8, blocked: u8) -> MoveOption {
-    build(car, wet, r, brakes, blocked)
+pub(crate) fn build_option(t: &Track, car: &CarState, wet: bool, r: &Reach, brakes: u8, blocked: u8) -> MoveOption {
+    build(t, car, wet, r, brakes, blocked)
 }
 
 /// Drops the options another one beats (see [`prune`]), counting a road-handling test for each
@@ -450,10 +450,10 @@ pub fn merge(t: &Track, car: &CarState, base: Vec<MoveOption>, extra: Vec<MoveOp
 /// space is the same test (17-0-2), so of two ways to the same end at the same cost only the one
 /// with fewer tests is offered (docs/rulings.md). Equal ones: the first listed stays (plain
 /// braking comes before the same cost split as brakes and blocking, 12-0-3).
-fn prune(v: &mut Vec<Priced<'_>>, spaces: usize) {
+fn prune(v: &mut Vec<Priced<'_>>, t: &Track) {
     ENDS.with(|e| match e.try_borrow_mut() {
-        Ok(mut e) => prune_with(v, spaces, &mut e),
-        Err(_) => prune_with(v, spaces, &mut Ends::default()),
+        Ok(mut e) => prune_with(v, t, &mut e),
+        Err(_) => prune_with(v, t, &mut Ends::default()),
     })
 }
 
@@ -471,17 +471,18 @@ thread_local! {
     static ENDS: std::cell::RefCell<Ends> = std::cell::RefCell::new(Ends::default());
 }
 
-fn prune_with(v: &mut Vec<Priced<'_>>, spaces: usize, e: &mut Ends) {
-    let group = |p: &Priced<'_>| group_key(p.reach.end, p.fate, p.reach.stops, p.reach.crossings, p.reach.missed);
-    let cost = |p: &Priced<'_>| costs(p.brake_points(), p.tyre_points(), p.reach.tests);
+fn prune_with(v: &mut Vec<Priced<'_>>, t: &Track, e: &mut Ends) {
+    let group =
+        |p: &Priced<'_>| group_key(p.reach.end(), p.fate, p.reach.stops(t), p.reach.crossings(), p.reach.missed());
+    let cost = |p: &Priced<'_>| costs(p.brake_points(), p.tyre_points(), p.reach.tests());
     // A group's options end on the same space: each group's options lie in the chain of their
     // end, among the options of the other groups ending there, which the whole group key tells
     // apart.
     let Ends { chains, shared, run_keys } = e;
-    chains.clear(spaces);
+    chains.clear(t.spaces.len());
     shared.clear();
     for (i, p) in v.iter().enumerate() {
-        let s = p.reach.end.get();
+        let s = p.reach.end().get();
         let first = chains.push(s);
         if first != i as u32 && chains.next(first) == i as u32 {
             shared.push(s); // its second option

@@ -391,20 +391,20 @@ pub fn entry_options(t: &Track, s: &RaceState, car: CarId, occupied: &[bool], ro
     let mut seen: Vec<SpaceIdx> = Vec::new();
     for k in 1..=roll {
         for reach in r.at(k) {
-            if !t.space(reach.end).in_pit_lane() || seen.contains(&reach.end) {
+            if !t.space(reach.end()).in_pit_lane() || seen.contains(&reach.end()) {
                 continue;
             }
-            let next_blocked = t.next(reach.end).iter().all(|&n| occ[n.get()]);
+            let next_blocked = t.next(reach.end()).iter().all(|&n| occ[n.get()]);
             // Never onto a car standing in its box (its space is passed, not taken).
-            if occupied[reach.end.get()] {
+            if occupied[reach.end().get()] {
                 continue;
             }
-            if k == roll || Some(reach.end) == own || next_blocked {
-                let mut o = build_option(c, wet, reach, 0, 0);
+            if k == roll || Some(reach.end()) == own || next_blocked {
+                let mut o = build_option(t, c, wet, reach, 0, 0);
                 o.path = r.path(reach);
                 o.dangerous = r.dangerous_on(&o.path);
                 if o.fate == Fate::Continues {
-                    seen.push(reach.end);
+                    seen.push(reach.end());
                     out.push(o);
                 }
             }
@@ -444,8 +444,8 @@ fn lane_options_with(
         // Short of the roll: at the box, or behind a car of the lane: no blocking (19-1-5,
         // 19-2-2). Beyond the lane, the blocking rules of the track apply (12).
         let far = r.at(r.longest);
-        if let Some(reach) = far.iter().find(|x| t.space(x.end).in_pit_lane()) {
-            let mut o = build_option(c, wet, reach, 0, 0);
+        if let Some(reach) = far.iter().find(|x| t.space(x.end()).in_pit_lane()) {
+            let mut o = build_option(t, c, wet, reach, 0, 0);
             o.path = r.path(reach);
             o.dangerous = r.dangerous_on(&o.path);
             return vec![o];

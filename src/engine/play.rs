@@ -307,7 +307,7 @@ pub fn move_options_with(t: &Track, s: &RaceState, car: CarId, value: u8, rules:
     let mover = Mover { start: c.space, stops: c.stops, max, min: value.saturating_sub(c.wear.brakes) };
     let mut r = reaches(&board, &mover);
     // 8-2-1, 6-3 step 7: the soft-tyre +1, a choice of its own.
-    let mut extra = if max > value { bonus_options(c, value, s.wet, &r) } else { Vec::new() };
+    let mut extra = if max > value { bonus_options(t, c, value, s.wet, &r) } else { Vec::new() };
     r.cap(value);
     let mut opts = options(t, c, value, s.wet, &r);
     extra.retain(|o| tyres::bonus_allowed(t, s, car, s.wet, o));

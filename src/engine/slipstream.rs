@@ -131,24 +131,24 @@ pub fn extend(
         // step on: nothing to build when no car there can be slipstreamed (the chain's first
         // tests, for `r` and for every end of its +1).
         if !slides
-            && (r.overshoot.is_some() || r.missed.is_some() || drawing_car(t, s, car, c.gear, r.end).is_none())
-            && (!bonus || none_after(r.end))
+            && (r.overshoot().is_some() || r.missed().is_some() || drawing_car(t, s, car, c.gear, r.end()).is_none())
+            && (!bonus || none_after(r.end()))
         {
             continue;
         }
-        let mut ctx = Chain { t, s, car, c, board, wet, set, from: r.end, base_len: 0, out: &mut out };
+        let mut ctx = Chain { t, s, car, c, board, wet, set, from: r.end(), base_len: 0, out: &mut out };
         // 18-5-2: the main move's slide comes first.
         for (r0, p0, slid) in ctx.slide(r, base.path(r), 0) {
-            ctx.from = r0.end;
+            ctx.from = r0.end();
             ctx.base_len = p0.len();
             ctx.chain(&r0, p0.clone(), Vec::new(), Steps { bonus: false, slid });
-            if bonus && !none_after(r0.end) {
+            if bonus && !none_after(r0.end()) {
                 // 18-3-1: the +1 before the first slipstream, part of the main move.
                 let more = reaches_after(board, &r0, 1, 1);
-                for r1 in more.at(r0.spaces + 1) {
+                for r1 in more.at(r0.spaces() + 1) {
                     let mut whole = p0.clone();
                     whole.extend(more.path(r1));
-                    ctx.from = r1.end;
+                    ctx.from = r1.end();
                     ctx.base_len = whole.len();
                     ctx.chain(r1, whole, Vec::new(), Steps { bonus: true, slid });
                 }
@@ -187,11 +187,11 @@ impl Chain<'_, '_> {
     /// itself. A slide that meets cars ends as far as it can get (ruling 16).
     fn slide(&self, r: &Reach, path: Vec<SpaceIdx>, slid: u8) -> Vec<(Reach, Vec<SpaceIdx>, u8)> {
         let n = slide_spaces(self.c.tyres, self.wet);
-        if slid > 0 || n == 0 || !counting_stop(self.t, self.c, &build_option(self.c, self.wet, r, 0, 0)) {
+        if slid > 0 || n == 0 || !counting_stop(self.t, self.c, &build_option(self.t, self.c, self.wet, r, 0, 0)) {
             return vec![(r.clone(), path, slid)];
         }
         let more = reaches_after(self.board, r, n, n);
-        if more.longest <= r.spaces {
+        if more.longest <= r.spaces() {
             return vec![(r.clone(), path, slid)];
         }
         more.at(more.longest)
@@ -199,7 +199,7 @@ impl Chain<'_, '_> {
             .map(|w| {
                 let mut whole = path.clone();
                 whole.extend(more.path(w));
-                (w.clone(), whole, w.spaces - r.spaces)
+                (w.clone(), whole, w.spaces() - r.spaces())
             })
             .collect()
     }
@@ -208,17 +208,17 @@ impl Chain<'_, '_> {
     /// slipstream if the rules allow it.
     fn chain(&mut self, r: &Reach, path: Vec<SpaceIdx>, behind: Vec<CarId>, steps: Steps) {
         // 18-2-2, 18-5-7: a car overshooting keeps its lane and cannot pull out.
-        if r.overshoot.is_some() || r.missed.is_some() {
+        if r.overshoot().is_some() || r.missed().is_some() {
             return;
         }
         let t = self.t;
-        let Some(ahead) = drawing_car(t, self.s, self.car, self.c.gear, r.end) else { return };
+        let Some(ahead) = drawing_car(t, self.s, self.car, self.c.gear, r.end()) else { return };
         let brakes = self.c.wear.brakes;
         let more = reaches_after(self.board, r, SLIPSTREAM_SPACES, SLIPSTREAM_SPACES.saturating_sub(brakes));
         let mut behind = behind;
         behind.push(ahead);
-        let full = r.spaces + SLIPSTREAM_SPACES;
-        for k in (r.spaces + 1)..=full {
+        let full = r.spaces() + SLIPSTREAM_SPACES;
+        for k in (r.spaces() + 1)..=full {
             for r2 in more.at(k) {
                 let mut whole = path.clone();
                 whole.extend(more.path(r2));
@@ -235,7 +235,7 @@ impl Chain<'_, '_> {
                     if !steps.bonus && soft_bonus(self.c.tyres, self.wet, self.c.tyre_lap) {
                         // 18-3-1: the +1 after (or between) slipstreams.
                         let plus = reaches_after(self.board, &r3, 1, 1);
-                        for r4 in plus.at(r3.spaces + 1) {
+                        for r4 in plus.at(r3.spaces() + 1) {
                             let mut w4 = whole.clone();
                             w4.extend(plus.path(r4));
                             let steps = Steps { bonus: true, ..steps };
@@ -268,7 +268,7 @@ impl Chain<'_, '_> {
         if steps.bonus && short > 0 && !self.set.bonus_and_brakes {
             return None; // 2002 6-3 step 7: the +1 *or* the brakes (ruling 33)
         }
-        let mut o = build_option(self.c, self.wet, r, 0, 0);
+        let mut o = build_option(self.t, self.c, self.wet, r, 0, 0);
         o.dangerous = whole.iter().copied().filter(|x| self.s.is_dangerous(*x)).collect();
         o.path = whole.to_vec();
         o.bonus = steps.bonus;
@@ -277,7 +277,7 @@ impl Chain<'_, '_> {
         if self.set.slipstream_no_stop
             && enters
             && let Some((k, n)) = o.stops
-            && t.space(r.end).corner == Some(k)
+            && t.space(r.end()).corner == Some(k)
             && whole[self.base_len..].iter().any(|&x| t.space(x).corner == Some(k))
             && began_in != Some(k)
         {

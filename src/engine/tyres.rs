@@ -127,13 +127,13 @@ pub fn slide(t: &Track, board: &Board<'_>, car: &CarState, wet: bool, opts: Vec<
             s.path = Vec::with_capacity(base_path.len() + path.len());
             s.path.extend_from_slice(&base_path);
             s.path.extend(path);
-            s.end = w.end;
-            s.spaces += w.spaces;
-            s.slide = w.spaces;
-            s.stops = w.stops;
-            s.overshoot = w.overshoot;
-            s.missed = w.missed;
-            s.crossings += w.crossings;
+            s.end = w.end();
+            s.spaces += w.spaces();
+            s.slide = w.spaces();
+            s.stops = w.stops(t);
+            s.overshoot = w.overshoot();
+            s.missed = w.missed();
+            s.crossings += w.crossings();
             reprice(car, wet, &mut s);
             out.push(s);
         }

@@ -846,10 +846,10 @@ mod tests {
                         .at(k as u8)
                         .iter()
                         .map(|x| End {
-                            node: m.position(&t, x.end, x.stops).unwrap(),
-                            over: x.overshoot.map_or(0, |(_, n)| n),
-                            cross: x.crossings,
-                            missed: x.missed.is_some(),
+                            node: m.position(&t, x.end(), x.stops(&t)).unwrap(),
+                            over: x.overshoot().map_or(0, |(_, n)| n),
+                            cross: x.crossings(),
+                            missed: x.missed().is_some(),
                         })
                         .collect();
                     want.sort_unstable();
