@@ -205,7 +205,7 @@ fn state_bytes(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pendin
 
 /// SHA-256 of the canonical text, in hex.
 pub fn state_digest(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pending>) -> String {
-    hex::encode(Sha256::digest(state_bytes(t, state, moves, pending)))
+    crate::store::replay::hex32(&Sha256::digest(state_bytes(t, state, moves, pending)).into())
 }
 
 /// A status as written in the canonical text and the car sheets.

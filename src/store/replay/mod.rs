@@ -125,9 +125,12 @@ pub fn move_label(epoch: u32, move_no: u32) -> String {
     if epoch == 0 { move_no.to_string() } else { format!("r{epoch}/{move_no}") }
 }
 
-/// Hex of a 32-byte value.
+/// Hex of a 32-byte value. Written into a fixed buffer: `hex::encode` pushes one `char` at a
+/// time, and `verify` writes a few of these per turn (the state digest, the file hashes).
 pub fn hex32(b: &[u8; 32]) -> String {
-    hex::encode(b)
+    let mut out = [0u8; 64];
+    hex::encode_to_slice(b, &mut out).expect("64 digits for 32 bytes");
+    String::from_utf8(out.to_vec()).expect("hex digits are ASCII")
 }
 
 /// Parses 64 hex digits.
@@ -138,7 +141,7 @@ pub fn parse_hex32(s: &str) -> Option<[u8; 32]> {
 
 /// SHA-256 of bytes, in hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
+    hex32(&Sha256::digest(bytes).into())
 }
 
 /// The stored hash of a player's token (docs/store.md): the token itself is never written.
@@ -149,7 +152,7 @@ pub fn token_hash(game: &str, token: &str) -> String {
     h.update(game.as_bytes());
     h.update([0u8]);
     h.update(token.as_bytes());
-    hex::encode(h.finalize())
+    hex32(&h.finalize().into())
 }
 
 /// True for a valid game name.
@@ -803,4 +806,19 @@ pub fn pick(t: &Track, rolled: &Rolled, answer: &str) -> Result<usize, StoreErro
         return Ok(explain::choose(t, rolled, a)?);
     }
     Err(StoreError::NoSuchOption { got: a.to_string(), labels: labels(rolled) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{hex32, parse_hex32};
+
+    /// The buffered hex is `hex::encode`'s, digit for digit, and reads back.
+    #[test]
+    fn hex32_is_hex_encode() {
+        for first in (0..=255u8).step_by(32) {
+            let b: [u8; 32] = std::array::from_fn(|i| first.wrapping_add(i as u8));
+            assert_eq!(hex32(&b), hex::encode(b));
+            assert_eq!(parse_hex32(&hex32(&b)), Some(b));
+        }
+    }
 }
