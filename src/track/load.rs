@@ -603,6 +603,25 @@ mod tests {
         assert!(parse_ranges("x").is_err());
     }
 
+    /// The gap along the lap between two spaces is the remainder of the division, worked out
+    /// without one, from every seventh space to every space of every shipped track.
+    #[test]
+    fn the_progress_gap_is_the_remainder() {
+        for name in shipped_names() {
+            let t = resolve(&name).unwrap();
+            let lap = t.lap_length;
+            let mut wrapped = 0;
+            for a in t.indices().step_by(7) {
+                for b in t.indices() {
+                    let (pa, pb) = (t.space(a).progress, t.space(b).progress);
+                    assert_eq!(t.progress_gap(a, b), (pb + lap - pa) % lap, "{name} {a:?} {b:?}");
+                    wrapped += usize::from(pb + lap - pa >= lap);
+                }
+            }
+            assert!(wrapped > 0, "{name}: some gaps wrap past the line");
+        }
+    }
+
     /// A space's place in the pit lane, kept per space, is its index in the lane's list, on
     /// every shipped track; and every lane space has one.
     #[test]

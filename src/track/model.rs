@@ -440,8 +440,18 @@ impl Track {
 
     /// Distance along the lap from `a` forward to `b`, in progress units (0..lap_length).
     pub fn progress_gap(&self, a: SpaceIdx, b: SpaceIdx) -> u32 {
-        let (pa, pb) = (self.space(a).progress, self.space(b).progress);
-        (pb + self.lap_length - pa) % self.lap_length
+        let (pa, pb) = (self.compact(a).progress, self.compact(b).progress);
+        let lap = self.lap_length;
+        // `(pb + lap - pa) % lap`, with a subtraction rather than a division when both lie on the
+        // lap (0..lap), as every space does: the order of play and every option list ask it.
+        let d = pb + lap - pa;
+        if d < lap {
+            d
+        } else if d < 2 * lap {
+            d - lap
+        } else {
+            d % lap
+        }
     }
 
     /// The letter(s) naming `lane` on a track with `lanes` lanes: `l`/`r` on two lanes,
