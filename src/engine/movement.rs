@@ -114,11 +114,13 @@ impl Reach {
     }
 
     /// The corner the car ends in and the stops it then has there (7-1-1, 10-2-3), on the track
-    /// searched. A state's corner is its space's (see [`step`]).
+    /// searched (`t`). A state's corner is its space's (see [`step`]), so the corner is read from
+    /// the state and only its stops required from the track.
     #[inline]
     pub fn stops(&self, t: &Track) -> Option<(CornerIdx, u8)> {
         let n = &self.state;
         let c = n.corner();
+        debug_assert_eq!(c, t.compact(self.end()).corner, "the state's corner is its space's, on the track searched");
         if c == NONE16 {
             return None;
         }
