@@ -59,7 +59,7 @@ pub fn play_distance(state: &RaceState, t: &Track, car: CarId) -> u64 {
     let c = state.car(car);
     match pit_limit(t) {
         Some(limit) if t.space(c.space).in_pit_lane() => {
-            let past = (t.space(c.space).progress + t.lap_length - limit) % t.lap_length;
+            let past = crate::track::model::forward_gap(limit, t.space(c.space).progress, t.lap_length);
             d.saturating_sub(past as u64)
         }
         _ => d,

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use super::check::check;
 use super::file::{GridFile, SegmentFile, TrackFile};
 use super::graph_file::GraphFile;
-use super::model::{ROW, SpaceDraft, SpaceIdx, SpaceKind, Track, TrackBuilder, Weather, WeatherTable};
+use super::model::{ROW, SpaceDraft, SpaceIdx, SpaceKind, Track, TrackBuilder, Weather, WeatherTable, forward_gap};
 use super::problem::{Diagnostic, TrackError, TrackProblem, line_of};
 
 /// Parses and builds a track from TOML text; `file` is only used in messages.
@@ -448,7 +448,7 @@ fn build(f: &TrackFile, text: &str, diags: &mut Vec<Diagnostic>) -> Option<Track
         let lap = b.lap_length();
         let from = entries.iter().map(|s| b.draft(*s).progress).max().unwrap_or(0);
         let to = exits.iter().map(|s| b.draft(*s).progress).min().unwrap_or(0);
-        let gap = (to + lap - from) % lap;
+        let gap = forward_gap(from, to, lap);
         let step = (gap / (pit.length as u32 + 1)).max(1);
         let mut lane_spaces = Vec::new();
         for k in 1..=pit.length {
@@ -619,6 +619,14 @@ mod tests {
                 }
             }
             assert!(wrapped > 0, "{name}: some gaps wrap past the line");
+        }
+        // Off the lap too (progress values the importer and the loader may meet): the remainder.
+        for lap in [1u32, 7, 100] {
+            for from in 0..2 * lap {
+                for to in from.saturating_sub(lap)..3 * lap {
+                    assert_eq!(forward_gap(from, to, lap), (to + lap - from) % lap, "{from} {to} {lap}");
+                }
+            }
         }
     }
 

@@ -440,18 +440,7 @@ impl Track {
 
     /// Distance along the lap from `a` forward to `b`, in progress units (0..lap_length).
     pub fn progress_gap(&self, a: SpaceIdx, b: SpaceIdx) -> u32 {
-        let (pa, pb) = (self.compact(a).progress, self.compact(b).progress);
-        let lap = self.lap_length;
-        // `(pb + lap - pa) % lap`, with a subtraction rather than a division when both lie on the
-        // lap (0..lap), as every space does: the order of play and every option list ask it.
-        let d = pb + lap - pa;
-        if d < lap {
-            d
-        } else if d < 2 * lap {
-            d - lap
-        } else {
-            d % lap
-        }
+        forward_gap(self.compact(a).progress, self.compact(b).progress, self.lap_length)
     }
 
     /// The letter(s) naming `lane` on a track with `lanes` lanes: `l`/`r` on two lanes,
@@ -855,6 +844,20 @@ fn fewest_arrows<'a>(n: usize, sources: &[SpaceIdx], links: impl Fn(SpaceIdx) ->
         next.clear();
     }
     d
+}
+
+/// Distance forward along a circular lap of `lap` from progress `from` to progress `to`:
+/// `(to + lap - from) % lap`. With a subtraction rather than a division when both lie on the lap
+/// (0..lap), as every space does: the order of play and every option list ask it of spaces.
+pub fn forward_gap(from: u32, to: u32, lap: u32) -> u32 {
+    let d = to + lap - from;
+    if d < lap {
+        d
+    } else if d < 2 * lap {
+        d - lap
+    } else {
+        d % lap
+    }
 }
 
 /// Shortest distance between two progress values on a circular lap.

@@ -4,7 +4,9 @@
 use std::collections::HashMap;
 
 use super::super::check::corner_paths;
-use super::super::model::{CornerIdx, ROW, SpaceDraft, SpaceIdx, SpaceKind, Track, TrackBuilder, WeatherTable};
+use super::super::model::{
+    CornerIdx, ROW, SpaceDraft, SpaceIdx, SpaceKind, Track, TrackBuilder, WeatherTable, forward_gap,
+};
 use super::super::problem::{Diagnostic, TrackProblem};
 use super::dat::NodeKind;
 use super::lanes::Lanes;
@@ -178,7 +180,7 @@ pub fn plan(
             dat.arrows.iter().filter(|a| a.0 == last && g.racing[a.1]).filter_map(|a| progress(a.1)).collect();
         let from = entries.iter().copied().max().unwrap_or(0);
         let to = exits.iter().copied().min().unwrap_or(from);
-        let gap = match (to + lap - from) % lap {
+        let gap = match forward_gap(from, to, lap) {
             0 => lap,
             x => x,
         };
