@@ -127,6 +127,24 @@ impl Servers {
             .output()
             .expect("doveadm runs");
         assert!(out.status.success(), "doveadm kick: {}", String::from_utf8_lossy(&out.stderr));
+        // The kick signals the user's IMAP processes and returns: wait until Dovecot lists none
+        // of them, so that the next command meets a connection the server has closed (else it
+        // may still be served by a process about to die, and no reconnect is seen).
+        let user = self.address(user);
+        for _ in 0..100 {
+            let who = Command::new("doveadm")
+                .arg("-c")
+                .arg(self.dir.join("dovecot.conf"))
+                .args(["who", "-1", &user])
+                .output()
+                .expect("doveadm runs");
+            assert!(who.status.success(), "doveadm who: {}", String::from_utf8_lossy(&who.stderr));
+            if !String::from_utf8_lossy(&who.stdout).contains(&user) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        panic!("{user} still connected 5 s after doveadm kick");
     }
 
     /// The servers' logs, for failure messages.
