@@ -146,6 +146,38 @@ const NONE16: u16 = u16::MAX;
 /// `LANES - 1` takes the plain loop).
 const LANES: usize = 8;
 
+/// [`Bot::marks`]: another car stands on the space.
+const CAR: u8 = 1;
+/// [`Bot::marks`]: a move ending on the space touches another car (14-1).
+const TOUCH: u8 = 2;
+/// [`Bot::marks`]: a dangerous space (17-0-1).
+const STICKER_ON: u8 = 4;
+
+/// Where a gear's plan cells lie ([`Driver::cells_of`]).
+struct Cells<'a> {
+    cost: &'a [f32],
+    /// Line crossings still needed.
+    r: usize,
+    /// Cells from one count of crossings needed to the next.
+    lap: usize,
+    /// Where position 0's cells begin, with no crossing on the move, in the gear and spun.
+    gear: usize,
+    spun: usize,
+}
+
+impl Cells<'_> {
+    /// [`Driver::cells`] of ending at `node` after `cross` crossings, in the gear (or in
+    /// neutral, `spun`).
+    #[inline]
+    fn at(&self, node: u32, cross: u8, spun: bool) -> Option<&[f32]> {
+        if cross as usize >= self.r {
+            return None;
+        }
+        let i = if spun { self.spun } else { self.gear } - cross as usize * self.lap + node as usize * NB;
+        Some(&self.cost[i..i + NB])
+    }
+}
+
 /// A bot with its tables for one track. Cheap to create; keep one to reuse its tables (they
 /// are rebuilt when it meets another track).
 #[derive(Clone, Debug, Default)]
@@ -158,6 +190,8 @@ pub struct Bot {
     zone: Vec<u8>,
     /// Dangerous spaces (17-0-1).
     danger: Vec<bool>,
+    /// What each space holds for the move weighed, a bit each: [`CAR`], [`TOUCH`], [`STICKER_ON`].
+    marks: Vec<u8>,
     /// Bit k: the space is reached in k spaces without entering a dangerous space or a car.
     clean: Vec<u32>,
     frontier: Vec<SpaceIdx>,
@@ -190,7 +224,7 @@ impl Driver<'_> {
         if cross as usize >= self.r {
             return 0.0;
         }
-        self.plan.cost[self.at(self.r - cross as usize, node, g, gas, brakes)]
+        self.plan.cost[self.cost_at(self.r - cross as usize, node, g, gas) + (brakes as usize).min(NB - 1)]
     }
 
     /// The plan's costs of ending at `node` in gear `g` with `gas`, for 0 to `NB - 1` brake
@@ -199,8 +233,23 @@ impl Driver<'_> {
         if cross as usize >= self.r {
             return None;
         }
-        let i = self.at(self.r - cross as usize, node, g, gas, 0);
+        let i = self.cost_at(self.r - cross as usize, node, g, gas);
         Some(&self.plan.cost[i..i + NB])
+    }
+
+    /// [`Driver::cells`] for every end of a move in gear `g` with `gas` or, spun, in neutral:
+    /// where the cells of a position lie, worked out once for all the move's ends (the same
+    /// index as [`Driver::cost_at`], with the gear and gas set aside).
+    fn cells_of(&self, g: u8, gas: u8) -> Cells<'_> {
+        let positions = self.model.space_of.len();
+        Cells {
+            cost: &self.plan.cost,
+            r: self.r,
+            // From one line crossing needed to the next, a whole (gear, gas) table further.
+            lap: NG * NA * positions * NB,
+            gear: self.cost_at(self.r, 0, g, gas),
+            spun: self.cost_at(self.r, 0, 0, gas),
+        }
     }
 
     /// What ending this move with `brakes` brake points costs (see [`Plan::reserve`]).
@@ -208,6 +257,13 @@ impl Driver<'_> {
         self.plan.reserve[(brakes as usize).min(NB - 1)]
     }
 
+    /// Where the costs of ending at `node` in gear `g` with `gas` begin in the plan's `cost`
+    /// (0 brake points; the others follow).
+    fn cost_at(&self, r: usize, node: u32, g: u8, gas: u8) -> usize {
+        model::cost_at(self.model.space_of.len(), r, node, g as usize, (gas as usize).min(NA - 1), 0)
+    }
+
+    /// The index of (`r`, `node`, gear, gas, brakes) in the plan's `gear`.
     fn at(&self, r: usize, node: u32, g: u8, gas: u8, brakes: u8) -> usize {
         let positions = self.model.space_of.len();
         ((r - 1) * positions + node as usize) * CELLS
@@ -297,6 +353,7 @@ impl Bot {
             occupied,
             zone,
             danger,
+            marks,
             clean,
             frontier,
             reached,
@@ -340,9 +397,12 @@ impl Bot {
         // blocked (12-0-1).
         occupied.clear();
         occupied.resize(t.spaces.len(), false);
+        marks.clear();
+        marks.resize(t.spaces.len(), 0);
         for (i, o) in state.cars.iter().enumerate() {
             if i != car.get() && o.status.on_board() {
                 occupied[o.space.get()] = true;
+                marks[o.space.get()] |= CAR;
             }
         }
         // Where a move would end touching another car (beside it or right behind it, 14-1):
@@ -350,15 +410,10 @@ impl Bot {
         zone.clear();
         zone.resize(t.spaces.len(), 0);
         for (i, o) in state.cars.iter().enumerate() {
-            if i == car.get() || !o.status.on_board() || t.space(o.space).kind != SpaceKind::Racing {
-                continue;
-            }
-            let y = o.space;
-            let ahead = t.next(y);
-            for (j, &x) in t.beside(y).iter().chain(t.prev(y)).enumerate() {
-                let dup = j >= t.beside(y).len() && t.beside(y).contains(&x);
-                if !dup && t.space(x).kind == SpaceKind::Racing && !ahead.contains(&x) {
+            if i != car.get() && o.status.on_board() {
+                for &x in m.touching(o.space) {
                     zone[x.get()] = zone[x.get()].saturating_add(1);
+                    marks[x.get()] |= TOUCH;
                 }
             }
         }
@@ -366,18 +421,12 @@ impl Bot {
         danger.resize(t.spaces.len(), false);
         for &x in &state.dangerous {
             danger[x.get()] = true;
+            marks[x.get()] |= STICKER_ON;
         }
         // One pass over the ends in reach: a car on one (`near`), one beside a car (`touchy`), a
         // dangerous space on one (`risky`).
-        let (mut near, mut touchy, mut risky) = (false, false, false);
-        for k in 1..=depth {
-            for e in m.moves(p, k) {
-                let x = m.space_of[e.node as usize].get();
-                near |= occupied[x];
-                touchy |= zone[x] > 0;
-                risky |= danger[x];
-            }
-        }
+        let seen = m.moves_up_to(p, depth).iter().fold(0, |seen, e| seen | marks[m.space_of[e.node as usize].get()]);
+        let (near, touchy, risky) = (seen & CAR != 0, seen & TOUCH != 0, seen & STICKER_ON != 0);
         if !near && !touchy && !risky && depth <= m.calm[p as usize] as usize {
             return top; // nothing in the way, no corner to overshoot: the plan's gear
         }
@@ -524,6 +573,7 @@ impl Bot {
                 }
                 lanes.clear();
                 lanes.resize(lengths, [f32::INFINITY; LANES]);
+                let cells = d.cells_of(g, gas);
                 for k in lo..=hi {
                     let row = &mut lanes[k - lo];
                     for e in ends(k) {
@@ -535,10 +585,10 @@ impl Bot {
                         }
                         let (now, spin) = d.tyres(e.over * factor);
                         let now = now + around(e, k);
-                        let gear_then = if spin { 0 } else { g };
-                        // `d.after(e.node, e.cross, gear_then, gas, left)` for every `left`: the
-                        // end's plan cells side by side (none once the race is over: 0).
-                        let then: [f32; LANES] = match d.cells(e.node, e.cross, gear_then, gas) {
+                        // `d.after(e.node, e.cross, if spin { 0 } else { g }, gas, left)` for
+                        // every `left`: the end's plan cells side by side (none once the race is
+                        // over: 0).
+                        let then: [f32; LANES] = match cells.at(e.node, e.cross, spin) {
                             Some(c) => std::array::from_fn(|used| c[cell_of[used]]),
                             None => [0.0; LANES],
                         };
@@ -858,5 +908,68 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The model's tables for the gear choice say what working them out on the spot says: the
+    /// spaces touching a car (14-1: the racing spaces beside it and behind it, not ahead, each
+    /// once), and the ends of every move up to a length (each length's, in one slice).
+    #[test]
+    fn the_models_touch_and_reach_tables_are_the_tracks() {
+        for name in shipped_names() {
+            let t = resolve(&name).unwrap();
+            let m = Model::new(&t);
+            let racing = |x: SpaceIdx| t.space(x).kind == SpaceKind::Racing;
+            let mut touching = 0;
+            for y in t.indices() {
+                let mut want: Vec<SpaceIdx> = Vec::new();
+                if racing(y) {
+                    for &x in t.beside(y).iter().chain(t.prev(y)) {
+                        if racing(x) && !t.next(y).contains(&x) && !want.contains(&x) {
+                            want.push(x);
+                        }
+                    }
+                }
+                let mut got = m.touching(y).to_vec();
+                got.sort_unstable();
+                want.sort_unstable();
+                assert_eq!(got, want, "{name}: a car on {}", t.space(y).id);
+                touching += usize::from(!got.is_empty());
+            }
+            assert!(touching * 2 > t.racing_spaces(), "{name}: {touching} spaces with neighbours");
+            for p in 0..m.space_of.len() as u32 {
+                for k in [0, 1, 12, REACH, REACH + 5] {
+                    let want: Vec<End> = (1..=k.min(REACH)).flat_map(|j| m.moves(p, j).iter().copied()).collect();
+                    assert_eq!(m.moves_up_to(p, k), &want[..], "{name}: position {p}, up to {k}");
+                }
+            }
+        }
+    }
+
+    /// A solved plan's costs, laid out gear by gear, are the costs solving worked out in its
+    /// layout, each at its place: every index of one layout maps to one of the other.
+    #[test]
+    fn the_plan_costs_by_gear_are_a_permutation() {
+        let positions = 7;
+        let rs = 3;
+        let solved: Vec<f32> = (0..rs * positions * CELLS).map(|i| i as f32).collect();
+        let laid = model::by_gear(&solved, positions);
+        assert_eq!(laid.len(), solved.len());
+        let mut hit = vec![false; laid.len()];
+        for r in 1..=rs {
+            for p in 0..positions as u32 {
+                for g in 0..NG {
+                    for a in 0..NA {
+                        for b in 0..NB {
+                            let at = model::cost_at(positions, r, p, g, a, b);
+                            let was = ((r - 1) * positions + p as usize) * CELLS + cell(g, a, b);
+                            assert_eq!(laid[at], solved[was], "r {r}, position {p}, gear {g}, gas {a}, brakes {b}");
+                            assert!(!hit[at], "two cells at {at}");
+                            hit[at] = true;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(hit.iter().all(|&h| h));
     }
 }

@@ -31,6 +31,11 @@ pub(super) struct Model {
     /// `ends[index[p * KS + k]..index[p * KS + k + 1]]`: the ends of a `k`-space move from `p`.
     pub(super) index: Vec<u32>,
     pub(super) ends: Vec<End>,
+    /// `touch[touch_at[y]..touch_at[y + 1]]`: the spaces where a move ending touches a car
+    /// standing on space `y` (beside it or right behind it, 14-1); none for a car
+    /// off the racing spaces.
+    pub(super) touch_at: Vec<u32>,
+    pub(super) touch: Vec<SpaceIdx>,
     /// Positions in solving order: every move's end before its start.
     pub(super) order: Vec<u32>,
     /// For each position, the longest length up to which no move overshoots a corner.
@@ -82,6 +87,8 @@ impl Model {
             space_of,
             index: Vec::new(),
             ends: Vec::new(),
+            touch_at: Vec::new(),
+            touch: Vec::new(),
             order: Vec::new(),
             calm: Vec::new(),
             grid_order: 0,
@@ -104,6 +111,7 @@ impl Model {
             plans: FxHashMap::default(),
         };
         m.build_moves(t);
+        m.build_touch(t);
         m.build_order(t);
         m.grid_order =
             m.order.iter().rposition(|&p| t.grid.contains(&m.space_of[p as usize])).map_or(m.order.len(), |i| i + 1);
@@ -142,6 +150,38 @@ impl Model {
     pub(super) fn moves(&self, p: u32, k: usize) -> &[End] {
         let i = p as usize * KS + k;
         &self.ends[self.index[i] as usize..self.index[i + 1] as usize]
+    }
+
+    /// The ends of every move from `p` of 1 to `k` spaces (`k` at most [`REACH`]): those of
+    /// [`Model::moves`] for each length, in one slice.
+    pub(super) fn moves_up_to(&self, p: u32, k: usize) -> &[End] {
+        let i = p as usize * KS;
+        &self.ends[self.index[i + 1] as usize..self.index[i + k.min(REACH) + 1] as usize]
+    }
+
+    /// Where a move ending touches a car standing on `y` ([`Model::touch`]).
+    pub(super) fn touching(&self, y: SpaceIdx) -> &[SpaceIdx] {
+        &self.touch[self.touch_at[y.get()] as usize..self.touch_at[y.get() + 1] as usize]
+    }
+
+    /// [`Model::touch`]: for a car on a racing space, the racing spaces beside it and behind
+    /// it, none of them ahead of it (a space both beside and behind counted once).
+    pub(super) fn build_touch(&mut self, t: &Track) {
+        self.touch_at = Vec::with_capacity(t.spaces.len() + 1);
+        self.touch.clear();
+        self.touch_at.push(0);
+        for y in t.indices() {
+            if t.space(y).kind == SpaceKind::Racing {
+                let ahead = t.next(y);
+                for (j, &x) in t.beside(y).iter().chain(t.prev(y)).enumerate() {
+                    let dup = j >= t.beside(y).len() && t.beside(y).contains(&x);
+                    if !dup && t.space(x).kind == SpaceKind::Racing && !ahead.contains(&x) {
+                        self.touch.push(x);
+                    }
+                }
+            }
+            self.touch_at.push(self.touch.len() as u32);
+        }
     }
 
     /// Where search state `st` ends the move (`movement::reach_of`, 7-1-1, 10-2-3).
@@ -261,6 +301,7 @@ impl Model {
                 self.solve_position(&mut plan, &mut best, &gears, r, p);
             }
         }
+        plan.cost = by_gear(&plan.cost, positions);
         plan
     }
 
@@ -336,13 +377,16 @@ impl Model {
     }
 }
 
-/// A plan: for each line crossing still needed `r`, position `p` and cell (gear, gas, brakes)
-/// at index `((r - 1) * positions + p) * CELLS + cell`, the expected cost to the finish.
+/// A plan: for each line crossing still needed `r`, position `p` and cell (gear, gas, brakes),
+/// the expected cost to the finish.
 #[derive(Clone, Debug)]
 pub(super) struct Plan {
-    /// ... having just used that gear (the best next gear taken).
+    /// ... having just used that gear (the best next gear taken). While the plan is solved, at
+    /// index `((r - 1) * positions + p) * CELLS + cell` (a position's cells side by side, as its
+    /// solving reads them); once solved, at [`cost_at`] (see [`by_gear`]).
     pub(super) cost: Vec<f32>,
-    /// ... engaging that gear now, its change already paid.
+    /// ... engaging that gear now, its change already paid, at index
+    /// `((r - 1) * positions + p) * CELLS + cell`.
     pub(super) gear: Vec<f32>,
     /// What ending a move with each number of brake points costs: with other cars on the
     /// track, [`RESERVE`].
@@ -378,6 +422,32 @@ impl PlanKey {
 /// The index of (gear, gas, brakes) in a plan row.
 pub(super) fn cell(g: usize, a: usize, b: usize) -> usize {
     (g * NA + a) * NB + b
+}
+
+/// The index of the cost of (`r` crossings still needed, position `p`, gear `g`, gas `a`,
+/// brakes `b`) in a solved plan's `cost`, on a track of `positions` positions: for each (`r`,
+/// gear, gas), every position's brake counts side by side, positions in track order.
+#[inline]
+pub(super) fn cost_at(positions: usize, r: usize, p: u32, g: usize, a: usize, b: usize) -> usize {
+    ((((r - 1) * NG + g) * NA + a) * positions + p as usize) * NB + b
+}
+
+/// The solved costs `cost` (a position's cells side by side, as solving reads them) laid out
+/// for the moves of one turn ([`cost_at`]). A gear choice reads, for each gear it weighs, the
+/// cells of that gear at the ends of the car's moves: neighbouring positions, since positions
+/// follow the track. Position by position those cells lay a position's whole block (672
+/// bytes) apart, a cache line each; gear by gear they lie a few bytes apart. The values are the
+/// same, only their places change.
+pub(super) fn by_gear(cost: &[f32], positions: usize) -> Vec<f32> {
+    let mut out = vec![0f32; cost.len()];
+    for (i, cells) in cost.chunks_exact(CELLS).enumerate() {
+        let (r, p) = (i / positions + 1, (i % positions) as u32);
+        for (j, brakes) in cells.chunks_exact(NB).enumerate() {
+            let at = cost_at(positions, r, p, j / NA, j % NA, 0);
+            out[at..at + NB].copy_from_slice(brakes);
+        }
+    }
+    out
 }
 
 /// The gears reachable from gear `from` and what each change costs (gas, brakes, engine)
