@@ -699,12 +699,15 @@ fn search(b: &Board<'_>, root: Node, max: u8, min: u8, to_pit_lane: bool) -> Rea
 /// [`search_in`] for the board: a board with no dangerous space within the move's reach
 /// ([`Track::arrows_from`]) and no wall entry counted (most boards) takes a copy of the search
 /// compiled for it, where no state ever has a test or a mask bit, so none of that bookkeeping is
-/// done. Both copies find the same states in the same order.
+/// done. Both copies find the same states in the same order. The search for the ways into the
+/// pit lane has copies of its own, so that the others do not test, at every step, whether they
+/// are one (`TO_PIT_LANE`).
 fn search_with(scratch: &mut Scratch, b: &Board<'_>, root: Node, max: u8, min: u8, to_pit_lane: bool) -> Reaches {
-    if plain(b, &root, max) {
-        search_in::<true>(scratch, b, root, max, min, to_pit_lane)
-    } else {
-        search_in::<false>(scratch, b, root, max, min, to_pit_lane)
+    match (plain(b, &root, max), to_pit_lane) {
+        (true, false) => search_in::<true, false>(scratch, b, root, max, min),
+        (true, true) => search_in::<true, true>(scratch, b, root, max, min),
+        (false, false) => search_in::<false, false>(scratch, b, root, max, min),
+        (false, true) => search_in::<false, true>(scratch, b, root, max, min),
     }
 }
 
@@ -728,21 +731,21 @@ fn plain(b: &Board<'_>, root: &Node, max: u8) -> bool {
 }
 
 /// The search ([`reaches`]); `PLAIN`: the board has no dangerous space the move can reach and
-/// counts no wall entry, and the root no test (see [`search_with`]).
-fn search_in<const PLAIN: bool>(
+/// counts no wall entry, and the root no test (see [`search_with`]); `TO_PIT_LANE`: only the
+/// ways into the pit lane are wanted ([`reaches_to_pit_lane`]).
+fn search_in<const PLAIN: bool, const TO_PIT_LANE: bool>(
     scratch: &mut Scratch,
     b: &Board<'_>,
     mut root: Node,
     max: u8,
     min: u8,
-    to_pit_lane: bool,
 ) -> Reaches {
     let t = b.track;
     root.field = NO_FIELD; // a field index belongs to one search
     // Cutting the states that cannot reach the pit lane changes no state that can: the layers
     // compare only states on the same space. It would change which dangerous spaces get the
     // first 64 mask bits, so it is done only when they all get one.
-    let to_pit_lane = to_pit_lane && !(b.walls && t.has_walls()) && b.dangerous.len() <= 64;
+    let to_pit_lane = TO_PIT_LANE && !(b.walls && t.has_walls()) && b.dangerous.len() <= 64;
     let Scratch { fields, layer: next, spare } = scratch;
     let fields = fields.get_or_insert_with(|| Fields::new(t));
     fields.reset(t);
@@ -1083,8 +1086,18 @@ mod tests {
                 let b = Board { track: &t, occupied, dangerous: &[], pit_open: i % 3 == 0, walls: false };
                 let m = Mover { start: s, stops: None, max: [2, 8, 12, 20, 30][i % 5], min: [1, 4, 7, 11, 21][i % 5] };
                 let root = reaches_root(&b, &m);
-                let plain = search_in::<true>(&mut Scratch::default(), &b, root, m.max, m.min, i % 4 == 1);
-                let general = search_in::<false>(&mut Scratch::default(), &b, root, m.max, m.min, i % 4 == 1);
+                let fresh = Scratch::default;
+                let (plain, general) = if i % 4 == 1 {
+                    (
+                        search_in::<true, true>(&mut fresh(), &b, root, m.max, m.min),
+                        search_in::<false, true>(&mut fresh(), &b, root, m.max, m.min),
+                    )
+                } else {
+                    (
+                        search_in::<true, false>(&mut fresh(), &b, root, m.max, m.min),
+                        search_in::<false, false>(&mut fresh(), &b, root, m.max, m.min),
+                    )
+                };
                 assert_eq!(all_of(&plain), all_of(&general), "{name} from {}", t.space(s).id);
                 compared += plain.states();
             }
@@ -1116,7 +1129,7 @@ mod tests {
                     let b = Board { track: &t, occupied, dangerous: &dangerous, pit_open: false, walls: false };
                     let m = Mover { start: s, stops: None, max, min };
                     let root = reaches_root(&b, &m);
-                    let general = search_in::<false>(&mut Scratch::default(), &b, root, max, min, false);
+                    let general = search_in::<false, false>(&mut Scratch::default(), &b, root, max, min);
                     assert_eq!(all_of(&reaches(&b, &m)), all_of(&general), "{name} from {}", t.space(s).id);
                     if plain(&b, &root, max) {
                         assert!(d[near.get()] > max, "{name}: a sticker {} arrows away is out of reach", d[near.get()]);
