@@ -188,8 +188,6 @@ pub struct Bot {
     occupied: Vec<bool>,
     /// Body tests a move ending on each space brings (14-1), for the cars around.
     zone: Vec<u8>,
-    /// Dangerous spaces (17-0-1).
-    danger: Vec<bool>,
     /// What each space holds for the move weighed, a bit each: [`CAR`], [`TOUCH`], [`STICKER_ON`].
     marks: Vec<u8>,
     /// Bit k: the space is reached in k spaces without entering a dangerous space or a car.
@@ -229,6 +227,9 @@ impl Driver<'_> {
 
     /// The plan's costs of ending at `node` in gear `g` with `gas`, for 0 to `NB - 1` brake
     /// points ([`Driver::after`] for each), or `None` when the crossings finish the race (0).
+    /// The plain loop of the gear choice reads them here; the vector rows read the same cells
+    /// through [`Driver::cells_of`], whose index is worked out another way, and a unit test
+    /// checks both choose alike.
     fn cells(&self, node: u32, cross: u8, g: u8, gas: u8) -> Option<&[f32]> {
         if cross as usize >= self.r {
             return None;
@@ -348,20 +349,7 @@ impl Bot {
         let key = PlanKey::of(state, car);
         m.plan(key);
         let Bot {
-            model,
-            scratch,
-            occupied,
-            zone,
-            danger,
-            marks,
-            clean,
-            frontier,
-            reached,
-            local,
-            rows,
-            lanes,
-            plain_rows,
-            ..
+            model, scratch, occupied, zone, marks, clean, frontier, reached, local, rows, lanes, plain_rows, ..
         } = self;
         let m = model.as_ref().expect("built");
         let d = Driver { model: m, plan: &m.plans[&key], r: remaining(state.laps, c), car: c, wet: state.wet };
@@ -417,10 +405,8 @@ impl Bot {
                 }
             }
         }
-        danger.clear();
-        danger.resize(t.spaces.len(), false);
+        // Dangerous spaces (17-0-1).
         for &x in &state.dangerous {
-            danger[x.get()] = true;
             marks[x.get()] |= STICKER_ON;
         }
         // One pass over the ends in reach: a car on one (`near`), one beside a car (`touchy`), a
@@ -444,7 +430,7 @@ impl Bot {
                 next_frontier.clear();
                 for &y in frontier.iter() {
                     for &x in t.next(y) {
-                        if t.space(x).in_pit_lane() || occupied[x.get()] || danger[x.get()] {
+                        if t.space(x).in_pit_lane() || occupied[x.get()] || marks[x.get()] & STICKER_ON != 0 {
                             continue;
                         }
                         if clean[x.get()] & (1 << k) == 0 {
