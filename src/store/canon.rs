@@ -5,7 +5,6 @@
 //! `docs/store.md` specifies the lines.
 
 use crate::engine::pits::PitStage;
-use sha2::{Digest, Sha256};
 
 use crate::engine::state::OrderKey;
 use crate::engine::{CarId, Fate, RaceState, Status};
@@ -205,7 +204,7 @@ fn state_bytes(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pendin
 
 /// SHA-256 of the canonical text, in hex.
 pub fn state_digest(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pending>) -> String {
-    crate::store::replay::hex32(&Sha256::digest(state_bytes(t, state, moves, pending)).into())
+    super::replay::sha256_hex(&state_bytes(t, state, moves, pending))
 }
 
 /// A status as written in the canonical text and the car sheets.

@@ -700,3 +700,29 @@ fn the_demo_into_an_earlier_demo_starts_afresh_and_a_foreign_folder_is_refused()
     assert!(err.contains("is not empty and no earlier demo made it"), "{err}");
     assert_eq!(std::fs::read_to_string(foreign.join("notes.txt")).unwrap(), "mine", "nothing of it touched");
 }
+
+/// A game whose moderator set a join password (`join_password_sha256` in its settings.toml,
+/// docs/orders.md): a JOIN without it, or with another, is refused with a reply that says so and
+/// carries no token; with it (trimmed), the player joins.
+#[test]
+fn a_join_password_is_asked_for_and_checked() {
+    use steward::mail::standing::Standing;
+    use steward::store::fsio::Durability;
+    let mut w = World::new("joinpassword");
+    w.send(MOD, &format!("TOKEN {MOD_TOKEN}\nCREATE pw TRACK sprint LAPS 1 CARS 2 HOURS 24"));
+    let standing = Standing::open(&w.desk.root.join("mail-state"), Durability::NoSync).unwrap();
+    let mut settings = standing.game("pw").unwrap();
+    assert_eq!(settings.created_by.as_deref(), Some(MOD), "the game's settings are these");
+    // SHA-256 of "bleu", worked out outside steward (Python's hashlib).
+    settings.join_password_sha256 = Some("50ab0299c6f88a48cb8e5a3f9122f7cc8ce015641a4f18cdeece9a75361a6ff1".into());
+    standing.set_game("pw", &settings).unwrap();
+    for order in ["JOIN pw CAR 1", "JOIN pw CAR 1 PASSWORD rouge"] {
+        w.send("p1@test.invalid", order);
+        let reply = body_of(&w.read("p1@test.invalid"));
+        assert!(reply.contains("join PASSWORD"), "{order}: {reply}");
+        assert!(super::token_in(&reply).is_none(), "{order}: no token for a refused join: {reply}");
+    }
+    w.send("p1@test.invalid", "JOIN pw CAR 1 PASSWORD bleu");
+    let welcome = body_of(&w.read("p1@test.invalid"));
+    assert!(super::token_in(&welcome).is_some(), "the right password joins: {welcome}");
+}

@@ -16,6 +16,7 @@ use crate::engine::MoveOption;
 use crate::engine::weather::Forecast;
 use crate::store::files::{Kind, PitRecord, Source, TurnFile};
 use crate::store::qualifying::GridMethod;
+use crate::store::replay::sha256_hex;
 use crate::store::{By, Game, Handle, Join, Meta, Moderation, NewGame, Stamp, StoreError};
 
 use super::compose::Draft;
@@ -421,7 +422,7 @@ impl Daemon {
                 }
                 let settings = self.standing.game(game).unwrap_or_default();
                 if let Some(want) = &settings.join_password_sha256 {
-                    let got = password.as_deref().map(|p| hex::encode(Sha256::digest(p.trim().as_bytes())));
+                    let got = password.as_deref().map(|p| sha256_hex(p.trim().as_bytes()));
                     if got.as_deref() != Some(want.as_str()) {
                         return Err(tr(
                             lang,
