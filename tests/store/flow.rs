@@ -5,8 +5,10 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+use steward::engine::bot::Bot;
 use steward::store::files::TurnFile;
 use steward::store::verify::verify;
+use steward::store::{Meta, Store};
 
 use super::{python, scratch};
 
@@ -429,12 +431,18 @@ fn weather_checks_three_times_a_lap() {
     }
     ok(&g, &["start", "w"]);
     let dir = g.join("w");
+    // The race played out by the bot in this process (one `play --bot` a move would work out the
+    // bot's plan of Monaco afresh each time: most of this test's time): the same store calls.
+    let mut h = Store::new(&g).open("w").unwrap();
+    let mut bot = Bot::new();
     let mut n = 0;
-    while !last_turn(&dir).over {
+    while !h.game().now.over {
         n += 1;
         assert!(n < 2000, "the race does not end");
-        ok(&g, &["play", "w", "--bot"]);
+        h.bot_move(&mut bot, Meta::by("bot")).unwrap();
     }
+    drop(h);
+    assert!(last_turn(&dir).over);
     let game = verify(&dir, None).unwrap().game;
     assert_eq!(game.setup.weather_checks.as_deref(), Some("lap-thirds"));
     assert!(game.rules.set.lap_third_weather);
@@ -573,11 +581,13 @@ fn backmarkers_join_a_stored_race_and_every_roll_is_re_derived() {
     let dir = g.join("bm");
     let mut n = 0;
     let (mut placed_at, mut moves_by_backmarkers) = (None, 0);
-    while !last_turn(&dir).over {
+    // Played in this process, as in `weather_checks_three_times_a_lap`.
+    let mut h = Store::new(&g).open("bm").unwrap();
+    let mut bot = Bot::new();
+    while !h.game().now.over {
         n += 1;
         assert!(n < 1_000, "the race does not end");
-        ok(&g, &["play", "bm", "--bot"]);
-        let t = last_turn(&dir);
+        let t = h.bot_move(&mut bot, Meta::by("bot")).unwrap();
         if placed_at.is_none() && t.events.iter().any(|e| e.article == "002" && e.text.contains("put on the track")) {
             placed_at = Some(t.turn);
         }
@@ -590,6 +600,8 @@ fn backmarkers_join_a_stored_race_and_every_roll_is_re_derived() {
             assert!(t.rolls.iter().all(|r| r.label.starts_with(&format!("{m}/"))), "turn {}", t.turn);
         }
     }
+    drop(h);
+    assert!(last_turn(&dir).over);
     let placed = placed_at.expect("the backmarkers are placed when the leader finishes lap one");
     assert!(moves_by_backmarkers > 0, "the backmarkers move");
     // Half the field of four: two backmarkers, on the board after the placing turn.
