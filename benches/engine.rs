@@ -3,7 +3,7 @@
 //! the reference workload on the imported Monaco graph (every racing space, rolls 7-12 in 4th and
 //! 21-30 in 6th, empty and with 9 other cars).
 //!
-//! `cargo bench --bench engine`; the reference workload also prints µs per enumeration and the
+//! `cargo bench --features bench --bench engine`; the reference workload also prints µs per enumeration and the
 //! average number of options.
 
 #[path = "support/allocator.rs"]

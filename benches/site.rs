@@ -4,7 +4,7 @@
 //! dice page), under 100 ms.
 //!
 //! The season is simulated once through the daemon's Maildir under the system's temp directory
-//! (`steward-bench-site/`) and reused. `cargo bench --bench site`.
+//! (`steward-bench-site/`) and reused. `cargo bench --features bench --bench site`.
 
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,7 @@
 //! Track loading speed: the shipped Monaco from `tracks/monaco.toml`, and the import of the 39
 //! reference `.dat` graphs from `../shared/reference-tracks/` (skipped when absent).
 //!
-//! Run with `cargo bench --bench tracks -- --warm-up-time 1 --measurement-time 3`.
+//! Run with `cargo bench --features bench --bench tracks -- --warm-up-time 1 --measurement-time 3`.
 
 use std::hint::black_box;
 use std::path::PathBuf;
