@@ -3,8 +3,8 @@
 //! the reference workload on the imported Monaco graph (every racing space, rolls 7-12 in 4th and
 //! 21-30 in 6th, empty and with 9 other cars).
 //!
-//! `cargo bench --features bench --bench engine`; the reference workload also prints µs per enumeration and the
-//! average number of options.
+//! `cargo bench --features bench --bench engine`; the reference workload also prints µs per
+//! enumeration and the average number of options.
 
 #[path = "support/allocator.rs"]
 mod allocator;

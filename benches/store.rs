@@ -2,8 +2,8 @@
 //! and parsing its TOML files (the target is at most 1.5 times), and `audit` over 1,000 games.
 //!
 //! The games are kept bot races (`steward sim --keep`), generated once under the system's temp
-//! directory (`steward-bench-store/`) and reused. `cargo bench --features bench --bench store`; the ratio is also
-//! printed on its own line.
+//! directory (`steward-bench-store/`) and reused. `cargo bench --features bench --bench store`;
+//! the ratio is also printed on its own line.
 
 #[path = "support/allocator.rs"]
 mod allocator;
