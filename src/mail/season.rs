@@ -12,7 +12,6 @@ use crate::engine::bot::Bot;
 use crate::league::config::{BidRecord, GridMethod, League, RaceRecord};
 use crate::league::results::{league_standings, referee};
 use crate::league::{grid, table};
-use crate::store::Store;
 
 use super::daemon::DaemonError;
 use super::demo::{MODERATOR, MODERATOR_TOKEN, Player, STEWARD, daemon_pass, local_daemon, say, send_reply};
@@ -84,7 +83,6 @@ pub fn run(spec: &SeasonSpec) -> Result<SeasonResult, DaemonError> {
     }
     league.save(&games).map_err(|e| err("the league", e))?;
 
-    let store = Store::new(&games);
     let mut bot = Bot::new();
     let mut out = SeasonResult::default();
     for r in 1..=spec.races {
@@ -163,7 +161,10 @@ pub fn run(spec: &SeasonSpec) -> Result<SeasonResult, DaemonError> {
         }
         for _round in 0..200_000 {
             daemon_pass(&mut daemon, &mut inbox, &mut via, &mut mails_in)?;
-            let g = store.load(&game, None).map_err(|source| DaemonError::Store { game: game.clone(), source })?;
+            // The game as the daemon left it: its store keeps the games it replayed, so this is
+            // no new replay of the whole race a round (`Store::load` would be).
+            let h = daemon.store().open(&game).map_err(|source| DaemonError::Store { game: game.clone(), source })?;
+            let g = h.game();
             if g.now.over {
                 break;
             }
@@ -172,7 +173,7 @@ pub fn run(spec: &SeasonSpec) -> Result<SeasonResult, DaemonError> {
             }
             let mut wrote = false;
             for p in &mut players {
-                if let Some(r) = p.reply(&g, &mut bot, STEWARD)? {
+                if let Some(r) = p.reply(g, &mut bot, STEWARD)? {
                     send_reply(&inbox_dir, &p.address, &mut n, &r)?;
                     wrote = true;
                 }
