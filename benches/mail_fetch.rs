@@ -19,7 +19,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use steward::mail::transport::{ImapInbox, Inbox, MaildirInbox, deliver};
+use steward::mail::transport::{ImapInbox, Inbox, MaildirInbox, Security, deliver};
 
 #[allow(dead_code)]
 #[path = "../tests/mail/servers.rs"]
@@ -89,6 +89,19 @@ fn benches(c: &mut Criterion) {
             assert_eq!(got.len(), MAILS);
             black_box(got)
         })
+    });
+    // The same over TLS (IMAPS): what a deployed daemon does, rustls's record layer included;
+    // and a connection's set-up, the TLS handshake and the login, which a daemon pays once a pass.
+    let mut imaps_inbox = ImapInbox::connect(s.imap_secure(USER, Security::Tls)).unwrap();
+    g.bench_function("imaps Inbox::fetch", |b| {
+        b.iter(|| {
+            let got = imaps_inbox.fetch(MAILS).unwrap();
+            assert_eq!(got.len(), MAILS);
+            black_box(got)
+        })
+    });
+    g.bench_function("imaps connect and log in", |b| {
+        b.iter(|| black_box(ImapInbox::connect(s.imap_secure(USER, Security::Tls)).unwrap()))
     });
     g.bench_function("imap plain UID FETCH 1:* RFC822", |b| {
         b.iter(|| {
