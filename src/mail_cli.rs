@@ -75,21 +75,35 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
                 SendConfig::Maildir { dir } => Box::new(crate::mail::outbox::Via(MaildirSender::per_recipient(dir))),
                 SendConfig::Smtp(c) => Box::new(Via(SmtpSender::new(c.transport()?)?)),
             };
-            let mut daemon = Daemon::new(cfg, Durability::Sync)?;
-            eprintln!(
-                "steward serve: games in {}, state in {}",
-                daemon.cfg.games.display(),
-                daemon.cfg.state.display()
-            );
-            daemon.run(inbox.as_mut(), via.as_mut(), |p| {
+            eprintln!("steward serve: games in {}, state in {}", cfg.games.display(), cfg.state.display());
+            let say = |p: &crate::mail::daemon::Pass| {
                 if p.processed > 0 || p.deadlines > 0 || p.flushed.sent > 0 || p.flushed.failed > 0 {
                     eprintln!(
                         "steward serve: {} message(s) processed, {} deadline job(s), {} sent, {} deferred, {} failed",
                         p.processed, p.deadlines, p.flushed.sent, p.flushed.deferred, p.flushed.failed
                     );
                 }
-                once
-            })?;
+            };
+            if once {
+                // One pass: any failure is the exit status (cron runs it again).
+                Daemon::new(cfg, Durability::Sync)?.run(inbox.as_mut(), via.as_mut(), |p| {
+                    say(p);
+                    true
+                })?;
+            } else {
+                // Until stopped: a full disk or the mailbox server restarting is waited out.
+                crate::mail::daemon::serve(
+                    &cfg,
+                    Durability::Sync,
+                    inbox.as_mut(),
+                    via.as_mut(),
+                    |p| {
+                        say(p);
+                        false
+                    },
+                    std::thread::sleep,
+                )?;
+            }
             Ok(ExitCode::SUCCESS)
         }
         MailCommand::Demo { dir, track, cars, laps, grid, backmarkers, reports } => {

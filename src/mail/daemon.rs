@@ -3,7 +3,8 @@
 //! then records itself in the ledger (docs/daemon.md has the crash analysis).
 //!
 //! The loop itself (`run`) is at the bottom: fetch, process each message, check deadlines,
-//! flush the outbox, wait.
+//! flush the outbox, wait; and `serve`, which outlives the failures that clear up by themselves
+//! (a full disk, the mailbox server restarting) by waiting and starting again from the files.
 
 use std::path::Path;
 use std::time::Duration;
@@ -50,6 +51,21 @@ pub enum DaemonError {
     /// The mailbox failed.
     #[error("mailbox: {0}")]
     Transport(#[from] TransportError),
+}
+
+impl DaemonError {
+    /// True when the failure may clear up by itself: the mailbox server unreachable or busy
+    /// ([`TransportError::is_transient`]), a full disk or an exhausted quota under the state or
+    /// the games ([`crate::store::fsio::is_transient`]). A message whose job fails so is not
+    /// recorded: it is read again on a later pass ([`serve`]).
+    pub fn is_transient(&self) -> bool {
+        match self {
+            DaemonError::Io { source, .. } => crate::store::fsio::is_transient(source),
+            DaemonError::Store { source, .. } => source.is_transient(),
+            DaemonError::Transport(e) => e.is_transient(),
+            DaemonError::Template(_) => false,
+        }
+    }
 }
 
 pub(super) fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> DaemonError {
@@ -245,6 +261,11 @@ impl Daemon {
         }));
         let failure = match handled {
             Ok(Ok((drafts, claim))) => return self.commit(entry, drafts, claim).map(|_| true),
+            // A full disk, the mailbox server gone: nothing is recorded, and the message is read
+            // again once it clears (`serve`), as after a crash at this point (inflight.toml
+            // keeps what the job wrote): recorded as failed, the player would have to send it
+            // again.
+            Ok(Err(e)) if e.is_transient() => return Err(e),
             Ok(Err(e)) => e.to_string(),
             Err(panic) => {
                 let what = panic
@@ -517,7 +538,8 @@ impl Daemon {
         Ok(p)
     }
 
-    /// Runs until `stop` says so, waiting on the mailbox between passes.
+    /// Runs until `stop` says so, waiting on the mailbox between passes. The first failed pass
+    /// ends it ([`serve`] outlives the transient ones).
     pub fn run(
         &mut self,
         inbox: &mut dyn Inbox,
@@ -533,6 +555,60 @@ impl Daemon {
                 inbox.wait(Duration::from_secs(self.cfg.poll_seconds.max(1)))?;
             }
         }
+    }
+}
+
+/// The longest wait between two tries after transient failures ([`serve`]).
+pub const MAX_BACKOFF: Duration = Duration::from_secs(300);
+
+/// The long-running daemon (`steward serve` without `--once`): [`Daemon::run`] until `stop`
+/// says so, outliving the failures that clear up by themselves ([`DaemonError::is_transient`]:
+/// the mailbox server restarting or unreachable, a full disk). After one, the daemon says why
+/// on standard error, waits (`wait`: the configured poll interval, doubled at each failure in
+/// a row up to [`MAX_BACKOFF`]), and starts again from its files with a new [`Daemon`], as a
+/// restarted process would: what a failed job wrote is then found again through
+/// `inflight.toml`, as after a crash (the crash test), so nothing is applied twice or lost.
+/// Any other failure ends it, as does a daemon that cannot be built at all.
+pub fn serve(
+    cfg: &ServeConfig,
+    durability: Durability,
+    inbox: &mut dyn Inbox,
+    via: &mut dyn Deliver,
+    mut stop: impl FnMut(&Pass) -> bool,
+    mut wait: impl FnMut(Duration),
+) -> Result<(), DaemonError> {
+    let first = Duration::from_secs(cfg.poll_seconds.max(1));
+    let mut delay = first;
+    let mut daemon = Daemon::new(cfg.clone(), durability)?;
+    loop {
+        let mut passed = false;
+        let failed = daemon
+            .run(inbox, via, |p| {
+                passed = true;
+                stop(p)
+            })
+            .err();
+        let Some(e) = failed else { return Ok(()) };
+        if !e.is_transient() {
+            return Err(e);
+        }
+        if passed {
+            delay = first; // a pass went through since the last failure
+        }
+        eprintln!("steward serve: {e} (may clear up by itself): trying again in {} s", delay.as_secs());
+        wait(delay);
+        delay = (delay * 2).min(MAX_BACKOFF);
+        daemon = loop {
+            match Daemon::new(cfg.clone(), durability) {
+                Ok(d) => break d,
+                Err(e) if e.is_transient() => {
+                    eprintln!("steward serve: {e} (may clear up by itself): trying again in {} s", delay.as_secs());
+                    wait(delay);
+                    delay = (delay * 2).min(MAX_BACKOFF);
+                }
+                Err(e) => return Err(e),
+            }
+        };
     }
 }
 

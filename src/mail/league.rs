@@ -13,6 +13,7 @@ use crate::store::replay::token_hash;
 
 use super::compose::Draft;
 use super::daemon::{Daemon, DaemonError, Job};
+use super::dispatch::Failure;
 use super::orders::LeagueAction;
 
 /// Every league in the games directory (the directories holding a `league.toml`), by name.
@@ -157,9 +158,9 @@ impl Daemon {
         job: &mut Job,
         name: &str,
         action: &LeagueAction,
-    ) -> Result<Option<String>, String> {
+    ) -> Result<Option<String>, Failure> {
         let games = self.store.dir.clone();
-        let mut league = League::load(&games, name).map_err(|e| e.to_string())?;
+        let mut league = League::load(&games, name).map_err(league_failure)?;
         if *action == LeagueAction::Standings {
             job.extras.league.push(table_text(&games, &league));
             return Ok(None);
@@ -214,9 +215,20 @@ impl Daemon {
             LeagueAction::Standings => unreachable!("answered above"),
         }
         .map_err(|e| e.to_string())?;
-        league.save(&games).map_err(|e| e.to_string())?;
+        league.save(&games).map_err(league_failure)?;
         job.notes.push(done);
         job.applied = true;
         Ok(None)
+    }
+}
+
+/// A league file's failure, as [`Failure`] sorts them: one that cannot be read or written is
+/// the system's; a league that does not exist or does not parse is said to the sender.
+fn league_failure(e: crate::league::LeagueError) -> Failure {
+    match e {
+        crate::league::LeagueError::Io { path, source } => {
+            Failure::System(DaemonError::Io { what: path.display().to_string(), source })
+        }
+        e => Failure::Note(e.to_string()),
     }
 }

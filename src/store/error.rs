@@ -263,4 +263,27 @@ impl StoreError {
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         StoreError::Io { path: path.into(), source }
     }
+
+    /// True when the failure is the system's, not the order's: a file of the game cannot be
+    /// read or written, or the game directory is damaged (a turn or file that does not read
+    /// back, the secret seed missing or not the committed one). Sending the order again would
+    /// not help the player; an operator must look (or, for a full disk, wait: see
+    /// [`StoreError::is_transient`]).
+    pub fn is_system(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Io { .. }
+                | StoreError::Parse { .. }
+                | StoreError::BadTurn { .. }
+                | StoreError::BadFile { .. }
+                | StoreError::NoSecret(_)
+                | StoreError::SeedMismatch { .. }
+        )
+    }
+
+    /// True when the failure may clear up by itself: an I/O error such as a full disk or an
+    /// exhausted quota ([`crate::store::fsio::is_transient`]).
+    pub fn is_transient(&self) -> bool {
+        matches!(self, StoreError::Io { source, .. } if crate::store::fsio::is_transient(source))
+    }
 }

@@ -59,6 +59,14 @@ pub fn step() {
     }
 }
 
+/// True for the local I/O errors that may clear up by themselves (a full disk, an exhausted
+/// quota, an interrupted or timed-out call, a busy resource, memory short): a daemon waits and
+/// tries again rather than giving up or blaming the order it was applying.
+pub fn is_transient(e: &io::Error) -> bool {
+    use io::ErrorKind::*;
+    matches!(e.kind(), Interrupted | WouldBlock | TimedOut | StorageFull | QuotaExceeded | ResourceBusy | OutOfMemory)
+}
+
 /// How hard writes try to survive a power cut.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Durability {

@@ -2,16 +2,23 @@
 //! (Postfix), `steward serve` reads them over IMAP (Dovecot) and replies over SMTP, and the
 //! players read the replies over IMAP and answer each report by replying to it with the bare
 //! answer (its signed `Reply-To`, `steward+<tag>@`, through Postfix's `recipient_delimiter` to
-//! the steward mailbox in Dovecot), until the race is over.
+//! the steward mailbox in Dovecot), until the race is over. And the daemon outliving its IMAP
+//! server going away and coming back.
 
+use std::net::{Shutdown, TcpListener, TcpStream};
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use steward::engine::bot::Bot;
-use steward::mail::config::moderator_token_hash;
+use steward::mail::config::{ServeConfig, moderator_token_hash};
+use steward::mail::daemon::serve;
 use steward::mail::demo::Player;
-use steward::mail::transport::{ImapInbox, Sender, SmtpSender};
+use steward::mail::outbox::Via;
+use steward::mail::transport::{ImapInbox, Inbox, MaildirSender, Sender, SmtpSender};
 use steward::store::Store;
+use steward::store::fsio::Durability;
 
 use super::scratch;
 use super::servers::servers;
@@ -185,4 +192,102 @@ fn a_race_played_over_real_imap_and_smtp() {
         std::thread::sleep(Duration::from_millis(200));
     }
     assert!(saw_end, "racer1 got the final report");
+}
+
+/// A TCP relay to a server that a test can take down and bring back: down, it cuts every
+/// connection it relays and hangs up on new ones at once, as a server restarting does.
+struct Relay {
+    port: u16,
+    up: Arc<AtomicBool>,
+    open: Arc<Mutex<Vec<TcpStream>>>,
+}
+
+impl Relay {
+    fn to(port: u16) -> Relay {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let relay = Relay {
+            port: listener.local_addr().unwrap().port(),
+            up: Arc::new(AtomicBool::new(true)),
+            open: Arc::new(Mutex::new(Vec::new())),
+        };
+        let (up, open) = (relay.up.clone(), relay.open.clone());
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(client) = client else { continue };
+                if !up.load(Ordering::SeqCst) {
+                    continue; // dropped: the client reads an end of stream
+                }
+                let Ok(server) = TcpStream::connect(("127.0.0.1", port)) else { continue };
+                let mut open = open.lock().unwrap();
+                open.extend([client.try_clone().unwrap(), server.try_clone().unwrap()]);
+                for (mut from, mut to) in [(client.try_clone().unwrap(), server.try_clone().unwrap()), (server, client)]
+                {
+                    std::thread::spawn(move || {
+                        let _ = std::io::copy(&mut from, &mut to);
+                        let _ = to.shutdown(Shutdown::Both);
+                    });
+                }
+            }
+        });
+        relay
+    }
+
+    fn down(&self) {
+        self.up.store(false, Ordering::SeqCst);
+        for c in self.open.lock().unwrap().drain(..) {
+            let _ = c.shutdown(Shutdown::Both);
+        }
+    }
+
+    fn up(&self) {
+        self.up.store(true, Ordering::SeqCst);
+    }
+}
+
+/// `steward serve` (the long-running daemon, `daemon::serve`) outlives its IMAP server going
+/// away: the mail that arrives meanwhile is handled, once, when the server is back.
+#[test]
+fn serve_waits_out_an_imap_server_that_goes_away() {
+    let s = servers();
+    let root = scratch("e2e-imap-outage");
+    let relay = Relay::to(s.imap_port);
+    let mut imap = s.imap("heidi");
+    imap.port = relay.port;
+    let mut cfg = ServeConfig::local(&root, &s.address("heidi"));
+    cfg.poll_seconds = 1;
+    let mut inbox = ImapInbox::connect(imap).unwrap();
+    assert!(inbox.fetch(10).unwrap().is_empty(), "the mailbox starts empty");
+    relay.down();
+    let mut smtp = SmtpSender::new(s.smtp()).unwrap();
+    let racer = "racer@elsewhere.test";
+    smtp.send(racer, &[s.address("heidi")], &letter(racer, &s.address("heidi"), 900, "HELP")).unwrap();
+    // Postfix hands the mail to Dovecot on its own time: wait until it is in the Maildir.
+    let new = s.maildir("heidi").join("new");
+    let start = Instant::now();
+    while std::fs::read_dir(&new).map_or(0, |d| d.count()) == 0 {
+        assert!(start.elapsed() < Duration::from_secs(60), "Postfix delivered nothing:\n{}", s.logs());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let mut via = Via(MaildirSender::per_recipient(root.join("mail")));
+    let mut waits = Vec::new();
+    serve(
+        &cfg,
+        Durability::NoSync,
+        &mut inbox,
+        &mut via,
+        |p| p.processed > 0,
+        |d| {
+            waits.push(d.as_secs());
+            if waits.len() == 2 {
+                relay.up(); // the server is back after the second wait
+            }
+        },
+    )
+    .unwrap_or_else(|e| panic!("the daemon gave up: {e}\n{}", s.logs()));
+    assert_eq!(waits, [1, 2], "a wait after each failed pass, doubled");
+    let replies = std::fs::read_dir(root.join("mail").join(racer).join("new")).unwrap().count();
+    assert_eq!(replies, 1, "the mail was answered once");
+    let ledger = steward::mail::ledger::Ledger::open(&cfg.state, Durability::NoSync).unwrap();
+    assert_eq!(ledger.entries().unwrap().len(), 1);
+    assert!(inbox.fetch(10).unwrap().is_empty(), "and marked processed on the server");
 }

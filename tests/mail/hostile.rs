@@ -3,10 +3,15 @@
 //! attachments do not hide the orders, a list copy does not hide the direct copy, and `TRACK`
 //! opens no file of the sender's choosing.
 
+use std::time::Duration;
+
 use steward::mail::config::{ServeConfig, moderator_token_hash};
+use steward::mail::daemon::serve;
 use steward::mail::limits::{MAX_REPLY_BYTES, STRANGER_TEXT};
 use steward::mail::message::{Incoming, MessageError, is_mailable};
-use steward::mail::transport::{Inbox, MaildirInbox, deliver};
+use steward::mail::outbox::Via;
+use steward::mail::transport::{Fetched, Inbox, MaildirInbox, MaildirSender, TransportError, deliver};
+use steward::store::fsio::Durability;
 use steward::store::{Join, Meta, NewGame, Store};
 
 use super::desk::Desk;
@@ -304,4 +309,106 @@ fn track_takes_a_shipped_name_or_a_file_of_the_tracks_folder() {
     let mut ib = MaildirInbox::open(root.join("mail").join(MOD)).unwrap();
     let replies: String = ib.fetch(100).unwrap().iter().map(|m| Incoming::parse(&m.raw).unwrap().full_body).collect();
     assert!(replies.contains("there is no track `outside.toml`"), "{replies}");
+}
+
+/// A damaged game is the system's failure, not the order's: the player is not told that their
+/// order was wrong (nor shown the file's trouble), the moderators are told what failed, and
+/// nothing is applied.
+#[test]
+fn a_damaged_game_is_reported_as_a_failure_not_as_the_orders_fault() {
+    let mut w = World::new("damaged", |_| {});
+    w.game("g", "p1@test.invalid");
+    let store = Store::new(w.root.join("games"));
+    let g = store.load("g", None).unwrap();
+    let (car, _) = g.awaited_cars()[0];
+    // Where the next turn must be written, a directory: the store cannot write it.
+    let next = w.root.join("games").join("g").join("turns").join(format!("{:04}.toml", g.next_turn()));
+    std::fs::create_dir_all(&next).unwrap();
+    let from = if car == 1 { "p1@test.invalid" } else { "p2@test.invalid" };
+    w.deliver(&mail(from, "dmg", &format!("GAME g\nCAR {car}\nTOKEN t{car}\nGEAR 1")));
+    assert_eq!(w.pass().processed, 1);
+    let file = format!("{:04}.toml", g.next_turn());
+    let outcome = w.outcome("dmg");
+    assert!(outcome.starts_with("failed: game g: ") && outcome.contains(&file), "{outcome}");
+    let player = w.text(from);
+    assert!(player.contains("could not be handled"), "the sender is told: {player}");
+    assert!(!player.contains(&file), "the file's trouble is not the sender's: {player}");
+    let note = w.text(MOD);
+    assert!(note.contains("could not be handled") && note.contains(&file), "{note}");
+    std::fs::remove_dir(&next).unwrap();
+    assert_eq!(store.load("g", None).unwrap().next_turn(), g.next_turn(), "nothing applied");
+}
+
+/// An inbox whose first `fail` fetches fail as a mailbox server going away does.
+struct Flaky {
+    inner: MaildirInbox,
+    fail: usize,
+    transient: bool,
+}
+
+impl Inbox for Flaky {
+    fn fetch(&mut self, limit: usize) -> Result<Vec<Fetched>, TransportError> {
+        if self.fail > 0 {
+            self.fail -= 1;
+            return Err(if self.transient {
+                TransportError::Connection { server: "imap.test.invalid:993".into(), detail: "reset by peer".into() }
+            } else {
+                TransportError::Login {
+                    server: "imap.test.invalid:993".into(),
+                    user: "steward".into(),
+                    detail: "no".into(),
+                }
+            });
+        }
+        self.inner.fetch(limit)
+    }
+    fn mark_processed(&mut self, key: &str) -> Result<(), TransportError> {
+        self.inner.mark_processed(key)
+    }
+    fn wait(&mut self, _: Duration) -> Result<(), TransportError> {
+        Ok(())
+    }
+}
+
+/// The long-running daemon (`serve`) outlives a mailbox server that goes away: it waits the
+/// poll interval, doubled at each failure in a row, starts again from its files and handles
+/// the mail once the server is back; a failure that will not clear up by itself (a refused
+/// login) still ends it.
+#[test]
+fn serve_waits_out_a_mailbox_that_goes_away_and_stops_on_one_that_refuses() {
+    let root = scratch("hostile-flaky");
+    let mut cfg = Desk::config(&root);
+    cfg.poll_seconds = 2;
+    let address = cfg.address.clone();
+    deliver(&root.join("mail").join(&address), &mail("racer@test.invalid", "while-down", "HELP")).unwrap();
+    let inner = MaildirInbox::open(root.join("mail").join(&address)).unwrap();
+    let mut inbox = Flaky { inner, fail: 3, transient: true };
+    let mut via = Via(MaildirSender::per_recipient(root.join("mail")));
+    let mut waits = Vec::new();
+    let mut passes = 0;
+    serve(
+        &cfg,
+        Durability::NoSync,
+        &mut inbox,
+        &mut via,
+        |p| {
+            passes += 1;
+            p.processed > 0
+        },
+        |d| waits.push(d.as_secs()),
+    )
+    .expect("a server that comes back is waited for");
+    assert_eq!(waits, [2, 4, 8], "the poll interval, doubled at each failure in a row");
+    assert_eq!(passes, 1, "the first pass that went through handled the mail");
+    let w = World::open(root.clone(), cfg.clone());
+    assert_eq!(w.outcome("while-down"), "answered");
+    assert_eq!(w.raw("racer@test.invalid").len(), 1, "answered once");
+
+    let inner = MaildirInbox::open(root.join("mail").join(&address)).unwrap();
+    let mut refusing = Flaky { inner, fail: 1, transient: false };
+    let mut waited = 0;
+    let e = serve(&cfg, Durability::NoSync, &mut refusing, &mut via, |_| true, |_| waited += 1)
+        .expect_err("a refused login ends the daemon");
+    assert!(!e.is_transient() && e.to_string().contains("refused the login"), "{e}");
+    assert_eq!(waited, 0);
 }

@@ -57,8 +57,8 @@ impl Daemon {
         self.standing.judge(game).unwrap_or_default()
     }
 
-    fn set_judge_state(&self, game: &str, s: &JudgeState) -> Result<(), String> {
-        self.standing.set_judge(game, s).map_err(|e| e.to_string())
+    fn set_judge_state(&self, game: &str, s: &JudgeState) -> Result<(), DaemonError> {
+        self.standing.set_judge(game, s).map_err(io("writing the game's judge state"))
     }
 
     /// The observers of `game`, who get its reports (the report every player gets today; when
@@ -85,7 +85,7 @@ impl Daemon {
     }
 
     /// LIST, WATCH, UNWATCH, ABSENT, RETIRE, ROLLBACK, OBSERVERS; returns the game touched.
-    pub(super) fn judge_order(&mut self, job: &mut Job, head: &Header, o: &Order) -> Result<Option<String>, String> {
+    pub(super) fn judge_order(&mut self, job: &mut Job, head: &Header, o: &Order) -> Result<Option<String>, Failure> {
         match o {
             Order::List(game) => self.list(job, game.as_deref()),
             Order::Watch(game) => self.watch(job, game),
@@ -113,8 +113,7 @@ impl Daemon {
                 };
                 job.announce.push((game.clone(), en.to_string()));
                 job.notes.push(tr(job.lang, en, fr));
-                self.touch(job, &game, self.store.load(&game, None).map(|g| g.next_turn()).unwrap_or(0))
-                    .map_err(|e| e.to_string())?;
+                self.touch(job, &game, self.store.load(&game, None).map(|g| g.next_turn()).unwrap_or(0))?;
                 Ok(Some(game))
             }
             Order::Absent(dates) => self.absent(job, head, dates.as_ref()),
@@ -126,7 +125,7 @@ impl Daemon {
 
     /// `LIST`: the games open for joining and the running ones; `LIST <game>`: one game. Only
     /// what every player may see (no address, no token).
-    fn list(&mut self, job: &mut Job, one: Option<&str>) -> Result<Option<String>, String> {
+    fn list(&mut self, job: &mut Job, one: Option<&str>) -> Result<Option<String>, Failure> {
         let lang = job.lang;
         let now = self.now();
         let ids = match one {
@@ -134,7 +133,7 @@ impl Daemon {
                 self.open(g)?;
                 vec![g.to_string()]
             }
-            None => self.store.list().map_err(|e| e.to_string())?,
+            None => self.store.list().map_err(store_failure("-"))?,
         };
         let (mut open, mut running) = (Vec::new(), Vec::new());
         for id in ids {
@@ -223,7 +222,7 @@ impl Daemon {
         Ok(None)
     }
 
-    fn watch(&mut self, job: &mut Job, game: &str) -> Result<Option<String>, String> {
+    fn watch(&mut self, job: &mut Job, game: &str) -> Result<Option<String>, Failure> {
         let lang = job.lang;
         let g = self.store.load(game, None).map_err(|_| format!("there is no game `{game}`"))?;
         if g.now.players.iter().any(|p| p.address.eq_ignore_ascii_case(&job.sender)) {
@@ -231,7 +230,8 @@ impl Daemon {
                 lang,
                 &format!("You drive in game {game}: you get its reports already."),
                 &format!("Vous courez dans la partie {game} : vous en recevez deja les rapports."),
-            ));
+            )
+            .into());
         }
         let mut s = self.judge_state(game);
         if s.closed {
@@ -239,7 +239,8 @@ impl Daemon {
                 lang,
                 &format!("Game {game} is closed to observers (its moderator decided so)."),
                 &format!("La partie {game} est fermee aux observateurs (decision de son moderateur)."),
-            ));
+            )
+            .into());
         }
         if !s.watchers.iter().any(|w| w.eq_ignore_ascii_case(&job.sender)) {
             s.watchers.push(job.sender.to_lowercase());
@@ -252,11 +253,11 @@ impl Daemon {
             &format!("You watch game {game}: you will get its reports (UNWATCH {game} to stop)."),
             &format!("Vous suivez la partie {game} : vous recevrez ses rapports (NE-PLUS-SUIVRE {game} pour arreter)."),
         ));
-        self.touch(job, game, g.next_turn()).map_err(|e| e.to_string())?;
+        self.touch(job, game, g.next_turn())?;
         Ok(Some(game.to_string()))
     }
 
-    fn unwatch(&mut self, job: &mut Job, game: &str) -> Result<Option<String>, String> {
+    fn unwatch(&mut self, job: &mut Job, game: &str) -> Result<Option<String>, Failure> {
         let mut s = self.judge_state(game);
         let before = s.watchers.len();
         s.watchers.retain(|w| !w.eq_ignore_ascii_case(&job.sender));
@@ -265,7 +266,8 @@ impl Daemon {
                 job.lang,
                 &format!("You do not watch game {game}."),
                 &format!("Vous ne suivez pas la partie {game}."),
-            ));
+            )
+            .into());
         }
         self.set_judge_state(game, &s)?;
         job.applied = true;
@@ -284,13 +286,13 @@ impl Daemon {
         job: &mut Job,
         head: &Header,
         dates: Option<&(String, String)>,
-    ) -> Result<Option<String>, String> {
+    ) -> Result<Option<String>, Failure> {
         let lang = job.lang;
         let game = Self::need_game(job, head)?;
         let h = self.open(&game)?;
         let car = self.player_car(job, h.game(), head)?;
         if h.game().now.over {
-            return Err(StoreError::Over.to_string());
+            return Err(StoreError::Over.to_string().into());
         }
         let mut s = self.judge_state(&game);
         let Some((from, to)) = dates else {
@@ -301,12 +303,13 @@ impl Daemon {
                     lang,
                     &format!("Car {car} has no absence to cancel."),
                     &format!("La voiture {car} n'a pas d'absence a annuler."),
-                ));
+                )
+                .into());
             }
             self.set_judge_state(&game, &s)?;
             job.applied = true;
             job.announce.push((game.clone(), format!("Car {car}'s player is back: the absence is cancelled.")));
-            self.touch(job, &game, h.game().next_turn()).map_err(|e| e.to_string())?;
+            self.touch(job, &game, h.game().next_turn())?;
             return Ok(Some(game));
         };
         let today = day(self.now());
@@ -315,7 +318,8 @@ impl Daemon {
                 lang,
                 &format!("ABSENT {from} {to}: {from} is in the past (today is {today}, UTC)."),
                 &format!("ABSENT {from} {to} : {from} est passe (nous sommes le {today}, UTC)."),
-            ));
+            )
+            .into());
         }
         // A league may cap the absences a driver declares in a season (docs/leagues.md).
         let league = super::super::league::league_of_game(&self.store.dir, &game).map(|(l, _)| l);
@@ -341,7 +345,8 @@ impl Daemon {
                          en change les dates).",
                         l.name
                     ),
-                ));
+                )
+                .into());
             }
             ls.season_absences.insert(job.sender.to_lowercase(), taken + 1);
             counted = Some((l.name.clone(), ls));
@@ -362,7 +367,7 @@ impl Daemon {
             &format!("Car {car} is absent from {from} to {to}: played by its POLICY, else the bot, without reminders (ABSENT CANCEL when back)."),
             &format!("La voiture {car} est absente du {from} au {to} : jouee par sa CONSIGNE, sinon le bot, sans rappel (ABSENT ANNULER au retour)."),
         ));
-        self.touch(job, &game, h.game().next_turn()).map_err(|e| e.to_string())?;
+        self.touch(job, &game, h.game().next_turn())?;
         Ok(Some(game))
     }
 
@@ -374,7 +379,7 @@ impl Daemon {
 
     /// `RETIRE`, signed: the first mail gets the confirmation code, `RETIRE CONFIRM <code>`
     /// retires the car (a `player` turn: out where it stands, a DNF, ruling 51).
-    fn retire(&mut self, job: &mut Job, head: &Header, code: Option<&str>) -> Result<Option<String>, String> {
+    fn retire(&mut self, job: &mut Job, head: &Header, code: Option<&str>) -> Result<Option<String>, Failure> {
         let lang = job.lang;
         let game = Self::need_game(job, head)?;
         let mut h = self.open(&game)?;
@@ -388,14 +393,14 @@ impl Daemon {
         }
         let g = h.game();
         if g.now.over {
-            return Err(StoreError::Over.to_string());
+            return Err(StoreError::Over.to_string().into());
         }
         if !g.started() || g.now.race.is_none() {
             return Err(tr(
                 lang,
                 "The race has not started: a car retires from a race under way (before the start, ask the moderator).",
                 "La course n'a pas commence : une voiture abandonne en course (avant le depart, demandez au moderateur).",
-            ));
+            ).into());
         }
         let want = self.retire_code(&game, car);
         let Some(code) = code else {
@@ -411,19 +416,19 @@ impl Daemon {
                 lang,
                 "This is not the confirmation code steward sent: send RETIRE alone to get it again.",
                 "Ce n'est pas le code de confirmation envoye par steward : envoyez ABANDON seul pour le recevoir a nouveau.",
-            ));
+            ).into());
         }
         let next = g.next_turn();
-        self.touch(job, &game, next).map_err(|e| e.to_string())?;
+        self.touch(job, &game, next)?;
         let meta = self.meta(job, None);
-        h.retire(car, meta).map_err(|e| e.to_string())?;
+        h.retire(car, meta).map_err(store_failure(&game))?;
         job.applied = true;
         Ok(Some(game))
     }
 
     /// `ROLLBACK <turn>`, moderators: a `rollback` turn (docs/store.md). Gears sent ahead are
     /// dropped: they answered a race that is no more.
-    fn rollback(&mut self, job: &mut Job, head: &Header, to: u32) -> Result<Option<String>, String> {
+    fn rollback(&mut self, job: &mut Job, head: &Header, to: u32) -> Result<Option<String>, Failure> {
         let game = Self::need_game(job, head)?;
         let mut h = self.open(&game)?;
         if Self::done_before(h.game(), &job.mid, Kind::Rollback, None) {
@@ -435,17 +440,18 @@ impl Daemon {
                 job.lang,
                 &format!("ROLLBACK {to} is refused: {why}."),
                 &format!("REVENIR {to} est refuse : {why}."),
-            ));
+            )
+            .into());
         }
         let next = h.game().next_turn();
-        self.touch(job, &game, next).map_err(|e| e.to_string())?;
+        self.touch(job, &game, next)?;
         let meta = self.meta(job, Some("moderator"));
-        h.rollback(to, meta).map_err(|e| e.to_string())?;
+        h.rollback(to, meta).map_err(store_failure(&game))?;
         let cars: Vec<u8> = h.game().now.players.iter().map(|p| p.car).collect();
         for car in cars {
             let mut orders = self.standing.car(&game, car).unwrap_or_default();
             if orders.gear.take().is_some() {
-                self.standing.set_car(&game, car, &orders).map_err(|e| e.to_string())?;
+                self.standing.set_car(&game, car, &orders).map_err(io("writing standing orders"))?;
                 job.announce.push((game.clone(), format!("Car {car}'s GEAR sent ahead is dropped by the rollback.")));
             }
         }

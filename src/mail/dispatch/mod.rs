@@ -86,6 +86,42 @@ fn tr(lang: Lang, en: &str, fr: &str) -> String {
     if lang == Lang::Fr { fr.to_string() } else { en.to_string() }
 }
 
+/// Why an order was not carried out (`Daemon::act`): the sender's doing, said in their
+/// receipt (`Note`: a wrong token, an order out of turn...), or the system's (`System`: a file
+/// of the game or of the daemon's state cannot be read or written, a damaged game). A system
+/// failure is never shown to the sender as their order's fault: the job stops there, and the
+/// daemon decides (a transient failure, such as a full disk, leaves the message to be read again
+/// later; another is reported to the sender and the moderators as a mail not handled).
+pub(super) enum Failure {
+    /// A note for the sender's receipt.
+    Note(String),
+    /// The system failed.
+    System(DaemonError),
+}
+
+impl From<String> for Failure {
+    fn from(note: String) -> Self {
+        Failure::Note(note)
+    }
+}
+
+impl From<DaemonError> for Failure {
+    fn from(e: DaemonError) -> Self {
+        Failure::System(e)
+    }
+}
+
+/// A store call's failure on `game`, as [`Failure`] sorts it ([`StoreError::is_system`]).
+pub(super) fn store_failure(game: &str) -> impl FnOnce(StoreError) -> Failure + '_ {
+    move |e| {
+        if e.is_system() {
+            Failure::System(DaemonError::Store { game: game.to_string(), source: e })
+        } else {
+            Failure::Note(e.to_string())
+        }
+    }
+}
+
 impl Daemon {
     fn meta(&mut self, job: &Job, by: Option<&str>) -> Meta {
         let imap_uid = job.key.split_once(':').and_then(|(_, u)| u.parse().ok()).filter(|_| !job.key.contains('/'));
@@ -112,10 +148,10 @@ impl Daemon {
         hex::encode(&h.finalize()[..12])
     }
 
-    fn open(&self, game: &str) -> Result<Handle, String> {
+    fn open(&self, game: &str) -> Result<Handle, Failure> {
         self.store.open(game).map_err(|e| match e {
-            StoreError::NoSuchGame { .. } => format!("there is no game `{game}`"),
-            e => e.to_string(),
+            StoreError::NoSuchGame { .. } => Failure::Note(format!("there is no game `{game}`")),
+            e => store_failure(game)(e),
         })
     }
 
@@ -255,10 +291,11 @@ impl Daemon {
                     touched.insert(game);
                 }
                 Ok(None) => {}
-                Err(note) => {
+                Err(Failure::Note(note)) => {
                     job.notes.push(note);
                     break;
                 }
+                Err(Failure::System(e)) => return Err(e),
             }
         }
         for g in touched {
@@ -360,7 +397,7 @@ impl Daemon {
         head: &Header,
         o: &Order,
         sheet: &JoinSheet,
-    ) -> Result<Option<String>, String> {
+    ) -> Result<Option<String>, Failure> {
         let lang = job.lang;
         match o {
             Order::Help => {
@@ -376,7 +413,8 @@ impl Daemon {
                     lang,
                     "SETUP, TYRES and BOXES go in the same message as your JOIN.",
                     "CONFIG, PNEUS et BOXES vont dans le meme message que votre REJOINDRE.",
-                ))
+                )
+                .into())
             }
             Order::Board | Order::History(_) | Order::Standings => {
                 let game = Self::need_game(job, head)?;
@@ -394,7 +432,7 @@ impl Daemon {
                 let known = g.now.players.iter().any(|p| p.address.eq_ignore_ascii_case(&job.sender))
                     || self.cfg.moderators.iter().any(|m| m.address.eq_ignore_ascii_case(&job.sender));
                 if !known {
-                    return Err(format!("{} is not a player of game {game}.", job.sender));
+                    return Err(format!("{} is not a player of game {game}.", job.sender).into());
                 }
                 let last = g.next_turn().saturating_sub(1);
                 let first = match o {
@@ -418,7 +456,7 @@ impl Daemon {
                         &format!(
                             "L'equipe {team} est commissaire de cette course et ne la court pas (002) : pas d'inscription."
                         ),
-                    ));
+                    ).into());
                 }
                 let settings = self.standing.game(game).unwrap_or_default();
                 if let Some(want) = &settings.join_password_sha256 {
@@ -428,12 +466,13 @@ impl Daemon {
                             lang,
                             "This game needs its join PASSWORD: ask the moderator.",
                             "Cette partie demande son MOTDEPASSE d'inscription : demandez-le au moderateur.",
-                        ));
+                        )
+                        .into());
                     }
                 }
                 let token = self.derive_token(game, &job.mid, "join");
                 let next = h.game().next_turn();
-                self.touch(job, game, next).map_err(|e| e.to_string())?;
+                self.touch(job, game, next)?;
                 let number = if Self::done_before(h.game(), &job.mid, Kind::Join, None) {
                     h.game()
                         .now
@@ -464,7 +503,7 @@ impl Daemon {
                         boxes: sheet.boxes.clone().unwrap_or_default(),
                     };
                     let meta = self.meta(job, None);
-                    let t = h.join(&req, meta).map_err(|e| e.to_string())?;
+                    let t = h.join(&req, meta).map_err(store_failure(game))?;
                     t.player.as_ref().map(|p| p.car).unwrap_or(0)
                 };
                 job.applied = true;
@@ -473,7 +512,7 @@ impl Daemon {
                     "game": game, "car": number, "token": token, "track": g.track.title, "laps": g.setup.laps,
                     "proof": crate::mail::report::proof(g),
                 });
-                let text = self.templates.render(lang, "welcome", ctx).map_err(|e| e.to_string())?;
+                let text = self.templates.render(lang, "welcome", ctx).map_err(DaemonError::from)?;
                 // The token goes to the address that joined, never to a Reply-To: whoever
                 // wrote `From: victim` and `Reply-To: attacker` must not get the victim's car.
                 job.secret_drafts.push(Draft {
@@ -497,23 +536,23 @@ impl Daemon {
                     return Ok(Some(game));
                 }
                 if let Some(late) = self.late_answer(job, h.game(), head, car, false) {
-                    return Err(late);
+                    return Err(late.into());
                 }
                 self.stale_gear(job, h.game(), head, car)?;
                 if h.game().awaited_cars().contains(&(car, false)) && !h.game().now.paused {
                     let next = h.game().next_turn();
-                    self.touch(job, &game, next).map_err(|e| e.to_string())?;
+                    self.touch(job, &game, next)?;
                     let meta = self.meta(job, None);
-                    h.gear(car, *gear, By::Player, meta).map_err(|e| e.to_string())?;
+                    h.gear(car, *gear, By::Player, meta).map_err(store_failure(&game))?;
                     job.applied = true;
                     return Ok(Some(game));
                 }
                 if h.game().now.over {
-                    return Err(StoreError::Over.to_string());
+                    return Err(StoreError::Over.to_string().into());
                 }
                 let mut orders = self.standing.car(&game, car).unwrap_or_default();
                 orders.gear = Some(QueuedGear { gear: *gear, message_id: job.mid.clone(), from: job.sender.clone() });
-                self.standing.set_car(&game, car, &orders).map_err(|e| e.to_string())?;
+                self.standing.set_car(&game, car, &orders).map_err(io("writing standing orders"))?;
                 job.notes.push(tr(
                     lang,
                     &format!("GEAR {gear} is kept for car {car}'s next move (a later GEAR replaces it)."),
@@ -527,9 +566,9 @@ impl Daemon {
                     return Ok(head.game.clone());
                 };
                 let next = h.game().next_turn();
-                self.touch(job, &game, next).map_err(|e| e.to_string())?;
+                self.touch(job, &game, next)?;
                 let meta = self.meta(job, None);
-                h.choose(car, answer, By::Player, meta).map_err(|e| e.to_string())?;
+                h.choose(car, answer, By::Player, meta).map_err(store_failure(&game))?;
                 job.applied = true;
                 Ok(Some(game))
             }
@@ -540,9 +579,11 @@ impl Daemon {
                     return Ok(head.game.clone());
                 };
                 let next = h.game().next_turn();
-                self.touch(job, &game, next).map_err(|e| e.to_string())?;
+                self.touch(job, &game, next)?;
                 let meta = self.meta(job, None);
-                h.reroll(car, By::Player, meta).map_err(|e| reroll_refusal(lang, &e))?;
+                h.reroll(car, By::Player, meta).map_err(|e| {
+                    if e.is_system() { store_failure(&game)(e) } else { Failure::Note(reroll_refusal(lang, &e)) }
+                })?;
                 job.applied = true;
                 Ok(Some(game))
             }
@@ -565,7 +606,7 @@ impl Daemon {
                         &format!(
                             "STAND : aucune option du jet de la voiture {car} n'arrive a son stand (19-2) : envoyez CHOIX avec une option."
                         ),
-                    ));
+                    ).into());
                 };
                 let pit = PitRecord {
                     kind: Some(
@@ -579,9 +620,9 @@ impl Daemon {
                     repairs: repairs.iter().map(|&(part, n)| (part.name().to_string(), n)).collect(),
                 };
                 let next = g.next_turn();
-                self.touch(job, &game, next).map_err(|e| e.to_string())?;
+                self.touch(job, &game, next)?;
                 let meta = self.meta(job, None);
-                h.choose_with_pit(car, &MoveOption::label(i), pit, By::Player, meta).map_err(|e| e.to_string())?;
+                h.choose_with_pit(car, &MoveOption::label(i), pit, By::Player, meta).map_err(store_failure(&game))?;
                 job.applied = true;
                 Ok(Some(game))
             }
@@ -592,7 +633,7 @@ impl Daemon {
                 let mut orders = self.standing.car(&game, car).unwrap_or_default();
                 let text: Vec<&str> = p.rules.iter().map(|r| r.en()).collect();
                 orders.policy = (!text.is_empty()).then(|| text.join(" ELSE "));
-                self.standing.set_car(&game, car, &orders).map_err(|e| e.to_string())?;
+                self.standing.set_car(&game, car, &orders).map_err(io("writing standing orders"))?;
                 job.notes.push(match &orders.policy {
                     Some(p) => format!("Standing order for car {car}: {p}."),
                     None => format!("Car {car} has no standing order: you are asked after every roll."),
@@ -623,7 +664,7 @@ impl Daemon {
                         self.marshal_news(job, game);
                         return Ok(Some(game.clone()));
                     }
-                    return Err(format!("A game `{game}` exists already."));
+                    return Err(format!("A game `{game}` exists already.").into());
                 }
                 let track_file =
                     super::tracks::track_file(track, self.cfg.tracks.as_deref()).map_err(|e| e.to_string())?;
@@ -649,13 +690,13 @@ impl Daemon {
                     backmarkers: *backmarkers,
                     scheme: crate::dice::Scheme::V2,
                 };
-                let seed = crate::store::driver::os_random().map_err(|e| e.to_string())?;
-                self.touch(job, game, 0).map_err(|e| e.to_string())?;
+                let seed = crate::store::driver::os_random().map_err(store_failure(game))?;
+                self.touch(job, game, 0)?;
                 let meta = self.meta(job, None);
-                self.store.create(&req, seed, meta).map_err(|e| e.to_string())?;
+                self.store.create(&req, seed, meta).map_err(store_failure(game))?;
                 let settings =
                     super::standing::GameSettings { created_by: Some(job.sender.clone()), ..Default::default() };
-                self.standing.set_game(game, &settings).map_err(|e| e.to_string())?;
+                self.standing.set_game(game, &settings).map_err(io("writing the game's settings"))?;
                 job.applied = true;
                 self.marshal_news(job, game);
                 Ok(Some(game.clone()))
@@ -673,7 +714,7 @@ impl Daemon {
                 };
                 if !Self::done_before(h.game(), &job.mid, kind, None) {
                     let next = h.game().next_turn();
-                    self.touch(job, &game, next).map_err(|e| e.to_string())?;
+                    self.touch(job, &game, next)?;
                     let meta = self.meta(job, Some("moderator"));
                     let r = match (kind, action) {
                         (Kind::Start, _) => h.start(meta),
@@ -681,7 +722,7 @@ impl Daemon {
                         (_, Some(m)) => h.moderate(m, meta),
                         _ => unreachable!("every kind has its call"),
                     };
-                    r.map_err(|e| e.to_string())?;
+                    r.map_err(store_failure(&game))?;
                 }
                 job.applied = true;
                 Ok(Some(game))
@@ -692,21 +733,21 @@ impl Daemon {
                 let token = self.derive_token(&game, &job.mid, &format!("replace-{car}"));
                 if !Self::done_before(h.game(), &job.mid, Kind::Moderate, None) {
                     let next = h.game().next_turn();
-                    self.touch(job, &game, next).map_err(|e| e.to_string())?;
+                    self.touch(job, &game, next)?;
                     let meta = self.meta(job, Some("moderator"));
                     let m = Moderation::Replace {
                         car: *car,
                         address: address.to_lowercase(),
                         token_sha256: crate::store::replay::token_hash(&game, &token),
                     };
-                    h.moderate(m, meta).map_err(|e| e.to_string())?;
+                    h.moderate(m, meta).map_err(store_failure(&game))?;
                 }
                 let g = h.game();
                 let ctx = serde_json::json!({
                     "game": game, "car": car, "token": token, "track": g.track.title, "laps": g.setup.laps,
                 });
                 let l = self.lang_of(address);
-                let text = self.templates.render(l, "welcome", ctx).map_err(|e| e.to_string())?;
+                let text = self.templates.render(l, "welcome", ctx).map_err(DaemonError::from)?;
                 job.secret_drafts.push(Draft {
                     to: vec![address.to_lowercase()],
                     subject: format!("[{game}] you now drive car {car}"),
@@ -734,15 +775,15 @@ impl Daemon {
                     return Ok(Some(game));
                 }
                 if !h.game().awaited_cars().iter().any(|a| a.0 == *car) {
-                    return Err(format!("Car {car} is not a car awaited in game {game}."));
+                    return Err(format!("Car {car} is not a car awaited in game {game}.").into());
                 }
                 let next = h.game().next_turn();
-                self.touch(job, &game, next).map_err(|e| e.to_string())?;
+                self.touch(job, &game, next)?;
                 let meta = self.meta(job, Some("moderator"));
                 if h.game().now.qualifying.is_some() {
-                    h.bot_lap(*car, &mut self.bot, meta).map_err(|e| e.to_string())?;
+                    h.bot_lap(*car, &mut self.bot, meta).map_err(store_failure(&game))?;
                 } else {
-                    h.bot_move(&mut self.bot, meta).map_err(|e| e.to_string())?;
+                    h.bot_move(&mut self.bot, meta).map_err(store_failure(&game))?;
                 }
                 job.applied = true;
                 Ok(Some(game))
@@ -753,7 +794,7 @@ impl Daemon {
     /// The game, its handle and the car for an answer to a roll (CHOOSE, PIT): authenticated,
     /// awaited, not stale. `None` when this message's answer is already in the game (processed
     /// again after a crash).
-    fn awaiting_choice(&mut self, job: &mut Job, head: &Header) -> Result<Option<(String, Handle, u8)>, String> {
+    fn awaiting_choice(&mut self, job: &mut Job, head: &Header) -> Result<Option<(String, Handle, u8)>, Failure> {
         let game = Self::need_game(job, head)?;
         let h = self.open(&game)?;
         let car = self.player_car(job, h.game(), head)?;
@@ -763,14 +804,15 @@ impl Daemon {
         }
         let awaited = h.game().awaited_cars().contains(&(car, true));
         if let Some(late) = self.late_answer(job, h.game(), head, car, !awaited) {
-            return Err(late);
+            return Err(late.into());
         }
         if !awaited {
             return Err(tr(
                 job.lang,
                 &format!("No roll of car {car} awaits a choice: send GEAR first."),
                 &format!("Aucun jet de la voiture {car} n'attend de choix : envoyez d'abord VITESSE."),
-            ));
+            )
+            .into());
         }
         self.stale_choice(job, h.game(), head, car)?;
         Ok(Some((game, h, car)))

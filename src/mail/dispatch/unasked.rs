@@ -105,6 +105,10 @@ impl Daemon {
                 }),
             };
             if let Err(e) = h.gear(car, q.gear, By::Player, meta) {
+                if e.is_system() {
+                    // The game's files, not the order: the job stops and the gear is kept.
+                    return Err(DaemonError::Store { game: game.into(), source: e });
+                }
                 // The gear sent ahead is no longer possible: the player is asked.
                 job.announce.push((game.into(), format!("Car {car}'s GEAR {} sent ahead was refused: {e}", q.gear)));
                 self.standing.set_car(game, car, &cleared).map_err(io("writing standing orders"))?;

@@ -191,8 +191,7 @@ impl TransportError {
     }
 }
 
-/// Local I/O errors that may clear up by themselves.
+/// Local I/O errors that may clear up by themselves ([`crate::store::fsio::is_transient`]).
 fn io_is_transient(e: &io::Error) -> bool {
-    use io::ErrorKind::*;
-    matches!(e.kind(), Interrupted | WouldBlock | TimedOut | StorageFull | QuotaExceeded | ResourceBusy | OutOfMemory)
+    crate::store::fsio::is_transient(e)
 }
