@@ -722,6 +722,16 @@ fn a_join_password_is_asked_for_and_checked() {
         assert!(reply.contains("join PASSWORD"), "{order}: {reply}");
         assert!(super::token_in(&reply).is_none(), "{order}: no token for a refused join: {reply}");
     }
+    // Settings that cannot be read let no join through unchecked: the mail is not handled,
+    // and the moderators are told.
+    let file = w.desk.root.join("mail-state").join("games").join("pw").join("settings.toml");
+    let good = std::fs::read(&file).unwrap();
+    std::fs::write(&file, "join_password_sha256 = [").unwrap();
+    w.send("p1@test.invalid", "JOIN pw CAR 1");
+    let reply = body_of(&w.read("p1@test.invalid"));
+    assert!(reply.contains("could not be handled") && super::token_in(&reply).is_none(), "{reply}");
+    assert!(body_of(&w.read(MOD)).contains("settings.toml"), "the moderators are told what failed");
+    std::fs::write(&file, good).unwrap();
     w.send("p1@test.invalid", "JOIN pw CAR 1 PASSWORD bleu");
     let welcome = body_of(&w.read("p1@test.invalid"));
     assert!(super::token_in(&welcome).is_some(), "the right password joins: {welcome}");

@@ -458,7 +458,9 @@ impl Daemon {
                         ),
                     ).into());
                 }
-                let settings = self.standing.game(game).unwrap_or_default();
+                // Unreadable settings are the system's failure: a join is never let through
+                // unchecked because the file that holds its password could not be read.
+                let settings = self.standing.game(game).map_err(io("reading the game's settings"))?;
                 if let Some(want) = &settings.join_password_sha256 {
                     let got = password.as_deref().map(|p| sha256_hex(p.trim().as_bytes()));
                     if got.as_deref() != Some(want.as_str()) {
