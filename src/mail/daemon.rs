@@ -568,7 +568,7 @@ pub const MAX_BACKOFF: Duration = Duration::from_secs(300);
 /// a row up to [`MAX_BACKOFF`]), and starts again from its files with a new [`Daemon`], as a
 /// restarted process would: what a failed job wrote is then found again through
 /// `inflight.toml`, as after a crash (the crash test), so nothing is applied twice or lost.
-/// Any other failure ends it, as does a daemon that cannot be built at all.
+/// Any other failure ends it, in a pass or in building the daemon.
 pub fn serve(
     cfg: &ServeConfig,
     durability: Durability,
@@ -579,16 +579,15 @@ pub fn serve(
 ) -> Result<(), DaemonError> {
     let first = Duration::from_secs(cfg.poll_seconds.max(1));
     let mut delay = first;
-    let mut daemon = Daemon::new(cfg.clone(), durability)?;
     loop {
         let mut passed = false;
-        let failed = daemon
-            .run(inbox, via, |p| {
+        let ran = Daemon::new(cfg.clone(), durability).and_then(|mut daemon| {
+            daemon.run(inbox, via, |p| {
                 passed = true;
                 stop(p)
             })
-            .err();
-        let Some(e) = failed else { return Ok(()) };
+        });
+        let Err(e) = ran else { return Ok(()) };
         if !e.is_transient() {
             return Err(e);
         }
@@ -598,17 +597,6 @@ pub fn serve(
         eprintln!("steward serve: {e} (may clear up by itself): trying again in {} s", delay.as_secs());
         wait(delay);
         delay = (delay * 2).min(MAX_BACKOFF);
-        daemon = loop {
-            match Daemon::new(cfg.clone(), durability) {
-                Ok(d) => break d,
-                Err(e) if e.is_transient() => {
-                    eprintln!("steward serve: {e} (may clear up by itself): trying again in {} s", delay.as_secs());
-                    wait(delay);
-                    delay = (delay * 2).min(MAX_BACKOFF);
-                }
-                Err(e) => return Err(e),
-            }
-        };
     }
 }
 
