@@ -69,7 +69,18 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
             let cfg = ServeConfig::load(&config)?;
             let mut inbox: Box<dyn Inbox> = match &cfg.inbox {
                 InboxConfig::Maildir { dir } => Box::new(MaildirInbox::open(dir)?),
-                InboxConfig::Imap(c) => Box::new(ImapInbox::connect(c.transport()?)?),
+                InboxConfig::Imap(c) => {
+                    let c = c.transport()?;
+                    match ImapInbox::connect(c.clone()) {
+                        Ok(inbox) => Box::new(inbox),
+                        // Started before its IMAP server (at boot, say): the daemon waits for it.
+                        Err(e) if !once && e.is_transient() => {
+                            eprintln!("steward serve: {e}: waiting for the server");
+                            Box::new(ImapInbox::unconnected(c))
+                        }
+                        Err(e) => return Err(e.into()),
+                    }
+                }
             };
             let mut via: Box<dyn crate::mail::outbox::Deliver> = match &cfg.send {
                 SendConfig::Maildir { dir } => Box::new(crate::mail::outbox::Via(MaildirSender::per_recipient(dir))),

@@ -290,4 +290,33 @@ fn serve_waits_out_an_imap_server_that_goes_away() {
     let ledger = steward::mail::ledger::Ledger::open(&cfg.state, Durability::NoSync).unwrap();
     assert_eq!(ledger.entries().unwrap().len(), 1);
     assert!(inbox.fetch(10).unwrap().is_empty(), "and marked processed on the server");
+
+    // Started while the server is down (at boot, before it): `steward serve` takes an inbox
+    // that connects on its first pass, and that pass is waited out like the others.
+    relay.down();
+    let mut imap = s.imap("heidi");
+    imap.port = relay.port;
+    assert!(ImapInbox::connect(imap.clone()).is_err_and(|e| e.is_transient()), "the server is down");
+    let mut late = ImapInbox::unconnected(imap);
+    smtp.send(racer, &[s.address("heidi")], &letter(racer, &s.address("heidi"), 901, "HELP")).unwrap();
+    let start = Instant::now();
+    while std::fs::read_dir(&new).map_or(0, |d| d.count()) == 0 {
+        assert!(start.elapsed() < Duration::from_secs(60), "Postfix delivered nothing:\n{}", s.logs());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let mut waits = Vec::new();
+    serve(
+        &cfg,
+        Durability::NoSync,
+        &mut late,
+        &mut via,
+        |p| p.processed > 0,
+        |d| {
+            waits.push(d.as_secs());
+            relay.up();
+        },
+    )
+    .unwrap_or_else(|e| panic!("the daemon gave up: {e}\n{}", s.logs()));
+    assert_eq!(waits, [1]);
+    assert_eq!(ledger.entries().unwrap().len(), 2, "the second mail handled, once");
 }

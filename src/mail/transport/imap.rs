@@ -355,6 +355,13 @@ impl ImapInbox {
         Ok(ImapInbox { cfg, conn: Some(conn), more: false, reconnects: 0 })
     }
 
+    /// An inbox that connects on its first call: for the long-running daemon when the server
+    /// cannot be reached at start-up (it may be starting too), whose failed passes are then
+    /// waited out like any other ([`crate::mail::daemon::serve`]).
+    pub fn unconnected(cfg: ImapConfig) -> ImapInbox {
+        ImapInbox { cfg, conn: None, more: false, reconnects: 0 }
+    }
+
     /// How many times a broken connection was replaced.
     pub fn reconnects(&self) -> u64 {
         self.reconnects
