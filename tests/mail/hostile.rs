@@ -412,3 +412,24 @@ fn serve_waits_out_a_mailbox_that_goes_away_and_stops_on_one_that_refuses() {
     assert!(!e.is_transient() && e.to_string().contains("refused the login"), "{e}");
     assert_eq!(waited, 0);
 }
+
+/// A damaged standing-orders file is not read as empty and then overwritten (the car's policy
+/// and gear sent ahead silently lost): the mail is not handled, the moderators are told, and
+/// the file is left for them to mend.
+#[test]
+fn damaged_standing_orders_are_not_overwritten() {
+    let mut w = World::new("standing", |_| {});
+    w.game("g", "p1@test.invalid");
+    let g = Store::new(w.root.join("games")).load("g", None).unwrap();
+    let waiting = if g.awaited_cars()[0].0 == 1 { 2 } else { 1 };
+    let from = if waiting == 1 { "p1@test.invalid" } else { "p2@test.invalid" };
+    let file = w.root.join("mail-state").join("games").join("g").join(format!("car-{waiting}.toml"));
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, "policy = [").unwrap();
+    w.deliver(&mail(from, "ahead", &format!("GAME g\nCAR {waiting}\nTOKEN t{waiting}\nGEAR 3")));
+    assert_eq!(w.pass().processed, 1);
+    assert!(w.outcome("ahead").starts_with("failed: reading standing orders"), "{}", w.outcome("ahead"));
+    assert!(w.text(from).contains("could not be handled"));
+    assert!(w.text(MOD).contains("reading standing orders"));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "policy = [", "left for the moderators");
+}

@@ -449,7 +449,7 @@ impl Daemon {
         h.rollback(to, meta).map_err(store_failure(&game))?;
         let cars: Vec<u8> = h.game().now.players.iter().map(|p| p.car).collect();
         for car in cars {
-            let mut orders = self.standing.car(&game, car).unwrap_or_default();
+            let mut orders = self.standing.car(&game, car).map_err(io("reading standing orders"))?;
             if orders.gear.take().is_some() {
                 self.standing.set_car(&game, car, &orders).map_err(io("writing standing orders"))?;
                 job.announce.push((game.clone(), format!("Car {car}'s GEAR sent ahead is dropped by the rollback.")));

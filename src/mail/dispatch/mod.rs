@@ -552,7 +552,7 @@ impl Daemon {
                 if h.game().now.over {
                     return Err(StoreError::Over.to_string().into());
                 }
-                let mut orders = self.standing.car(&game, car).unwrap_or_default();
+                let mut orders = self.standing.car(&game, car).map_err(io("reading standing orders"))?;
                 orders.gear = Some(QueuedGear { gear: *gear, message_id: job.mid.clone(), from: job.sender.clone() });
                 self.standing.set_car(&game, car, &orders).map_err(io("writing standing orders"))?;
                 job.notes.push(tr(
@@ -632,7 +632,7 @@ impl Daemon {
                 let game = Self::need_game(job, head)?;
                 let h = self.open(&game)?;
                 let car = self.player_car(job, h.game(), head)?;
-                let mut orders = self.standing.car(&game, car).unwrap_or_default();
+                let mut orders = self.standing.car(&game, car).map_err(io("reading standing orders"))?;
                 let text: Vec<&str> = p.rules.iter().map(|r| r.en()).collect();
                 orders.policy = (!text.is_empty()).then(|| text.join(" ELSE "));
                 self.standing.set_car(&game, car, &orders).map_err(io("writing standing orders"))?;
