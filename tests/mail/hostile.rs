@@ -433,3 +433,19 @@ fn damaged_standing_orders_are_not_overwritten() {
     assert!(w.text(MOD).contains("reading standing orders"));
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "policy = [", "left for the moderators");
 }
+
+/// The same for a game's judge state (its observers and absences): a damaged `judge.toml` is
+/// not read as empty and overwritten by a WATCH.
+#[test]
+fn a_damaged_judge_state_is_not_overwritten() {
+    let mut w = World::new("judge-state", |_| {});
+    w.game("g", "p1@test.invalid");
+    let file = w.root.join("mail-state").join("games").join("g").join("judge.toml");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, "observers = [").unwrap();
+    w.deliver(&mail("fan@test.invalid", "watch", "WATCH g"));
+    assert_eq!(w.pass().processed, 1);
+    assert!(w.outcome("watch").starts_with("failed: reading the game's judge state"), "{}", w.outcome("watch"));
+    assert!(w.text("fan@test.invalid").contains("could not be handled"));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "observers = [", "left for the moderators");
+}

@@ -53,8 +53,17 @@ fn day(at: Stamp) -> String {
 }
 
 impl Daemon {
+    /// The game's judge state for reading only (who watches, who is absent): a damaged file
+    /// reads as none, so reports and default moves go on as without it.
     fn judge_state(&self, game: &str) -> JudgeState {
         self.standing.judge(game).unwrap_or_default()
+    }
+
+    /// The game's judge state to change and write back: a file that cannot be read is the
+    /// system's failure, never read as empty and overwritten (the observers and absences it
+    /// holds would be lost).
+    fn judge_state_to_change(&self, game: &str) -> Result<JudgeState, DaemonError> {
+        self.standing.judge(game).map_err(io("reading the game's judge state"))
     }
 
     fn set_judge_state(&self, game: &str, s: &JudgeState) -> Result<(), DaemonError> {
@@ -99,7 +108,7 @@ impl Daemon {
             Order::Observers(open) => {
                 let game = Self::need_game(job, head)?;
                 self.open(&game)?;
-                let mut s = self.judge_state(&game);
+                let mut s = self.judge_state_to_change(&game)?;
                 s.closed = !open;
                 self.set_judge_state(&game, &s)?;
                 job.applied = true;
@@ -233,7 +242,7 @@ impl Daemon {
             )
             .into());
         }
-        let mut s = self.judge_state(game);
+        let mut s = self.judge_state_to_change(game)?;
         if s.closed {
             return Err(tr(
                 lang,
@@ -258,7 +267,7 @@ impl Daemon {
     }
 
     fn unwatch(&mut self, job: &mut Job, game: &str) -> Result<Option<String>, Failure> {
-        let mut s = self.judge_state(game);
+        let mut s = self.judge_state_to_change(game)?;
         let before = s.watchers.len();
         s.watchers.retain(|w| !w.eq_ignore_ascii_case(&job.sender));
         if s.watchers.len() == before {
@@ -294,7 +303,7 @@ impl Daemon {
         if h.game().now.over {
             return Err(StoreError::Over.to_string().into());
         }
-        let mut s = self.judge_state(&game);
+        let mut s = self.judge_state_to_change(&game)?;
         let Some((from, to)) = dates else {
             let before = s.absences.len();
             s.absences.retain(|a| a.car != car);
@@ -328,7 +337,7 @@ impl Daemon {
             && let Some(l) = league.as_ref()
             && let Some(cap) = l.max_absences
         {
-            let mut ls = self.judge_state(&l.name);
+            let mut ls = self.judge_state_to_change(&l.name)?;
             let taken = ls.season_absences.get(&job.sender.to_lowercase()).copied().unwrap_or(0);
             if taken >= cap {
                 let word = if cap == 1 { "absence" } else { "absences" };
