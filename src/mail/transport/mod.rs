@@ -178,7 +178,7 @@ impl TransportError {
     /// missing directory, a bad configuration).
     pub fn is_transient(&self) -> bool {
         match self {
-            TransportError::Maildir { source, .. } => io_is_transient(source),
+            TransportError::Maildir { source, .. } => crate::store::fsio::is_transient(source),
             TransportError::Connect { .. } | TransportError::Connection { .. } => true,
             TransportError::Login { .. } | TransportError::Tls { .. } | TransportError::Config(_) => false,
             TransportError::Refused { transient, .. } => *transient,
@@ -189,9 +189,4 @@ impl TransportError {
     pub(crate) fn maildir(action: &'static str, path: impl Into<PathBuf>, source: io::Error) -> TransportError {
         TransportError::Maildir { action, path: path.into(), source }
     }
-}
-
-/// Local I/O errors that may clear up by themselves ([`crate::store::fsio::is_transient`]).
-fn io_is_transient(e: &io::Error) -> bool {
-    crate::store::fsio::is_transient(e)
 }
