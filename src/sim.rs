@@ -172,11 +172,11 @@ pub fn run_race(
         if moves > MAX_MOVES {
             return Err(broken(moves, "the race does not end".into()));
         }
-        let before = state.clone();
         let gear = if backmarker { crate::engine::backmarkers::GEAR } else { bot.gear(t, &state, car) };
         let step = roll(t, &state, car, gear, &mut dice, rules)
             .map_err(|e| broken(moves, format!("bot order refused: {e}")))?;
-        state = match step {
+        // The state before the move stays for the check below (the move makes a new one).
+        let after = match step {
             Step::Done(o) => {
                 log(trace, t, &o.state, &o.events);
                 o.state
@@ -220,7 +220,8 @@ pub fn run_race(
                 o.state
             }
         };
-        check(t, &before, &state).map_err(|w| broken(moves, w))?;
+        check(t, &state, &after).map_err(|w| broken(moves, w))?;
+        state = after;
     }
     let eliminated = eliminations(&state);
     Ok(RaceResult {

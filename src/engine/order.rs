@@ -31,7 +31,7 @@ pub fn key(state: &RaceState, t: &Track, car: CarId) -> OrderKey {
         // pit-entry limit and before those that have not; among them, the one furthest along the
         // lane first. They stand at the limit, above any gear (the gear slot holds 7 + the lane
         // index), so a car on the entry space itself plays after them (19-5-5).
-        let limit = pit_limit(t).unwrap_or(0);
+        let limit = t.pit_limit().unwrap_or(0);
         return OrderKey { progress: limit, gear: 7u8.saturating_add(i.min(200) as u8), early: u32::MAX - c.arrival };
     }
     OrderKey { progress: t.space(c.space).progress, gear, early: u32::MAX - c.arrival }
@@ -43,12 +43,6 @@ pub fn race_distance(state: &RaceState, t: &Track, car: CarId) -> u64 {
     c.crossings as u64 * t.lap_length as u64 + t.space(c.space).progress as u64
 }
 
-/// The progress of the pit-entry limit (19-5-1): the track space the pit lane leaves from.
-fn pit_limit(t: &Track) -> Option<u32> {
-    let first = *t.pit_lane.first()?;
-    t.prev(first).iter().filter(|&&e| !t.space(e).in_pit_lane()).map(|&e| t.space(e).progress).max()
-}
-
 /// Distance run in the order of play (6-2-2, 19-5-2): [`race_distance`], but a car in the pit
 /// lane counts where it passed the pit-entry limit, so that it plays after every car on the
 /// track that has passed the limit and before those that have not (« 1) Celles sur la piste qui
@@ -57,7 +51,7 @@ fn pit_limit(t: &Track) -> Option<u32> {
 pub fn play_distance(state: &RaceState, t: &Track, car: CarId) -> u64 {
     let d = race_distance(state, t, car);
     let c = state.car(car);
-    match pit_limit(t) {
+    match t.pit_limit() {
         Some(limit) if t.space(c.space).in_pit_lane() => {
             let past = crate::track::model::forward_gap(limit, t.space(c.space).progress, t.lap_length);
             d.saturating_sub(past as u64)

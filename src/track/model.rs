@@ -303,6 +303,8 @@ pub struct Track {
     /// Each space's place in [`Track::pit_lane`] (`u16::MAX` for none): the order of play asks
     /// it of every car at every turn (19-5-2).
     pit_place: Vec<u16>,
+    /// The progress of the pit-entry limit (19-5-1), asked for every car at every turn.
+    pit_limit: Option<u32>,
 }
 
 impl Track {
@@ -377,6 +379,12 @@ impl Track {
     /// The racing spaces with an arrow into the pit lane (19-1-1).
     pub fn pit_doors(&self) -> &[SpaceIdx] {
         &self.pit_doors
+    }
+
+    /// The progress of the pit-entry limit (19-5-1): the track space the pit lane leaves from
+    /// (`None` without a lane).
+    pub fn pit_limit(&self) -> Option<u32> {
+        self.pit_limit
     }
 
     /// Where `s` stands in the pit lane ([`Track::pit_lane`]'s index, the first if listed
@@ -762,6 +770,11 @@ impl TrackBuilder {
         let has_walls = spaces.iter().any(|s| s.wall);
         // One arrow from the lane: a racing space with an arrow into it.
         let pit_doors = (0..n).filter(|&i| to_pit_lane[i] == 1).map(|i| SpaceIdx(i as u16)).collect();
+        // The pit-entry limit (19-5-1): the track space the lane leaves from (the farthest along,
+        // if several lead into its first space).
+        let pit_limit = self.pit_lane.first().and_then(|first| {
+            prev[first.get()].iter().filter(|e| !spaces[e.get()].in_pit_lane()).map(|e| spaces[e.get()].progress).max()
+        });
         let mut pit_place = vec![u16::MAX; n];
         for (i, s) in self.pit_lane.iter().enumerate().rev() {
             if let Some(p) = pit_place.get_mut(s.get()) {
@@ -807,6 +820,7 @@ impl TrackBuilder {
             arrows_from: (0..n).map(|_| OnceLock::new()).collect(),
             pit_doors,
             pit_place,
+            pit_limit,
         }
     }
 }

@@ -142,10 +142,6 @@ const CELLS: usize = NG * NA * NB;
 const NONE8: u8 = u8::MAX;
 const NONE16: u16 = u16::MAX;
 
-/// Brake counts the gear's cost rows hold side by side (a car with more brake points than
-/// `LANES - 1` takes the plain loop).
-const LANES: usize = 8;
-
 /// [`Bot::marks`]: another car stands on the space.
 const CAR: u8 = 1;
 /// [`Bot::marks`]: a move ending on the space touches another car (14-1).
@@ -169,12 +165,12 @@ impl Cells<'_> {
     /// [`Driver::cells`] of ending at `node` after `cross` crossings, in the gear (or in
     /// neutral, `spun`).
     #[inline]
-    fn at(&self, node: u32, cross: u8, spun: bool) -> Option<&[f32]> {
+    fn at(&self, node: u32, cross: u8, spun: bool) -> Option<&[f32; NB]> {
         if cross as usize >= self.r {
             return None;
         }
         let i = if spun { self.spun } else { self.gear } - cross as usize * self.lap + node as usize * NB;
-        Some(&self.cost[i..i + NB])
+        Some(self.cost[i..i + NB].try_into().expect("NB cells"))
     }
 }
 
@@ -195,14 +191,15 @@ pub struct Bot {
     frontier: Vec<SpaceIdx>,
     reached: Vec<u32>,
     local: Vec<Vec<End>>,
-    /// The cost of each (length, brake points used) of the gear being weighed.
+    /// The cost of each (length, brake points used) of the gear being weighed (the plain loop).
     rows: Vec<f32>,
-    /// The same, a row of [`LANES`] brake counts per length, while they are worked out.
-    lanes: Vec<[f32; LANES]>,
+    /// The same as minima by brake points left, a row of [`NB`] per length, and whether an
+    /// end of that length misses a corner (what the gear choice reads).
+    lanes: Vec<([f32; NB], bool)>,
     /// The car on each space (`NONE8` for none), for the contacts of the options.
     car_at: Vec<u8>,
-    /// Every car's rows by the plain loop, as for a car with more than `LANES - 1` brake
-    /// points: the unit tests check the two ways give the same choices.
+    /// Every car's rows by the plain loop, a cost per (length, brake points used) worked out
+    /// end by end: the unit tests check the two ways give the same choices.
     plain_rows: bool,
 }
 
@@ -541,46 +538,35 @@ impl Bot {
                 _ => (1, 0),
             };
             let width = brakes as usize + 1;
-            let vector = width <= LANES && !*plain_rows;
+            let vector = !*plain_rows;
             let lengths = hi.saturating_sub(lo).saturating_add(1);
             if vector {
-                // The same minima in fixed rows of `LANES` brake counts (the lanes past `width`
-                // are worked out too, never read), which the compiler keeps in vector registers:
-                // each lane's sum is the same sum in the same order as `end`'s, and the lower of
-                // two costs (never NaN) is `f32::min`'s.
-                let mut brake_cost = [0f32; LANES];
-                let mut reserve = [0f32; LANES];
-                let mut cell_of = [0usize; LANES];
-                for used in 0..LANES {
-                    let left = brakes.saturating_sub(used as u8);
-                    brake_cost[used] = BRAKE * used as f32;
-                    reserve[used] = d.reserve(left);
-                    cell_of[used] = (left as usize).min(NB - 1);
-                }
+                // The cheapest end of each length by brake points left (0 to `NB - 1`; more
+                // read `NB - 1`'s: the plan tells no more apart): the end's own cost and its
+                // plan cell, side by side in a fixed row the compiler keeps in vector
+                // registers. What the brake points used cost (`BRAKE` each, and the reserve
+                // left) is the same for every end of a length, so `cost` adds it to the
+                // minimum when it reads one: a rounded sum never reorders two costs (it is
+                // monotonic), so each cost is `end`'s to the bit. An end that misses a corner
+                // costs `ELIM` whatever the brakes (the row's flag).
                 lanes.clear();
-                lanes.resize(lengths, [f32::INFINITY; LANES]);
+                lanes.resize(lengths, ([f32::INFINITY; NB], false));
                 let cells = d.cells_of(g, gas);
                 for k in lo..=hi {
-                    let row = &mut lanes[k - lo];
+                    let (row, missed) = &mut lanes[k - lo];
                     for e in ends(k) {
                         if e.missed {
-                            for v in row.iter_mut() {
-                                *v = if ELIM < *v { ELIM } else { *v };
-                            }
+                            *missed = true;
                             continue;
                         }
                         let (now, spin) = d.tyres(e.over * factor);
                         let now = now + around(e, k);
                         // `d.after(e.node, e.cross, if spin { 0 } else { g }, gas, left)` for
-                        // every `left`: the end's plan cells side by side (none once the race is
-                        // over: 0).
-                        let then: [f32; LANES] = match cells.at(e.node, e.cross, spin) {
-                            Some(c) => std::array::from_fn(|used| c[cell_of[used]]),
-                            None => [0.0; LANES],
-                        };
-                        for used in 0..LANES {
-                            let x = now + then[used] + brake_cost[used] + reserve[used];
-                            row[used] = if x < row[used] { x } else { row[used] };
+                        // every `left` (none once the race is over: 0).
+                        let then = cells.at(e.node, e.cross, spin).copied().unwrap_or([0.0; NB]);
+                        for left in 0..NB {
+                            let x = now + then[left];
+                            row[left] = if x < row[left] { x } else { row[left] };
                         }
                     }
                 }
@@ -608,7 +594,14 @@ impl Bot {
             }
             let (lanes, rows) = (&*lanes, &*rows);
             let cost = |k: usize, used: usize| {
-                if vector { lanes[k - lo][used] } else { rows[(k - lo) * width + used] }
+                if vector {
+                    let (row, missed) = &lanes[k - lo];
+                    let left = brakes - used as u8;
+                    let v = row[(left as usize).min(NB - 1)] + BRAKE * used as f32 + d.reserve(left);
+                    if *missed && ELIM < v { ELIM } else { v }
+                } else {
+                    rows[(k - lo) * width + used]
+                }
             };
             let mut total = ENGINE * change.engine as f32 + exposure(g);
             for &(f, prob) in faces {
@@ -814,9 +807,9 @@ mod tests {
     use crate::engine::movement::{Board, Mover, reaches};
     use crate::track::load::{resolve, shipped_names};
 
-    /// The gear's cost rows worked out side by side (`LANES` brake counts at a time) choose
-    /// what the plain loop chooses, the one a car with more brake points takes: for cars with
-    /// 1 to 7 brake points, from every 3rd space of sprint, alone and in traffic.
+    /// The gear's cost rows worked out side by side (a row of brake points left per length,
+    /// what brakes used cost added when read) choose what the plain loop chooses: for cars
+    /// with 1 to 7 brake points, from every 3rd space of sprint, alone and in traffic.
     #[test]
     fn the_gears_vector_rows_choose_as_the_plain_loop() {
         let t = resolve("sprint").unwrap();
