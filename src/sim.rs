@@ -9,7 +9,7 @@ use thiserror::Error;
 
 use crate::dice::{LabelledDice, sim_race_key};
 use crate::engine::bot::{self, Bot};
-use crate::engine::order::advance;
+use crate::engine::order::advance_in;
 use crate::engine::rulebook::PIT_POINTS;
 use crate::engine::weather::{self, Forecast, WeatherState};
 use crate::engine::{CarId, Elimination, Fate, Part, RaceState, Rulebook, Setup, Status, Step, Tyres, Wear, roll};
@@ -158,8 +158,7 @@ pub fn run_race(
         }
     };
     loop {
-        let (s, next, events) = advance(t, &state);
-        state = s;
+        let (next, events) = advance_in(t, &mut state);
         log(trace, t, &state, &events);
         let Some(car) = next else { break };
         // A backmarker's move is played in the move before it, whose rolls it continues, as the

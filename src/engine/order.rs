@@ -79,21 +79,28 @@ pub fn leader_among(state: &RaceState, t: &Track, keep: impl Fn(&super::state::C
 /// round at the end of the round), the car, and the events. `None` when the race is over.
 pub fn advance(t: &Track, state: &RaceState) -> (RaceState, Option<CarId>, Vec<Event>) {
     let mut s = state.clone();
+    let (car, events) = advance_in(t, &mut s);
+    (s, car, events)
+}
+
+/// [`advance`] on the state itself, for a caller that keeps only the new one (a game being
+/// played or replayed): no copy of the race is made.
+pub fn advance_in(t: &Track, s: &mut RaceState) -> (Option<CarId>, Vec<Event>) {
     let mut events = Vec::new();
     if s.is_over() {
         // The race is over for the players: the backmarkers leave with them (002).
-        backmarkers::withdraw_all(&mut s, &mut events);
+        backmarkers::withdraw_all(s, &mut events);
     }
     loop {
         // 004 "Late Arrivals": a late car leaves « on the same game turn that the last place car
         // passes that space »: released as soon as every car has passed it, it is met by this
         // round's sweep (it stands at the pit-entry limit, 19-5-2) and plays after that car.
-        release_late(t, &mut s, &mut events);
-        let Some(mut lead) = leader(&s, t) else {
-            if release_late(t, &mut s, &mut events) {
+        release_late(t, s, &mut events);
+        let Some(mut lead) = leader(s, t) else {
+            if release_late(t, s, &mut events) {
                 continue;
             }
-            return (s, None, events);
+            return (None, events);
         };
         let found = match s.sweep {
             None => None,
@@ -108,7 +115,7 @@ pub fn advance(t: &Track, state: &RaceState) -> (RaceState, Option<CarId>, Vec<E
                     if !(status.plays() || matches!(status, Status::Eliminated { removed: false, .. })) {
                         continue;
                     }
-                    let k = (key(&s, t, c), c);
+                    let k = (key(s, t, c), c);
                     if k.0 < pointer {
                         behind = behind.max(Some(k));
                     }
@@ -125,17 +132,17 @@ pub fn advance(t: &Track, state: &RaceState) -> (RaceState, Option<CarId>, Vec<E
         };
         if ends_round {
             if s.round_leader.is_some() {
-                end_round(&mut s, &mut events);
-                release_late(t, &mut s, &mut events);
+                end_round(s, &mut events);
+                release_late(t, s, &mut events);
                 // 002 "Backmarkers": placed at the end of the round in which the leader finishes
                 // the first lap; taken off once every player car has passed them (ruling 49).
-                if backmarkers::due(t, &s) {
-                    backmarkers::place(t, &mut s, &mut events);
+                if backmarkers::due(t, s) {
+                    backmarkers::place(t, s, &mut events);
                     // "When first placed, backmarkers are considered to be the front cars, i.e.
                     // their movement rolls are made before the race leader moves."
-                    lead = leader(&s, t).unwrap_or(lead);
+                    lead = leader(s, t).unwrap_or(lead);
                 } else if s.backmarkers == backmarkers::Backmarkers::Placed {
-                    backmarkers::withdraw_passed(t, &mut s, &mut events);
+                    backmarkers::withdraw_passed(t, s, &mut events);
                 }
                 s.round += 1;
             }
@@ -145,24 +152,24 @@ pub fn advance(t: &Track, state: &RaceState) -> (RaceState, Option<CarId>, Vec<E
             events.push(Event::RoundStarted { round: s.round, leader: lead });
             events.push(Event::ToPlay { car: lead });
             s.to_play = Some(lead);
-            return (s, Some(lead), events);
+            return (Some(lead), events);
         }
         let c = found.expect("a car was found");
         if s.in_inertia(c) {
             // 16-0-3: a car whose engine broke plays its inertia move at its next turn.
             events.push(Event::ToPlay { car: c });
             s.to_play = Some(c);
-            return (s, Some(c), events);
+            return (Some(c), events);
         }
         if let Status::Eliminated { reason, removed: false } = s.car(c).status {
-            s.sweep = Some(key(&s, t, c));
+            s.sweep = Some(key(s, t, c));
             s.car_mut(c).status = Status::Eliminated { reason, removed: true };
             events.push(Event::Removed { car: c });
             continue;
         }
         events.push(Event::ToPlay { car: c });
         s.to_play = Some(c);
-        return (s, Some(c), events);
+        return (Some(c), events);
     }
 }
 

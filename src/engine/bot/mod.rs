@@ -373,7 +373,16 @@ impl Bot {
             let i = d.at(d.r, p, g, gas - change.gas, brakes - change.brakes);
             d.plan.gear[i] + ENGINE * change.engine as f32 + exposure(g)
         };
-        let top = gears.iter().copied().min_by(|&a, &b| planned(a).total_cmp(&planned(b))).unwrap_or(fallback);
+        // The first gear of least planned cost (as `min_by` of `total_cmp` would choose), each
+        // gear's cost worked out once.
+        let mut top = (f32::NAN, fallback);
+        for &g in &gears {
+            let v = planned(g);
+            if top.0.is_nan() || v.total_cmp(&top.0).is_lt() {
+                top = (v, g);
+            }
+        }
+        let top = top.1;
         let depth = Die::Gear(top).range().1 as usize;
 
         // Traffic. Every space a move passes through ends a shorter move, so when no other car

@@ -20,7 +20,7 @@ use sha2::{Digest, Sha256};
 use crate::dice::{Scheme, face_index, roll_label};
 use crate::engine::backmarkers;
 use crate::engine::explain;
-use crate::engine::order::advance;
+use crate::engine::order::advance_in;
 use crate::engine::pits::{NoSuchBox, PitChoice, PitOrder, StopKind, choose_boxes};
 use crate::engine::play::resolve_with;
 use crate::engine::weather::{self, Forecast};

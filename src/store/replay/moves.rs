@@ -293,9 +293,8 @@ impl Game {
             race.after_move = Some(race.state.clone());
         }
         loop {
-            let (s, car, events) = advance(&self.track, &race.state);
-            self.events(&s, &events, out);
-            race.state = s;
+            let (car, events) = advance_in(&self.track, &mut race.state);
+            self.events(&race.state, &events, out);
             match car {
                 None => {
                     next.over = true;
