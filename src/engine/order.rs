@@ -68,10 +68,23 @@ pub fn leader(state: &RaceState, t: &Track) -> Option<CarId> {
 
 /// The leader among the cars still playing that `keep` keeps (ties by order key).
 pub fn leader_among(state: &RaceState, t: &Track, keep: impl Fn(&super::state::CarState) -> bool) -> Option<CarId> {
-    state
-        .ids()
-        .filter(|&c| state.car(c).status.plays() && keep(state.car(c)))
-        .max_by_key(|&c| (play_distance(state, t, c), key(state, t, c)))
+    // The greatest (distance, order key), the last of equals (as `max_by_key`); a car's order
+    // key is looked at only when its distance ties the best so far.
+    let mut best: Option<(u64, OrderKey, CarId)> = None;
+    for c in state.ids().filter(|&c| state.car(c).status.plays() && keep(state.car(c))) {
+        let d = play_distance(state, t, c);
+        match best {
+            Some((bd, _, _)) if d < bd => {}
+            Some((bd, bk, _)) if d == bd => {
+                let k = key(state, t, c);
+                if k >= bk {
+                    best = Some((d, k, c));
+                }
+            }
+            _ => best = Some((d, key(state, t, c), c)),
+        }
+    }
+    best.map(|(_, _, c)| c)
 }
 
 /// Finds the next car to play and returns the state with the round bookkeeping updated

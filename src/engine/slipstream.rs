@@ -81,10 +81,11 @@ pub fn can_draw(c: &CarState) -> bool {
 }
 
 /// The car just in front of `end`, in its lane, that `mover` (in gear `gear`) may slipstream
-/// (18-0-2, 18-1-1).
-fn drawing_car(t: &Track, s: &RaceState, mover: CarId, gear: u8, end: SpaceIdx) -> Option<CarId> {
+/// (18-0-2, 18-1-1). `board`'s marks (every other car on the board, [`Board::occupied`]) say
+/// where to look: a space it leaves free holds no car but the mover.
+fn drawing_car(t: &Track, s: &RaceState, board: &Board<'_>, mover: CarId, gear: u8, end: SpaceIdx) -> Option<CarId> {
     let lane = t.space(end).lane;
-    t.next(end).iter().filter(|&&n| t.space(n).lane == lane).find_map(|&n| {
+    t.next(end).iter().filter(|&&n| t.space(n).lane == lane && board.occupied[n.get()]).find_map(|&n| {
         let a = s.car_on(n).filter(|&a| a != mover)?;
         let ac = s.car(a);
         (can_draw(ac) && slipstream_allowed(gear, ac.gear)).then_some(a)
@@ -125,13 +126,15 @@ pub fn extend(
     let slides = slide_spaces(c.tyres, wet) > 0;
     // No car to slipstream just in front of any space one step on from `x`: a move ending on
     // `x`, then taking the +1, has no slipstream to take ([`Chain::chain`]'s first tests).
-    let none_after = |x: SpaceIdx| t.next(x).iter().all(|&y| drawing_car(t, s, car, c.gear, y).is_none());
+    let none_after = |x: SpaceIdx| t.next(x).iter().all(|&y| drawing_car(t, s, board, car, c.gear, y).is_none());
     for r in base.at(roll) {
         // Without a slide the move goes on only from `r` itself, or with the +1 from a space one
         // step on: nothing to build when no car there can be slipstreamed (the chain's first
         // tests, for `r` and for every end of its +1).
         if !slides
-            && (r.overshoot().is_some() || r.missed().is_some() || drawing_car(t, s, car, c.gear, r.end()).is_none())
+            && (r.overshoot().is_some()
+                || r.missed().is_some()
+                || drawing_car(t, s, board, car, c.gear, r.end()).is_none())
             && (!bonus || none_after(r.end()))
         {
             continue;
@@ -212,7 +215,7 @@ impl Chain<'_, '_> {
             return;
         }
         let t = self.t;
-        let Some(ahead) = drawing_car(t, self.s, self.car, self.c.gear, r.end()) else { return };
+        let Some(ahead) = drawing_car(t, self.s, self.board, self.car, self.c.gear, r.end()) else { return };
         let brakes = self.c.wear.brakes;
         let more = reaches_after(self.board, r, SLIPSTREAM_SPACES, SLIPSTREAM_SPACES.saturating_sub(brakes));
         let mut behind = behind;
