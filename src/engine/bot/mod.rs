@@ -375,14 +375,14 @@ impl Bot {
         };
         // The first gear of least planned cost (as `min_by` of `total_cmp` would choose), each
         // gear's cost worked out once.
-        let mut top = (f32::NAN, fallback);
+        let mut top: Option<(f32, u8)> = None;
         for &g in &gears {
             let v = planned(g);
-            if top.0.is_nan() || v.total_cmp(&top.0).is_lt() {
-                top = (v, g);
+            if top.is_none_or(|(best, _)| v.total_cmp(&best).is_lt()) {
+                top = Some((v, g));
             }
         }
-        let top = top.1;
+        let top = top.map_or(fallback, |(_, g)| g);
         let depth = Die::Gear(top).range().1 as usize;
 
         // Traffic. Every space a move passes through ends a shorter move, so when no other car
