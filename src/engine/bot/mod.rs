@@ -767,15 +767,18 @@ fn contact_cost(t: &Track, s: &RaceState, car_at: &[u8], me: CarId, end: SpaceId
     }
     let mut seen = [0u64; 4]; // bit i: car i counted
     let mut n = 0;
-    for &x in t.beside(end).iter().chain(t.next(end)) {
-        let c = car_at[x.get()];
-        if c == NONE8 || c == me.0 || t.compact(x).pit || t.next(s.cars[c as usize].space).contains(&end) {
-            continue;
-        }
-        let (word, bit) = (c as usize / 64, 1u64 << (c % 64));
-        if seen[word] & bit == 0 {
-            seen[word] |= bit;
-            n += 1;
+    // The spaces beside, then the spaces ahead (two plain loops: a chained iterator cost more).
+    for side in [t.beside(end), t.next(end)] {
+        for &x in side {
+            let c = car_at[x.get()];
+            if c == NONE8 || c == me.0 || t.compact(x).pit || t.next(s.cars[c as usize].space).contains(&end) {
+                continue;
+            }
+            let (word, bit) = (c as usize / 64, 1u64 << (c % 64));
+            if seen[word] & bit == 0 {
+                seen[word] |= bit;
+                n += 1;
+            }
         }
     }
     body_tests_cost(s, me, n)
