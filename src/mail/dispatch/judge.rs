@@ -70,6 +70,21 @@ impl Daemon {
         self.standing.set_judge(game, s).map_err(io("writing the game's judge state"))
     }
 
+    /// A car's standing orders (its GEAR sent ahead, its POLICY) to act on or change: a file
+    /// that cannot be read is the system's failure, never read as none and overwritten.
+    pub(super) fn car_orders(&self, game: &str, car: u8) -> Result<crate::mail::standing::CarOrders, DaemonError> {
+        self.standing.car(game, car).map_err(io("reading standing orders"))
+    }
+
+    pub(super) fn set_car_orders(
+        &self,
+        game: &str,
+        car: u8,
+        o: &crate::mail::standing::CarOrders,
+    ) -> Result<(), DaemonError> {
+        self.standing.set_car(game, car, o).map_err(io("writing standing orders"))
+    }
+
     /// The observers of `game`, who get its reports (the report every player gets today; when
     /// per-player report modes exist, an observer's mode applies here).
     pub(super) fn watchers(&self, game: &str) -> Vec<String> {
@@ -458,9 +473,9 @@ impl Daemon {
         h.rollback(to, meta).map_err(store_failure(&game))?;
         let cars: Vec<u8> = h.game().now.players.iter().map(|p| p.car).collect();
         for car in cars {
-            let mut orders = self.standing.car(&game, car).map_err(io("reading standing orders"))?;
+            let mut orders = self.car_orders(&game, car)?;
             if orders.gear.take().is_some() {
-                self.standing.set_car(&game, car, &orders).map_err(io("writing standing orders"))?;
+                self.set_car_orders(&game, car, &orders)?;
                 job.announce.push((game.clone(), format!("Car {car}'s GEAR sent ahead is dropped by the rollback.")));
             }
         }

@@ -552,9 +552,9 @@ impl Daemon {
                 if h.game().now.over {
                     return Err(StoreError::Over.to_string().into());
                 }
-                let mut orders = self.standing.car(&game, car).map_err(io("reading standing orders"))?;
+                let mut orders = self.car_orders(&game, car)?;
                 orders.gear = Some(QueuedGear { gear: *gear, message_id: job.mid.clone(), from: job.sender.clone() });
-                self.standing.set_car(&game, car, &orders).map_err(io("writing standing orders"))?;
+                self.set_car_orders(&game, car, &orders)?;
                 job.notes.push(tr(
                     lang,
                     &format!("GEAR {gear} is kept for car {car}'s next move (a later GEAR replaces it)."),
@@ -632,10 +632,10 @@ impl Daemon {
                 let game = Self::need_game(job, head)?;
                 let h = self.open(&game)?;
                 let car = self.player_car(job, h.game(), head)?;
-                let mut orders = self.standing.car(&game, car).map_err(io("reading standing orders"))?;
+                let mut orders = self.car_orders(&game, car)?;
                 let text: Vec<&str> = p.rules.iter().map(|r| r.en()).collect();
                 orders.policy = (!text.is_empty()).then(|| text.join(" ELSE "));
-                self.standing.set_car(&game, car, &orders).map_err(io("writing standing orders"))?;
+                self.set_car_orders(&game, car, &orders)?;
                 job.notes.push(match &orders.policy {
                     Some(p) => format!("Standing order for car {car}: {p}."),
                     None => format!("Car {car} has no standing order: you are asked after every roll."),

@@ -59,7 +59,7 @@ impl Daemon {
             }
             return Ok(true);
         }
-        let orders = self.standing.car(game, car).map_err(io("reading standing orders"))?;
+        let orders = self.car_orders(game, car)?;
         if choice {
             let Some(text) = &orders.policy else { return Ok(false) };
             let parsed = orders::parse(&format!("POLICY {text}"));
@@ -111,11 +111,11 @@ impl Daemon {
                 }
                 // The gear sent ahead is no longer possible: the player is asked.
                 job.announce.push((game.into(), format!("Car {car}'s GEAR {} sent ahead was refused: {e}", q.gear)));
-                self.standing.set_car(game, car, &cleared).map_err(io("writing standing orders"))?;
+                self.set_car_orders(game, car, &cleared)?;
                 return Ok(false);
             }
         }
-        self.standing.set_car(game, car, &cleared).map_err(io("writing standing orders"))?;
+        self.set_car_orders(game, car, &cleared)?;
         Ok(true)
     }
 
