@@ -27,12 +27,12 @@ mod orders;
 use orders::{CARS, STEWARD, games, order_mail};
 #[path = "support/cpu.rs"]
 mod cpu;
-use cpu::cpu_seconds;
+use cpu::cpu_split;
 
 const MAILS: usize = 500;
 const GAMES: usize = 20;
 
-fn run(n: usize) -> (PathBuf, f64, f64, u64, u64) {
+fn run(n: usize) -> (PathBuf, (f64, f64), f64, u64, u64) {
     let root: PathBuf = std::env::temp_dir().join(format!("steward-bench-cpu-{n}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&root);
     fs::create_dir_all(&root).unwrap();
@@ -46,9 +46,10 @@ fn run(n: usize) -> (PathBuf, f64, f64, u64, u64) {
     let mut d = Daemon::new(cfg, Durability::Sync).unwrap();
     let mut inbox = MaildirInbox::open(&inbox_dir).unwrap();
     let mut via = Via(MaildirSender::per_recipient(root.join("mail")));
-    let (c0, t0, f0) = (cpu_seconds(), Instant::now(), fsio::fsyncs());
+    let (c0, t0, f0) = (cpu_split(), Instant::now(), fsio::fsyncs());
     let p = d.pass(&mut inbox, &mut via).unwrap();
-    let (cpu, wall, fsyncs) = (cpu_seconds() - c0, t0.elapsed().as_secs_f64(), fsio::fsyncs() - f0);
+    let c1 = cpu_split();
+    let (cpu, wall, fsyncs) = ((c1.0 - c0.0, c1.1 - c0.1), t0.elapsed().as_secs_f64(), fsio::fsyncs() - f0);
     assert_eq!(p.processed, MAILS);
     let replays = d.store().replays();
     (root, cpu, wall, replays, fsyncs)
@@ -66,8 +67,11 @@ fn main() {
         let (root, cpu, wall, replays, fsyncs) = run(n);
         roots.push(root);
         println!(
-            "run {n}: CPU {:.2} ms per message ({cpu:.2} s), wall {:.2} ms per message, {:.1} fsyncs per message, games replayed from files: {replays} ({GAMES} games)",
-            cpu * 1000.0 / MAILS as f64,
+            "run {n}: CPU {:.2} ms per message ({:.2} s: user {:.2} s, system {:.2} s), wall {:.2} ms per message, {:.1} fsyncs per message, games replayed from files: {replays} ({GAMES} games)",
+            (cpu.0 + cpu.1) * 1000.0 / MAILS as f64,
+            cpu.0 + cpu.1,
+            cpu.0,
+            cpu.1,
             wall * 1000.0 / MAILS as f64,
             fsyncs as f64 / MAILS as f64,
         );

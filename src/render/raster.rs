@@ -19,22 +19,30 @@ pub fn png(svg: &str, size: (u32, u32)) -> Vec<u8> {
     encode(pixmap).unwrap_or_default()
 }
 
-/// The pixmap as a PNG at deflate level 2, adaptive filters (deterministic); RGB when every
-/// pixel is opaque (the picture has a background), a quarter less to compress.
+/// The pixmap as a PNG at deflate level 2, rows filtered by `Sub` (deterministic); RGB when
+/// every pixel is opaque (the picture has a background), a quarter less to compress.
 fn encode(pixmap: tiny_skia::Pixmap) -> Result<Vec<u8>, png::EncodingError> {
     let (w, h) = (pixmap.width(), pixmap.height());
-    let rgba = pixmap.take_demultiplied();
-    let opaque = rgba.chunks_exact(4).all(|p| p[3] == 255);
+    // An opaque pixel's premultiplied colour is its colour: the pixels are taken as they lie,
+    // and only a picture with some transparency pays for demultiplying.
+    let opaque = pixmap.data().chunks_exact(4).all(|p| p[3] == 255);
     let (color, data) = if opaque {
-        (png::ColorType::Rgb, rgba.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect())
+        let mut rgb = Vec::with_capacity(pixmap.data().len() / 4 * 3);
+        for p in pixmap.data().chunks_exact(4) {
+            rgb.extend_from_slice(&p[..3]);
+        }
+        (png::ColorType::Rgb, rgb)
     } else {
-        (png::ColorType::Rgba, rgba)
+        (png::ColorType::Rgba, pixmap.take_demultiplied())
     };
     let mut out = Vec::new();
     let mut encoder = png::Encoder::new(&mut out, w, h);
     encoder.set_color(color);
     encoder.set_depth(png::BitDepth::Eight);
-    encoder.set_filter(png::Filter::Adaptive);
+    // Every row filtered by `Sub` (the left neighbour): this picture's flat colours and
+    // anti-aliased edges gave files of the same size as adaptive filtering (which tries all
+    // five filters on every row) in three quarters of the encoding time (issue 17).
+    encoder.set_filter(png::Filter::Sub);
     encoder.set_deflate_compression(png::DeflateCompression::Level(2));
     encoder.write_header()?.write_image_data(&data)?;
     Ok(out)
