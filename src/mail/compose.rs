@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use lettre::Message;
 use lettre::message::header::ContentType;
 use lettre::message::header::{HeaderName, HeaderValue};
-use lettre::message::{Attachment, Mailbox, MultiPart, SinglePart};
+use lettre::message::{Attachment, Body, Mailbox, MultiPart, SinglePart};
 use minijinja::Environment;
 use serde::Serialize;
 
@@ -114,24 +114,57 @@ pub struct Draft {
 /// A picture for the HTML part of a mail.
 #[derive(Clone, Debug)]
 pub struct Picture {
-    /// The PNG bytes.
-    pub png: Vec<u8>,
+    /// The PNG.
+    pub png: Png,
     /// The text shown where the picture is not (`alt`).
     pub alt: String,
 }
 
-/// `text` with every line ending as CR LF, in one pass. The mail builder would otherwise insert
-/// each CR into the string one by one, which is quadratic in the number of lines.
+/// A PNG as a mail carries it: its bytes and their base64 body, encoded once. One position's
+/// picture goes to every player of the game (`report::Pictures` keeps it), and encoding it
+/// again for each mail was a tenth of the daemon's own CPU a message (issue 17).
+#[derive(Clone, Debug)]
+pub struct Png {
+    bytes: Vec<u8>,
+    body: Body,
+}
+
+impl Png {
+    /// The PNG `bytes`, encoded for mails.
+    pub fn new(bytes: Vec<u8>) -> Self {
+        // A `Vec<u8>` body is always base64 (lettre's `Body::new`).
+        let body = Body::new(bytes.clone());
+        Png { bytes, body }
+    }
+
+    /// The PNG bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl PartialEq for Png {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes == other.bytes
+    }
+}
+
+/// `text` with every line ending as CR LF, in one pass over its bytes (CR and LF are never part
+/// of a longer UTF-8 character). The mail builder would otherwise insert each CR into the string
+/// one by one, which is quadratic in the number of lines.
 fn crlf(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 16 + 2);
-    let mut prev = '\0';
-    for c in text.chars() {
-        if c == '\n' && prev != '\r' {
+    let mut rest = text;
+    while let Some(i) = rest.find('\n') {
+        let line = &rest[..i];
+        out.push_str(line);
+        if !line.ends_with('\r') {
             out.push('\r');
         }
-        out.push(c);
-        prev = c;
+        out.push('\n');
+        rest = &rest[i + 1..];
     }
+    out.push_str(rest);
     out
 }
 
@@ -184,12 +217,13 @@ fn build_text(
         let r = if r.starts_with('<') { r.clone() } else { format!("<{r}>") };
         b = b.in_reply_to(r.clone()).references(r);
     }
+    let text = crlf(text);
     let Some(picture) = picture else {
         let html = format!(
             "<!DOCTYPE html>\r\n<html><body><pre style=\"font-family: monospace\">{}</pre></body></html>\r\n",
-            escape_html(&crlf(text))
+            escape_html(&text)
         );
-        let m = b.multipart(MultiPart::alternative_plain_html(crlf(text), html)).map_err(|e| bad(&e))?;
+        let m = b.multipart(MultiPart::alternative_plain_html(text, html)).map_err(|e| bad(&e))?;
         return Ok(m.formatted());
     };
     // multipart/alternative: the text, and multipart/related: the HTML and the picture it
@@ -201,17 +235,15 @@ fn build_text(
         "<!DOCTYPE html>\r\n<html><body><p><img src=\"cid:{cid}\" width=\"{w}\" height=\"{h}\" alt=\"{}\"></p>\r\n\
          <pre style=\"font-family: monospace\">{}</pre></body></html>\r\n",
         escape_html(&picture.alt),
-        escape_html(&crlf(text))
+        escape_html(&text)
     );
     let png = ContentType::parse("image/png").map_err(|e| bad(&e))?;
     let m = b
-        .multipart(
-            MultiPart::alternative().singlepart(SinglePart::plain(crlf(text))).multipart(
-                MultiPart::related().singlepart(SinglePart::html(html)).singlepart(
-                    Attachment::new_inline_with_name(cid, "board.png".into()).body(picture.png.clone(), png),
-                ),
+        .multipart(MultiPart::alternative().singlepart(SinglePart::plain(text)).multipart(
+            MultiPart::related().singlepart(SinglePart::html(html)).singlepart(
+                Attachment::new_inline_with_name(cid, "board.png".into()).body(picture.png.body.clone(), png),
             ),
-        )
+        ))
         .map_err(|e| bad(&e))?;
     Ok(m.formatted())
 }
@@ -231,3 +263,36 @@ fn short_header(s: &str) -> String {
 /// `<`, `>`, `&`, `"` and `'` as HTML entities: the one escaper of the project's HTML (the
 /// mails' HTML part, the board picture, the web pages).
 pub use crate::render::picture::escape as escape_html;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_line_ends_with_cr_lf_once() {
+        assert_eq!(crlf("a\nb\r\nc"), "a\r\nb\r\nc");
+        assert_eq!(crlf("\n\nvoilà\n"), "\r\n\r\nvoilà\r\n");
+        assert_eq!(crlf("lone\rcr\r\n"), "lone\rcr\r\n");
+        assert_eq!(crlf(""), "");
+    }
+
+    #[test]
+    fn the_picture_encoded_once_is_the_picture_the_mail_carries() {
+        let bytes: Vec<u8> = (0..=255u8).cycle().take(5000).collect();
+        let draft = Draft {
+            to: vec!["p1@league.test".into()],
+            subject: "[gp1] car 1: your gear (turn 3)".into(),
+            text: "GEAR 4\nline two\n".into(),
+            in_reply_to: None,
+            message_id: "r1@league.test".into(),
+            reply_to: None,
+            picture: Some(Picture { png: Png::new(bytes.clone()), alt: "the board".into() }),
+        };
+        let raw = build(&draft, "steward", "steward@league.test").unwrap();
+        let m = mail_parser::MessageParser::default().parse(&raw).unwrap();
+        use mail_parser::MimeHeaders;
+        let png = m.attachments().find(|a| a.content_type().is_some_and(|c| c.subtype() == Some("png"))).unwrap();
+        assert_eq!(png.contents(), &bytes[..]);
+        assert!(m.body_text(0).unwrap().contains("line two"));
+    }
+}

@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::engine::gearbox::GearChange;
 use crate::engine::order::race_distance;
 use crate::mail::Lang;
+use crate::mail::compose::Png;
 use crate::render::board::{BoardMarks, PlacedCar, draw, draw_all_cars};
 use crate::render::picture::{CarMark, Marks, mail_png};
 use crate::store::Game;
@@ -96,17 +97,17 @@ pub fn board_picture(game: &Game, recipient: Option<u8>) -> Option<Vec<u8>> {
 /// game show the same board (the picture of a race depends on the position only), so it is
 /// drawn once. A position is named by its game, its number of turns and its last turn's hash.
 #[derive(Debug, Default)]
-pub struct Pictures(std::cell::RefCell<Vec<(PictureKey, Option<Vec<u8>>)>>);
+pub struct Pictures(std::cell::RefCell<Vec<(PictureKey, Option<Png>)>>);
 
 type PictureKey = (String, usize, String, Option<u8>);
 
-/// Positions kept (about 40 KiB each): as many as the games the store keeps, so each game's
+/// Positions kept (about 95 KiB each: the PNG and its base64): as many as the games the store keeps, so each game's
 /// current position stays drawn until it changes (its players' reports, their `BOARD` requests).
 const PICTURES_KEPT: usize = crate::store::replayed::KEPT_GAMES;
 
 impl Pictures {
     /// [`board_picture`] of `game` for `recipient`, drawn or remembered.
-    pub fn board(&self, game: &Game, recipient: Option<u8>) -> Option<Vec<u8>> {
+    pub fn board(&self, game: &Game, recipient: Option<u8>) -> Option<Png> {
         // Only a qualifying lap's picture depends on who it is for.
         let qualifying = game.now.qualifying.as_ref().zip(recipient).and_then(|(q, c)| q.entry(c)).map(|_| recipient);
         let key = (
@@ -118,7 +119,7 @@ impl Pictures {
         if let Some((_, png)) = self.0.borrow().iter().find(|(k, _)| *k == key) {
             return png.clone();
         }
-        let png = board_picture(game, recipient);
+        let png = board_picture(game, recipient).map(Png::new);
         let mut kept = self.0.borrow_mut();
         if kept.len() >= PICTURES_KEPT {
             kept.remove(0);
@@ -378,7 +379,7 @@ mod tests {
         let pictures = Pictures::default();
         let first = pictures.board(h.game(), Some(1));
         assert!(first.is_some());
-        assert_eq!(first, board_picture(h.game(), Some(1)));
+        assert_eq!(first.as_ref().map(Png::bytes), board_picture(h.game(), Some(1)).as_deref());
         // The race's picture is the position's: the other players get the same, not drawn again.
         assert_eq!(pictures.board(h.game(), Some(2)), first);
         assert_eq!(pictures.board(h.game(), None), first);
@@ -389,7 +390,7 @@ mod tests {
             h.bot_move(&mut bot, Meta::now()).unwrap();
         }
         let later = pictures.board(h.game(), Some(1));
-        assert_eq!(later, board_picture(h.game(), Some(1)));
+        assert_eq!(later.as_ref().map(Png::bytes), board_picture(h.game(), Some(1)).as_deref());
         assert_ne!(later, first);
         assert_eq!(pictures.0.borrow().len(), 2);
         let _ = std::fs::remove_dir_all(&dir);
