@@ -267,6 +267,7 @@ pub use crate::render::picture::escape as escape_html;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mail_parser::MimeHeaders;
 
     #[test]
     fn every_line_ends_with_cr_lf_once() {
@@ -290,7 +291,6 @@ mod tests {
         };
         let raw = build(&draft, "steward", "steward@league.test").unwrap();
         let m = mail_parser::MessageParser::default().parse(&raw).unwrap();
-        use mail_parser::MimeHeaders;
         let png = m.attachments().find(|a| a.content_type().is_some_and(|c| c.subtype() == Some("png"))).unwrap();
         assert_eq!(png.contents(), &bytes[..]);
         assert!(m.body_text(0).unwrap().contains("line two"));

@@ -101,8 +101,9 @@ pub struct Pictures(std::cell::RefCell<Vec<(PictureKey, Option<Png>)>>);
 
 type PictureKey = (String, usize, String, Option<u8>);
 
-/// Positions kept (about 95 KiB each: the PNG and its base64): as many as the games the store keeps, so each game's
-/// current position stays drawn until it changes (its players' reports, their `BOARD` requests).
+/// Positions kept (about 95 KiB each: the PNG and its base64): as many as the games the store
+/// keeps, so each game's current position stays drawn until it changes (its players' reports,
+/// their `BOARD` requests).
 const PICTURES_KEPT: usize = crate::store::replayed::KEPT_GAMES;
 
 impl Pictures {
