@@ -50,6 +50,12 @@ fn crash_after() -> Option<u64> {
     *AFTER.get_or_init(|| std::env::var(CRASH_ENV).ok().and_then(|v| v.parse().ok()))
 }
 
+/// Whether this process runs under the crash test's fault injection (`STEWARD_CRASH_AFTER`):
+/// writes then go in 64-byte steps, so that it can die in the middle of one.
+pub fn injecting_crashes() -> bool {
+    crash_after().is_some()
+}
+
 /// Counts one write step; aborts the process at the step `STEWARD_CRASH_AFTER` names.
 pub fn step() {
     if let Some(n) = crash_after()
@@ -180,53 +186,6 @@ pub fn write_atomic(path: &Path, bytes: &[u8], durability: Durability, private: 
     Ok(())
 }
 
-/// Writes `bytes` to `path` atomically under a second name `also` in the same directory (a hard
-/// link: one file, written and flushed once, whose two names land with one directory flush).
-/// Where the file system has no hard links, `also` gets a copy.
-pub fn write_linked(path: &Path, also: &Path, bytes: &[u8], durability: Durability) -> io::Result<()> {
-    let dir = path.parent().filter(|d| Some(*d) == also.parent());
-    let Some(dir) = dir else {
-        return Err(io::Error::other("linked names must share a directory"));
-    };
-    if durability == Durability::Sync {
-        barrier()?;
-    }
-    // `also` is named first: a process killed between the two names leaves `also` alone, as
-    // writing `also` first and `path` second always did.
-    let tmp = temp_path(path);
-    let _ = fs::remove_file(&tmp);
-    let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-    step();
-    f.write_all(bytes)?;
-    if durability != Durability::NoSync {
-        sync_file(&f)?;
-    }
-    step();
-    drop(f);
-    let also_tmp = temp_path(also);
-    let _ = fs::remove_file(&also_tmp);
-    match fs::hard_link(&tmp, &also_tmp) {
-        Ok(()) => {
-            step();
-            fs::rename(&also_tmp, also)?;
-            step();
-        }
-        Err(_) => write_atomic(also, bytes, durability.grouped(), false)?,
-    }
-    fs::rename(&tmp, path)?;
-    step();
-    match durability {
-        Durability::Sync => {
-            PENDING.with_borrow_mut(|p| p.remove(dir));
-            sync_dir(dir)?;
-        }
-        Durability::Grouped => defer_dir_sync(dir),
-        Durability::NoSync => {}
-    }
-    step();
-    Ok(())
-}
-
 /// Flushes a directory's entries to disk.
 pub fn sync_dir(dir: &Path) -> io::Result<()> {
     #[cfg(unix)]
@@ -289,25 +248,6 @@ mod tests {
         write_atomic(&d.join("b/four"), b"4", Durability::Sync, false).unwrap();
         assert!(pending_dirs().is_empty(), "a Sync write flushes what was owed before it");
         assert_eq!(fs::read(d.join("a/two")).unwrap(), b"2");
-        let _ = fs::remove_dir_all(&d);
-    }
-
-    #[test]
-    fn a_linked_write_is_one_file_under_two_names() {
-        let d = scratch("linked");
-        let (key, mid) = (d.join("a/key-1.toml"), d.join("a/mid-1.toml"));
-        write_atomic(&mid, b"an older claim", Durability::Sync, false).unwrap();
-        write_linked(&key, &mid, b"entry", Durability::Sync).unwrap();
-        assert_eq!(fs::read(&key).unwrap(), b"entry");
-        assert_eq!(fs::read(&mid).unwrap(), b"entry", "the older file under the second name is replaced");
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::MetadataExt;
-            assert_eq!(fs::metadata(&key).unwrap().ino(), fs::metadata(&mid).unwrap().ino());
-        }
-        assert!(pending_dirs().is_empty());
-        assert!(fs::read_dir(d.join("a")).unwrap().flatten().all(|e| !is_temp(&e.file_name().to_string_lossy())));
-        assert!(write_linked(&key, &d.join("b/mid-2.toml"), b"x", Durability::Sync).is_err(), "two directories");
         let _ = fs::remove_dir_all(&d);
     }
 }
