@@ -109,11 +109,7 @@ impl Ledger {
         if created && durability != Durability::NoSync {
             fsio::sync_dir(&dir)?;
         }
-        let len = log.metadata()?.len();
-        let whole = last_line_end(&log, len)?;
-        if whole < len {
-            log.set_len(whole)?;
-        }
+        fsio::cut_torn_line(&log)?;
         let mut legacy = HashSet::new();
         for e in fs::read_dir(&dir)?.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
@@ -247,21 +243,6 @@ fn append(log: &File, bytes: &[u8]) -> io::Result<()> {
         return Ok(());
     }
     log.write_all(bytes)
-}
-
-/// The length of the log's whole lines: `len` if it ends with a line's end.
-fn last_line_end(log: &File, len: u64) -> io::Result<u64> {
-    let mut at = len;
-    let mut buf = [0u8; 4096];
-    while at > 0 {
-        let n = at.min(buf.len() as u64);
-        log.read_exact_at(&mut buf[..n as usize], at - n)?;
-        if let Some(i) = buf[..n as usize].iter().rposition(|&b| b == b'\n') {
-            return Ok(at - n + i as u64 + 1);
-        }
-        at -= n;
-    }
-    Ok(0)
 }
 
 /// The line at offset `at` of the log.

@@ -126,12 +126,12 @@ impl Outbox {
         }
         // A line cut short by a crash is dropped (its reply is delivered again: the Maildir
         // path skips it), so that the next line does not run on from it.
-        let log = dir.join(SENT_LOG);
-        if let Ok(bytes) = fs::read(&log) {
-            let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-            if whole < bytes.len() {
-                fs::OpenOptions::new().write(true).open(&log)?.set_len(whole as u64)?;
+        match fs::OpenOptions::new().read(true).write(true).open(dir.join(SENT_LOG)) {
+            Ok(log) => {
+                crate::store::fsio::cut_torn_line(&log)?;
             }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
         }
         let mut sent = SentIds::default();
         for e in fs::read_dir(dir.join("sent"))?.flatten() {

@@ -186,6 +186,29 @@ pub fn write_atomic(path: &Path, bytes: &[u8], durability: Durability, private: 
     Ok(())
 }
 
+/// Cuts off the last line of an append-only log (opened for writing) if a crash left it
+/// without its line end: it was never committed, and the next line must not run on from it.
+/// Returns the length kept.
+pub fn cut_torn_line(log: &File) -> io::Result<u64> {
+    use std::os::unix::fs::FileExt;
+    let len = log.metadata()?.len();
+    let mut end = len;
+    let mut buf = [0u8; 4096];
+    while end > 0 {
+        let n = end.min(buf.len() as u64);
+        log.read_exact_at(&mut buf[..n as usize], end - n)?;
+        if let Some(i) = buf[..n as usize].iter().rposition(|&b| b == b'\n') {
+            end = end - n + i as u64 + 1;
+            break;
+        }
+        end -= n;
+    }
+    if end < len {
+        log.set_len(end)?;
+    }
+    Ok(end)
+}
+
 /// Flushes a directory's entries to disk.
 pub fn sync_dir(dir: &Path) -> io::Result<()> {
     #[cfg(unix)]
@@ -234,6 +257,28 @@ mod tests {
         fs::create_dir_all(d.join("a")).unwrap();
         fs::create_dir_all(d.join("b")).unwrap();
         d
+    }
+
+    #[test]
+    fn a_log_s_torn_last_line_is_cut_off_and_a_whole_log_kept() {
+        let d = scratch("torn");
+        let cases: [(&[u8], &[u8]); 4] =
+            [(b"a\nb\n", b"a\nb\n"), (b"a\nb\npartial", b"a\nb\n"), (b"no line end", b""), (b"", b"")];
+        for (before, after) in cases {
+            let p = d.join("a/log");
+            fs::write(&p, before).unwrap();
+            let f = OpenOptions::new().read(true).append(true).open(&p).unwrap();
+            assert_eq!(cut_torn_line(&f).unwrap(), after.len() as u64);
+            assert_eq!(fs::read(&p).unwrap(), after);
+        }
+        // Longer than one read back: the line end is found blocks before the end.
+        let mut long = b"first\n".to_vec();
+        long.extend(std::iter::repeat_n(b'x', 10_000));
+        let p = d.join("a/long");
+        fs::write(&p, &long).unwrap();
+        let f = OpenOptions::new().read(true).write(true).open(&p).unwrap();
+        assert_eq!(cut_torn_line(&f).unwrap(), 6);
+        let _ = fs::remove_dir_all(&d);
     }
 
     #[test]
