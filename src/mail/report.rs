@@ -3,6 +3,7 @@
 //! sheet, and what is awaited from whom. The template (`templates/<lang>/report.txt`) arranges
 //! them; this module only reads the game.
 
+use std::cell::RefCell;
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -93,11 +94,16 @@ pub fn board_picture(game: &Game, recipient: Option<u8>) -> Option<Vec<u8>> {
     Some(picture(game, &board_marks(st), focus(game, st)?, awaited))
 }
 
-/// The pictures of the last positions drawn (issue 17): a job's reports to the players of one
-/// game show the same board (the picture of a race depends on the position only), so it is
-/// drawn once. A position is named by its game, its number of turns and its last turn's hash.
+/// The boards of the last positions drawn (issue 17): a job's reports to the players of one
+/// game show the same board (a race's board, as text and as a picture, depends on the position
+/// only), so each is drawn once. A position is named by its game, its number of turns and its
+/// last turn's hash.
 #[derive(Debug, Default)]
-pub struct Pictures(std::cell::RefCell<Vec<(PictureKey, Option<Png>)>>);
+pub struct Pictures {
+    pictures: RefCell<Vec<(PictureKey, Option<Png>)>>,
+    /// A race's text board ([`report`]'s `board`).
+    texts: RefCell<Vec<(PictureKey, String)>>,
+}
 
 type PictureKey = (String, usize, String, Option<u8>);
 
@@ -106,27 +112,39 @@ type PictureKey = (String, usize, String, Option<u8>);
 /// their `BOARD` requests).
 const PICTURES_KEPT: usize = crate::store::replayed::KEPT_GAMES;
 
+/// `game`'s position for the player of `recipient` (`Some` only where the board depends on who
+/// it is for: a qualifying lap's).
+fn position(game: &Game, recipient: Option<u8>) -> PictureKey {
+    (game.setup.id.clone(), game.turns.len(), game.hashes.last().cloned().unwrap_or_default(), recipient)
+}
+
+/// The value kept for `key` in `kept`, else `make()`'s, kept (the oldest goes past
+/// [`PICTURES_KEPT`]).
+fn kept_or<T: Clone>(kept: &RefCell<Vec<(PictureKey, T)>>, key: PictureKey, make: impl FnOnce() -> T) -> T {
+    if let Some((_, v)) = kept.borrow().iter().find(|(k, _)| *k == key) {
+        return v.clone();
+    }
+    let v = make();
+    let mut kept = kept.borrow_mut();
+    if kept.len() >= PICTURES_KEPT {
+        kept.remove(0);
+    }
+    kept.push((key, v.clone()));
+    v
+}
+
 impl Pictures {
     /// [`board_picture`] of `game` for `recipient`, drawn or remembered.
     pub fn board(&self, game: &Game, recipient: Option<u8>) -> Option<Png> {
         // Only a qualifying lap's picture depends on who it is for.
         let qualifying = game.now.qualifying.as_ref().zip(recipient).and_then(|(q, c)| q.entry(c)).map(|_| recipient);
-        let key = (
-            game.setup.id.clone(),
-            game.turns.len(),
-            game.hashes.last().cloned().unwrap_or_default(),
-            qualifying.flatten(),
-        );
-        if let Some((_, png)) = self.0.borrow().iter().find(|(k, _)| *k == key) {
-            return png.clone();
-        }
-        let png = board_picture(game, recipient).map(Png::new);
-        let mut kept = self.0.borrow_mut();
-        if kept.len() >= PICTURES_KEPT {
-            kept.remove(0);
-        }
-        kept.push((key, png.clone()));
-        png
+        let key = position(game, qualifying.flatten());
+        kept_or(&self.pictures, key, || board_picture(game, recipient).map(Png::new))
+    }
+
+    /// `draw()`'s text board of a race position, drawn or remembered.
+    fn text(&self, game: &Game, draw: impl FnOnce() -> String) -> String {
+        kept_or(&self.texts, position(game, None), draw)
     }
 }
 
@@ -156,6 +174,11 @@ fn picture(game: &Game, marks: &BoardMarks, focus: SpaceIdx, car: Option<u8>) ->
 /// The report of turns `first..` of `game`, for the player of car `recipient` (if any), whose
 /// order to write is worded in `lang`.
 pub fn report(game: &Game, first: u32, recipient: Option<u8>, lang: Lang) -> Report {
+    report_in(game, first, recipient, lang, None)
+}
+
+/// [`report`], the race's text board taken from `boards` when it was drawn for another player.
+pub fn report_in(game: &Game, first: u32, recipient: Option<u8>, lang: Lang, boards: Option<&Pictures>) -> Report {
     let last = game.turns.last().expect("a game has turn 0");
     let mut summary = String::new();
     let first = first.min(last.turn) as usize;
@@ -193,10 +216,14 @@ pub fn report(game: &Game, first: u32, recipient: Option<u8>, lang: Lang) -> Rep
             .and_then(|(n, _)| game.player(n))
             .map(|(id, _)| st.car(id).space)
             .or_else(|| st.ids().max_by_key(|&c| race_distance(st, &game.track, c)).map(|c| st.car(c).space));
-        r.board = match focus {
+        let board = || match focus {
             // The last board: every car where it stopped, finishers included.
             Some(f) if game.now.over => draw_all_cars(&game.track, &final_marks(st), f),
             _ => draw(&game.track, &board_marks(st), focus),
+        };
+        r.board = match boards {
+            Some(b) => b.text(game, board),
+            None => board(),
         };
         sheets(game, st, &mut r.sheets);
     }
@@ -384,7 +411,14 @@ mod tests {
         // The race's picture is the position's: the other players get the same, not drawn again.
         assert_eq!(pictures.board(h.game(), Some(2)), first);
         assert_eq!(pictures.board(h.game(), None), first);
-        assert_eq!(pictures.0.borrow().len(), 1);
+        assert_eq!(pictures.pictures.borrow().len(), 1);
+        // The text board likewise: the same as drawn for one player, drawn once for all.
+        let text = report(h.game(), 0, Some(1), Lang::En).board;
+        assert!(!text.is_empty());
+        for car in [Some(1), Some(2), None] {
+            assert_eq!(report_in(h.game(), 0, car, Lang::En, Some(&pictures)).board, text);
+        }
+        assert_eq!(pictures.texts.borrow().len(), 1);
         // Moves later (the mover and its options elsewhere), the picture is the new position's.
         let mut bot = Bot::new();
         for _ in 0..4 {
@@ -393,7 +427,11 @@ mod tests {
         let later = pictures.board(h.game(), Some(1));
         assert_eq!(later.as_ref().map(Png::bytes), board_picture(h.game(), Some(1)).as_deref());
         assert_ne!(later, first);
-        assert_eq!(pictures.0.borrow().len(), 2);
+        assert_eq!(pictures.pictures.borrow().len(), 2);
+        let later_text = report_in(h.game(), 0, Some(1), Lang::En, Some(&pictures)).board;
+        assert_eq!(later_text, report(h.game(), 0, Some(1), Lang::En).board);
+        assert_ne!(later_text, text);
+        assert_eq!(pictures.texts.borrow().len(), 2);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

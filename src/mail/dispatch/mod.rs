@@ -27,7 +27,6 @@ use super::message::Incoming;
 use super::modes::ReportMode;
 use super::orders::{Order, Parsed, receipt};
 use super::policy::{Decision, decide_at};
-use super::report::report;
 use super::standing::QueuedGear;
 use super::{Lang, orders};
 

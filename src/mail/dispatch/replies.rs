@@ -6,7 +6,7 @@ use super::*;
 use crate::mail::compose::Picture;
 use crate::mail::limits::{ECHO_BYTES, ECHO_LINES, STRANGER_ECHO_LINES, STRANGER_TEXT, cap_receipt, cap_text};
 use crate::mail::modes::{self, Mark, ReportMode};
-use crate::mail::report::Pictures;
+use crate::mail::report::{Pictures, report_in};
 use crate::mail::secrets::visible;
 use crate::mail::standing::{Inflight, ReportPrefs};
 
@@ -300,7 +300,7 @@ impl Daemon {
         extra: &[&str],
         summary: Option<String>,
     ) -> Result<String, DaemonError> {
-        let mut r = report(g, first, car, lang);
+        let mut r = report_in(g, first, car, lang, Some(&self.pictures));
         if let Some(s) = summary {
             let s = if lang == Lang::Fr { crate::mail::french::summary(&s) } else { s };
             r.summary = crate::mail::report::plurals(&s);
