@@ -121,7 +121,7 @@ pub struct Picture {
 }
 
 /// A PNG as a mail carries it: its bytes and their base64 body, encoded once. One position's
-/// picture goes to every player of the game (`report::Pictures` keeps it), and encoding it
+/// picture goes to every player of the game (`report::Boards` keeps it), and encoding it
 /// again for each mail was a tenth of the daemon's own CPU a message (issue 17).
 #[derive(Clone, Debug)]
 pub struct Png {

@@ -19,7 +19,7 @@ use super::ledger::{Entry, Ledger, key_name};
 use super::limits::{STRANGER_TEXT, cap_text};
 use super::message::{Incoming, check_size};
 use super::outbox::{Deliver, Envelope, Flushed, Outbox};
-use super::report::Pictures;
+use super::report::Boards;
 use super::secrets::Secrets;
 use super::standing::{Inflight, Standing};
 use super::tag::{ReplyTag, TagError, TagKey};
@@ -138,8 +138,9 @@ pub struct Daemon {
     pub(super) tag_key: TagKey,
     clock: Box<dyn FnMut() -> Stamp + Send>,
     domain: String,
-    /// The board pictures of the last positions reported (drawn once for all their players).
-    pub(super) pictures: Pictures,
+    /// The boards (pictures, race text boards) of the last positions reported, drawn once for all
+    /// their players.
+    pub(super) boards: Boards,
     /// Each game's last turn as the deadline scan last read it.
     pub(super) last_turns: super::dispatch::unasked::LastTurns,
 }
@@ -174,7 +175,7 @@ impl Daemon {
             tag_key,
             clock: Box::new(Stamp::now),
             domain,
-            pictures: Pictures::default(),
+            boards: Boards::default(),
             last_turns: Default::default(),
         })
     }

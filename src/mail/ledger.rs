@@ -20,7 +20,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -72,18 +72,39 @@ struct Line {
     entry: Entry,
 }
 
+/// A line of the log: its offset and its length.
+type Span = (u64, usize);
+
 /// Where each entry of the log is, read up to `read`.
 #[derive(Debug)]
 struct Index {
     log: File,
     /// Bytes of the log indexed (always at a line's end).
     read: u64,
-    /// `key_name("key", key)` → offset of its line.
-    keys: HashMap<String, u64>,
-    /// `key_name("mid", message_id)` → offset of the line that claimed it (the last).
-    mids: HashMap<String, u64>,
+    /// `key_name("key", key)` → its line.
+    keys: HashMap<String, Span>,
+    /// `key_name("mid", message_id)` → the line that claimed it (the last).
+    mids: HashMap<String, Span>,
     /// Names of the entry files of earlier versions (`key-<hash>.toml`, `mid-<hash>.toml`).
     legacy: HashSet<String>,
+}
+
+impl Index {
+    /// Indexes `entry`, the line `span` of the log (`claim`: it claims its `Message-ID`).
+    fn add(&mut self, entry: &Entry, claim: bool, span: Span) {
+        self.keys.insert(key_name("key", &entry.key), span);
+        if let Some(mid) = entry.message_id.as_ref().filter(|_| claim) {
+            self.mids.insert(key_name("mid", mid), span);
+        }
+        self.read = self.read.max(span.0 + span.1 as u64);
+    }
+
+    /// The log's line `span`.
+    fn line(&self, (at, len): Span, dir: &Path) -> io::Result<Line> {
+        let mut raw = vec![0; len];
+        self.log.read_exact_at(&mut raw, at)?;
+        parse(&raw, at, dir)
+    }
 }
 
 /// The log's name under `processed/`.
@@ -135,16 +156,11 @@ impl Ledger {
             let mut tail = vec![0; (len - ix.read) as usize];
             ix.log.read_exact_at(&mut tail, ix.read)?;
             let whole = tail.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-            let mut at = ix.read;
-            for raw in tail[..whole].split_inclusive(|&b| b == b'\n') {
-                let line = parse(raw, at, &self.dir)?;
-                ix.keys.insert(key_name("key", &line.entry.key), at);
-                if let Some(mid) = line.entry.message_id.as_ref().filter(|_| line.claim) {
-                    ix.mids.insert(key_name("mid", mid), at);
-                }
-                at += raw.len() as u64;
+            let start = ix.read;
+            for line in lines(&tail[..whole], start, &self.dir) {
+                let (span, line) = line?;
+                ix.add(&line.entry, line.claim, span);
             }
-            ix.read += whole as u64;
         }
         Ok(ix)
     }
@@ -153,9 +169,9 @@ impl Ledger {
     fn find(&self, kind: &str, key: &str) -> io::Result<Option<Entry>> {
         let name = key_name(kind, key);
         let ix = self.index()?;
-        let at = if kind == "key" { ix.keys.get(&name) } else { ix.mids.get(&name) };
-        if let Some(&at) = at {
-            return read_line(&ix.log, at, &self.dir).map(|l| Some(l.entry));
+        let span = if kind == "key" { ix.keys.get(&name) } else { ix.mids.get(&name) };
+        if let Some(&span) = span {
+            return ix.line(span, &self.dir).map(|l| Some(l.entry));
         }
         let file = format!("{kind}-{name}.toml");
         if ix.legacy.contains(&file) {
@@ -188,7 +204,7 @@ impl Ledger {
         let mut ix = self.index()?;
         let before = ix.log.metadata()?.len();
         fsio::step();
-        let written = append(&ix.log, text.as_bytes()).and_then(|()| match self.durability {
+        let written = fsio::write_in_steps(&ix.log, text.as_bytes()).and_then(|()| match self.durability {
             Durability::NoSync => Ok(()),
             _ => fsio::sync_file(&ix.log),
         });
@@ -200,11 +216,7 @@ impl Ledger {
         fsio::step();
         if ix.read == before {
             // Indexed at once (the log held nothing unread before it).
-            ix.keys.insert(key_name("key", &entry.key), before);
-            if let Some(mid) = entry.message_id.as_ref().filter(|_| claim) {
-                ix.mids.insert(key_name("mid", mid), before);
-            }
-            ix.read = before + text.len() as u64;
+            ix.add(entry, claim, (before, text.len()));
         }
         Ok(())
     }
@@ -212,14 +224,10 @@ impl Ledger {
     /// Every entry (for tests and audits), in no particular order.
     pub fn entries(&self) -> io::Result<Vec<Entry>> {
         let ix = self.index()?;
-        let mut v = Vec::new();
-        let mut at = 0;
         let mut log = vec![0; ix.read as usize];
         ix.log.read_exact_at(&mut log, 0)?;
-        for raw in log.split_inclusive(|&b| b == b'\n') {
-            v.push(parse(raw, at, &self.dir)?.entry);
-            at += raw.len() as u64;
-        }
+        // Every line, a key found twice included (the crash test counts them).
+        let mut v = lines(&log, 0, &self.dir).map(|l| l.map(|(_, l)| l.entry)).collect::<io::Result<Vec<_>>>()?;
         let mut files: Vec<&String> = ix.legacy.iter().filter(|n| n.starts_with("key-")).collect();
         files.sort();
         for name in files {
@@ -231,44 +239,21 @@ impl Ledger {
     }
 }
 
-/// Appends `bytes` to the log (opened for appending), in 64-byte steps under the crash test's
-/// fault injection, so that it can die in the middle of a line.
-fn append(log: &File, bytes: &[u8]) -> io::Result<()> {
-    let mut log = log;
-    if fsio::injecting_crashes() {
-        for chunk in bytes.chunks(64) {
-            log.write_all(chunk)?;
-            fsio::step();
-        }
-        return Ok(());
-    }
-    log.write_all(bytes)
-}
-
-/// The line at offset `at` of the log.
-fn read_line(log: &File, at: u64, dir: &Path) -> io::Result<Line> {
-    let mut raw = Vec::new();
-    let mut buf = [0u8; 1024];
-    let mut pos = at;
-    loop {
-        let n = log.read_at(&mut buf, pos)?;
-        if n == 0 {
-            break;
-        }
-        if let Some(i) = buf[..n].iter().position(|&b| b == b'\n') {
-            raw.extend_from_slice(&buf[..=i]);
-            break;
-        }
-        raw.extend_from_slice(&buf[..n]);
-        pos += n as u64;
-    }
-    parse(&raw, at, dir)
+/// The whole lines `buf` holds, `buf` being the log from byte `start` on, each with its span.
+fn lines<'a>(buf: &'a [u8], start: u64, dir: &'a Path) -> impl Iterator<Item = io::Result<(Span, Line)>> + 'a {
+    let mut at = start;
+    buf.split_inclusive(|&b| b == b'\n').map(move |raw| {
+        let span = (at, raw.len());
+        at += raw.len() as u64;
+        parse(raw, span.0, dir).map(|l| (span, l))
+    })
 }
 
 fn parse(raw: &[u8], at: u64, dir: &Path) -> io::Result<Line> {
     serde_json::from_slice(raw)
         .map_err(|e| io::Error::other(format!("{}, the line at byte {at}: {e}", dir.join(LOG).display())))
 }
+
 fn read(path: &Path) -> io::Result<Option<Entry>> {
     match fs::read_to_string(path) {
         Ok(t) => toml::from_str(&t).map(Some).map_err(|e| io::Error::other(format!("{}: {e}", path.display()))),
@@ -280,6 +265,7 @@ fn read(path: &Path) -> io::Result<Option<Entry>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
 
     fn state(name: &str) -> PathBuf {
         let d = std::env::temp_dir().join(format!("steward-ledger-{name}-{}", std::process::id()));

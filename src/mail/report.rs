@@ -99,7 +99,7 @@ pub fn board_picture(game: &Game, recipient: Option<u8>) -> Option<Vec<u8>> {
 /// only), so each is drawn once. A position is named by its game, its number of turns and its
 /// last turn's hash.
 #[derive(Debug, Default)]
-pub struct Pictures {
+pub struct Boards {
     pictures: RefCell<Vec<(PictureKey, Option<Png>)>>,
     /// A race's text board ([`report`]'s `board`).
     texts: RefCell<Vec<(PictureKey, String)>>,
@@ -107,7 +107,7 @@ pub struct Pictures {
 
 type PictureKey = (String, usize, String, Option<u8>);
 
-/// Positions kept (about 95 KiB each: the PNG and its base64): as many as the games the store
+/// Positions kept (about 100 KiB each: the PNG, its base64 and the text board): as many as the games the store
 /// keeps, so each game's current position stays drawn until it changes (its players' reports,
 /// their `BOARD` requests).
 const PICTURES_KEPT: usize = crate::store::replayed::KEPT_GAMES;
@@ -133,9 +133,9 @@ fn kept_or<T: Clone>(kept: &RefCell<Vec<(PictureKey, T)>>, key: PictureKey, make
     v
 }
 
-impl Pictures {
+impl Boards {
     /// [`board_picture`] of `game` for `recipient`, drawn or remembered.
-    pub fn board(&self, game: &Game, recipient: Option<u8>) -> Option<Png> {
+    pub fn picture(&self, game: &Game, recipient: Option<u8>) -> Option<Png> {
         // Only a qualifying lap's picture depends on who it is for.
         let qualifying = game.now.qualifying.as_ref().zip(recipient).and_then(|(q, c)| q.entry(c)).map(|_| recipient);
         let key = position(game, qualifying.flatten());
@@ -178,7 +178,7 @@ pub fn report(game: &Game, first: u32, recipient: Option<u8>, lang: Lang) -> Rep
 }
 
 /// [`report`], the race's text board taken from `boards` when it was drawn for another player.
-pub fn report_in(game: &Game, first: u32, recipient: Option<u8>, lang: Lang, boards: Option<&Pictures>) -> Report {
+pub fn report_in(game: &Game, first: u32, recipient: Option<u8>, lang: Lang, boards: Option<&Boards>) -> Report {
     let last = game.turns.last().expect("a game has turn 0");
     let mut summary = String::new();
     let first = first.min(last.turn) as usize;
@@ -404,34 +404,34 @@ mod tests {
         use crate::store::Meta;
         let (dir, _store, mut h) = crate::store::test_game("pictures", 3);
         h.start(Meta::now()).unwrap();
-        let pictures = Pictures::default();
-        let first = pictures.board(h.game(), Some(1));
+        let boards = Boards::default();
+        let first = boards.picture(h.game(), Some(1));
         assert!(first.is_some());
         assert_eq!(first.as_ref().map(Png::bytes), board_picture(h.game(), Some(1)).as_deref());
         // The race's picture is the position's: the other players get the same, not drawn again.
-        assert_eq!(pictures.board(h.game(), Some(2)), first);
-        assert_eq!(pictures.board(h.game(), None), first);
-        assert_eq!(pictures.pictures.borrow().len(), 1);
+        assert_eq!(boards.picture(h.game(), Some(2)), first);
+        assert_eq!(boards.picture(h.game(), None), first);
+        assert_eq!(boards.pictures.borrow().len(), 1);
         // The text board likewise: the same as drawn for one player, drawn once for all.
         let text = report(h.game(), 0, Some(1), Lang::En).board;
         assert!(!text.is_empty());
         for car in [Some(1), Some(2), None] {
-            assert_eq!(report_in(h.game(), 0, car, Lang::En, Some(&pictures)).board, text);
+            assert_eq!(report_in(h.game(), 0, car, Lang::En, Some(&boards)).board, text);
         }
-        assert_eq!(pictures.texts.borrow().len(), 1);
+        assert_eq!(boards.texts.borrow().len(), 1);
         // Moves later (the mover and its options elsewhere), the picture is the new position's.
         let mut bot = Bot::new();
         for _ in 0..4 {
             h.bot_move(&mut bot, Meta::now()).unwrap();
         }
-        let later = pictures.board(h.game(), Some(1));
+        let later = boards.picture(h.game(), Some(1));
         assert_eq!(later.as_ref().map(Png::bytes), board_picture(h.game(), Some(1)).as_deref());
         assert_ne!(later, first);
-        assert_eq!(pictures.pictures.borrow().len(), 2);
-        let later_text = report_in(h.game(), 0, Some(1), Lang::En, Some(&pictures)).board;
+        assert_eq!(boards.pictures.borrow().len(), 2);
+        let later_text = report_in(h.game(), 0, Some(1), Lang::En, Some(&boards)).board;
         assert_eq!(later_text, report(h.game(), 0, Some(1), Lang::En).board);
         assert_ne!(later_text, text);
-        assert_eq!(pictures.texts.borrow().len(), 2);
+        assert_eq!(boards.texts.borrow().len(), 2);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -50,10 +50,17 @@ fn crash_after() -> Option<u64> {
     *AFTER.get_or_init(|| std::env::var(CRASH_ENV).ok().and_then(|v| v.parse().ok()))
 }
 
-/// Whether this process runs under the crash test's fault injection (`STEWARD_CRASH_AFTER`):
-/// writes then go in 64-byte steps, so that it can die in the middle of one.
-pub fn injecting_crashes() -> bool {
-    crash_after().is_some()
+/// Writes `bytes` to `f`; under the crash test's fault injection, in 64-byte write steps, so
+/// that the process can die in the middle of a file (or of a log's line).
+pub fn write_in_steps(mut f: impl Write, bytes: &[u8]) -> io::Result<()> {
+    if crash_after().is_none() {
+        return f.write_all(bytes);
+    }
+    for chunk in bytes.chunks(64) {
+        f.write_all(chunk)?;
+        step();
+    }
+    Ok(())
 }
 
 /// Counts one write step; aborts the process at the step `STEWARD_CRASH_AFTER` names.
@@ -160,14 +167,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8], durability: Durability, private: 
     let _ = private;
     let mut f = opts.open(&tmp)?;
     step();
-    if crash_after().is_some() {
-        for chunk in bytes.chunks(64) {
-            f.write_all(chunk)?;
-            step();
-        }
-    } else {
-        f.write_all(bytes)?;
-    }
+    write_in_steps(&mut f, bytes)?;
     if durability != Durability::NoSync {
         sync_file(&f)?;
     }

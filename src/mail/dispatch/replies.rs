@@ -6,7 +6,7 @@ use super::*;
 use crate::mail::compose::Picture;
 use crate::mail::limits::{ECHO_BYTES, ECHO_LINES, STRANGER_ECHO_LINES, STRANGER_TEXT, cap_receipt, cap_text};
 use crate::mail::modes::{self, Mark, ReportMode};
-use crate::mail::report::{Pictures, report_in};
+use crate::mail::report::{Boards, report_in};
 use crate::mail::secrets::visible;
 use crate::mail::standing::{Inflight, ReportPrefs};
 
@@ -103,7 +103,7 @@ impl Daemon {
                 let reply_to = car.and_then(|c| self.prompt_address(g, c));
                 if own {
                     sender_reply_to = sender_reply_to.or(reply_to);
-                    sender_picture = sender_picture.or_else(|| board_picture(&self.pictures, g, car, lang));
+                    sender_picture = sender_picture.or_else(|| board_picture(&self.boards, g, car, lang));
                     sender_text.push('\n');
                     sender_text.push_str(&text);
                     sender_got.insert(game.clone());
@@ -117,7 +117,7 @@ impl Daemon {
                     in_reply_to: None,
                     message_id: String::new(),
                     reply_to,
-                    picture: board_picture(&self.pictures, g, car, lang),
+                    picture: board_picture(&self.boards, g, car, lang),
                 });
             }
         }
@@ -133,7 +133,7 @@ impl Daemon {
             let h = self.store.open(&game).map_err(|source| DaemonError::Store { game: game.clone(), source })?;
             let car = h.game().now.players.iter().find(|p| p.address.eq_ignore_ascii_case(&job.sender)).map(|p| p.car);
             sender_reply_to = sender_reply_to.or_else(|| car.and_then(|c| self.prompt_address(h.game(), c)));
-            sender_picture = sender_picture.or_else(|| board_picture(&self.pictures, h.game(), car, job.lang));
+            sender_picture = sender_picture.or_else(|| board_picture(&self.boards, h.game(), car, job.lang));
             sender_text.push('\n');
             sender_text.push_str(&self.report_with(h.game(), first, car, job.lang, &[], None)?);
         }
@@ -300,7 +300,7 @@ impl Daemon {
         extra: &[&str],
         summary: Option<String>,
     ) -> Result<String, DaemonError> {
-        let mut r = report_in(g, first, car, lang, Some(&self.pictures));
+        let mut r = report_in(g, first, car, lang, Some(&self.boards));
         if let Some(s) = summary {
             let s = if lang == Lang::Fr { crate::mail::french::summary(&s) } else { s };
             r.summary = crate::mail::report::plurals(&s);
@@ -325,8 +325,8 @@ impl Daemon {
 
 /// The picture of the board a report to the player of `car` shows ([`crate::mail::report::board_picture`]),
 /// with its alternative text in `lang`, drawn once for the players of one position.
-fn board_picture(pictures: &Pictures, g: &Game, car: Option<u8>, lang: Lang) -> Option<Picture> {
-    let png = pictures.board(g, car)?;
+fn board_picture(boards: &Boards, g: &Game, car: Option<u8>, lang: Lang) -> Option<Picture> {
+    let png = boards.picture(g, car)?;
     let alt = match lang {
         Lang::En => "The board around the car to play, its options lettered as in the text below",
         Lang::Fr => "Le plateau autour de la voiture qui joue, ses options lettrées comme dans le texte ci-dessous",
