@@ -13,7 +13,7 @@
 use std::fmt::Write as _;
 
 use super::layout::Layout;
-use super::{glyphs, raster};
+use super::{backdrop, glyphs, raster};
 use crate::track::{SpaceIdx, Track};
 
 /// A car on the picture.
@@ -65,23 +65,35 @@ impl View {
     }
 
     /// The stretch of track around `spaces` (the first one, the mover, and the destinations
-    /// offered) in a `width` × `height` picture: spaces about `UNIT` pixels apart, fewer if
-    /// the destinations need it.
-    pub fn around(t: &Track, spaces: &[SpaceIdx], width: f64, height: f64) -> View {
-        const UNIT: f64 = 28.0;
-        const SMALLEST: f64 = 12.0;
-        let l = Layout::of(t);
+    /// offered) in a `width` × `height` picture: at the largest of the [`ZOOMS`] that shows them
+    /// all (the smallest when none does), the layout's origin on a whole pixel, so that the
+    /// picture is a cut-out of its track's ground at that zoom ([`backdrop`]). Returns the
+    /// view, its zoom (an index in [`ZOOMS`]) and where it puts the layout's origin.
+    fn around(l: &Layout, spaces: &[SpaceIdx], width: f64, height: f64) -> (View, usize, (i64, i64)) {
         let pts: Vec<(f64, f64)> = spaces.iter().map(|&s| l.get(s)).collect();
-        let (x0, y0, x1, y1) = pts.iter().fold((f64::MAX, f64::MAX, f64::MIN, f64::MIN), |(a, b, c, d), &(x, y)| {
-            (a.min(x), b.min(y), c.max(x), d.max(y))
-        });
-        if pts.is_empty() {
-            return View::whole(t, width, height);
-        }
+        let (x0, y0, x1, y1) = if pts.is_empty() {
+            l.bounds()
+        } else {
+            pts.iter().fold((f64::MAX, f64::MAX, f64::MIN, f64::MIN), |(a, b, c, d), &(x, y)| {
+                (a.min(x), b.min(y), c.max(x), d.max(y))
+            })
+        };
         let margin = 2.0 * l.spacing;
-        let fit = (width / (x1 - x0 + 2.0 * margin)).min(height / (y1 - y0 + 2.0 * margin));
-        let scale = fit.min(UNIT / l.spacing).max(SMALLEST / l.spacing);
-        View::place(&l, scale, (x0 + x1) / 2.0, (y0 + y1) / 2.0, width, height)
+        let fit = (width / (x1 - x0 + 2.0 * margin)).min(height / (y1 - y0 + 2.0 * margin)) * l.spacing;
+        let zoom = ZOOMS.iter().position(|&z| z <= fit).unwrap_or(ZOOMS.len() - 1);
+        let scale = ZOOMS[zoom] / l.spacing;
+        let shift = (
+            (width / 2.0 - (x0 + x1) / 2.0 * scale).round() as i64,
+            (height / 2.0 - (y0 + y1) / 2.0 * scale).round() as i64,
+        );
+        (View::shifted(l, scale, shift, width, height), zoom, shift)
+    }
+
+    /// `l` at `scale`, its origin at pixel `shift`.
+    fn shifted(l: &Layout, scale: f64, shift: (i64, i64), width: f64, height: f64) -> View {
+        let (sx, sy) = (shift.0 as f64, shift.1 as f64);
+        let at = l.at.iter().map(|&(x, y)| (x * scale + sx, y * scale + sy)).collect();
+        View { at, unit: l.spacing * scale, width, height }
     }
 
     fn place(l: &Layout, scale: f64, cx: f64, cy: f64, width: f64, height: f64) -> View {
@@ -136,7 +148,11 @@ pub fn track(t: &Track) -> String {
 
 fn ground(t: &Track, v: &View, ink: Ink) -> String {
     let mut o = String::with_capacity(64 * t.spaces.len() + 1024);
-    let _ = write!(o, r##"<rect width="{}" height="{}" fill="#4a7c3a"/>"##, v.width, v.height);
+    let _ = write!(
+        o,
+        r##"<rect width="{}" height="{}" fill="#{:02x}{:02x}{:02x}"/>"##,
+        v.width, v.height, GRASS.0, GRASS.1, GRASS.2
+    );
     let r = r1(v.unit * 0.42);
     for (i, sp) in t.spaces.iter().enumerate() {
         let (x, y) = v.position(SpaceIdx(i as u16));
@@ -357,23 +373,77 @@ fn marks_on(v: &View, marks: &Marks, mover: Option<SpaceIdx>, ink: Ink) -> Strin
     o
 }
 
-/// The mails' picture as SVG: the stretch of track around `focus` (the mover) and the
-/// destinations offered, [`MAIL_SIZE`], every letter drawn as strokes (no font).
-pub fn mail_svg(t: &Track, marks: &Marks, focus: SpaceIdx) -> String {
+/// The mails' picture's zooms: pixels between neighbouring spaces, largest first. A few fixed
+/// zooms, so that a track's ground drawn at one serves every picture drawn at it.
+pub const ZOOMS: [f64; 5] = [28.0, 24.0, 20.0, 16.0, 12.0];
+
+/// The mails' picture's grass, where nothing of the track is drawn.
+const GRASS: (u8, u8, u8) = (0x4a, 0x7c, 0x3a);
+
+/// The view of a mail's picture: the stretch of track around `focus` (the mover) and the
+/// destinations offered, [`MAIL_SIZE`].
+fn mail_view(l: &Layout, marks: &Marks, focus: SpaceIdx) -> (View, usize, (i64, i64)) {
     let (w, h) = (f64::from(MAIL_SIZE.0), f64::from(MAIL_SIZE.1));
     let mut spaces = vec![focus];
     spaces.extend(marks.options.iter().map(|(_, s)| *s));
-    let v = View::around(t, &spaces, w, h);
-    let mut o = format!(r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" height="{h}">"#);
+    View::around(l, &spaces, w, h)
+}
+
+fn svg_open(width: f64, height: f64) -> String {
+    format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}">"#
+    )
+}
+
+/// The mails' picture as SVG: what [`mail_png`] draws, as one document (the ground drawn for
+/// the view alone), every letter as strokes (no font).
+pub fn mail_svg(t: &Track, marks: &Marks, focus: SpaceIdx) -> String {
+    let l = Layout::of(t);
+    let (v, _, _) = mail_view(&l, marks, focus);
+    let mut o = svg_open(v.width, v.height);
     o.push_str(&ground(t, &v, Ink::Strokes));
     o.push_str(&marks_on(&v, marks, Some(focus), Ink::Strokes));
     o.push_str("</svg>");
     o
 }
 
-/// The mails' picture as PNG bytes ([`mail_svg`] rasterised): same input, same bytes.
+/// The mails' picture as PNG bytes: the cut-out of the track's ground at the picture's zoom
+/// ([`backdrop`]) with the cars, stickers and lettered destinations drawn on it. Same input,
+/// same bytes.
 pub fn mail_png(t: &Track, marks: &Marks, focus: SpaceIdx) -> Vec<u8> {
-    raster::png(&mail_svg(t, marks, focus), MAIL_SIZE)
+    let l = Layout::of(t);
+    let (v, zoom, shift) = mail_view(&l, marks, focus);
+    let ground = backdrop::get((t.uid(), zoom), || whole_ground(t, &l, zoom));
+    let grass = resvg::tiny_skia::Color::from_rgba8(GRASS.0, GRASS.1, GRASS.2, 255);
+    let mut pixmap = backdrop::cut(&ground, shift, MAIL_SIZE, grass);
+    let mut o = svg_open(v.width, v.height);
+    o.push_str(&marks_on(&v, marks, Some(focus), Ink::Strokes));
+    o.push_str("</svg>");
+    raster::draw(&o, &mut pixmap);
+    raster::encode(pixmap)
+}
+
+/// The ground of the whole of `t` at zoom `zoom` (an index in [`ZOOMS`]), with room around it
+/// for the corners' flags, which stand beside the track.
+fn whole_ground(t: &Track, l: &Layout, zoom: usize) -> backdrop::Ground {
+    let unit = ZOOMS[zoom];
+    let scale = unit / l.spacing;
+    // The flags stand (lanes / 2 + 1.2) units from a corner's first space and are about three
+    // units wide, up to 3.3 units beyond it; `a_ground_holds_all_it_draws` checks that nothing
+    // reaches the edge.
+    let margin = (f64::from(t.lanes) * 0.5 + 4.5) * unit;
+    let (x0, y0, x1, y1) = l.bounds();
+    let shift = ((margin - x0 * scale).floor() as i64, (margin - y0 * scale).floor() as i64);
+    let width = (x1 * scale + shift.0 as f64 + margin).ceil();
+    let height = (y1 * scale + shift.1 as f64 + margin).ceil();
+    let v = View::shifted(l, scale, shift, width, height);
+    let mut o = svg_open(width, height);
+    o.push_str(&ground(t, &v, Ink::Strokes));
+    o.push_str("</svg>");
+    let size = (width as u32, height as u32);
+    let mut pixmap = resvg::tiny_skia::Pixmap::new(size.0.max(1), size.1.max(1)).expect("a non-empty picture");
+    raster::draw(&o, &mut pixmap);
+    backdrop::Ground { pixmap, shift }
 }
 
 /// A fixed colour per car number.
@@ -448,5 +518,115 @@ mod tests {
             assert!(cos.abs() < 0.05, "lane {lane}: the line is askew (cos {cos:.3}): {line}");
         }
         assert!((x2 - x1).hypot(y2 - y1) >= v.unit * t.lanes as f64, "the line spans the lanes: {line}");
+    }
+
+    fn tracks() -> Vec<Track> {
+        let egg = crate::track::synthetic::Synthetic { egg: true, mark_line: true, ..Default::default() }.dat(60);
+        let mut v: Vec<Track> = ["monaco", "sprint", "oval"]
+            .iter()
+            .map(|n| crate::track::load::resolve(n).expect("shipped track"))
+            .collect();
+        v.push(crate::track::import::import_str(&egg, "egg").expect("the synthetic track imports").track);
+        v
+    }
+
+    /// A mover on `at` and destinations from 4 to `reach` spaces ahead, every third space (the
+    /// farther, the smaller the zoom).
+    fn scene(t: &Track, at: SpaceIdx, reach: usize) -> Marks {
+        let mut ends = vec![at];
+        for _ in 0..reach {
+            let s = *ends.last().unwrap();
+            ends.push(*t.next(s).last().unwrap());
+        }
+        let options = ends[4..]
+            .iter()
+            .step_by(3)
+            .enumerate()
+            .map(|(i, &s)| (((b'A' + i as u8) as char).to_string(), s))
+            .collect();
+        Marks { cars: vec![CarMark { number: 4, space: at, running: true }], dangerous: vec![ends[2]], options }
+    }
+
+    fn rgb(png: &[u8]) -> Vec<u8> {
+        let mut r = png::Decoder::new(std::io::Cursor::new(png)).read_info().expect("a PNG");
+        let mut buf = vec![0; r.output_buffer_size().expect("a size")];
+        let info = r.next_frame(&mut buf).expect("a frame");
+        assert_eq!(info.color_type, png::ColorType::Rgb, "the picture is opaque");
+        buf.truncate(info.buffer_size());
+        buf
+    }
+
+    /// Issue 17: nothing the ground draws reaches the edge of the whole track's ground, at any
+    /// zoom, so a cut-out never lacks a flag or a space that a picture drawn for its own view
+    /// alone would show.
+    #[test]
+    fn a_ground_holds_all_it_draws() {
+        for t in tracks() {
+            let l = Layout::of(&t);
+            for (zoom, unit) in ZOOMS.iter().enumerate() {
+                let g = whole_ground(&t, &l, zoom);
+                let (w, h) = (g.pixmap.width(), g.pixmap.height());
+                let edge = (0..w).flat_map(|x| [(x, 0), (x, h - 1)]).chain((0..h).flat_map(|y| [(0, y), (w - 1, y)]));
+                for (x, y) in edge {
+                    let p = g.pixmap.pixel(x, y).expect("inside");
+                    assert_eq!(
+                        (p.red(), p.green(), p.blue(), p.alpha()),
+                        (GRASS.0, GRASS.1, GRASS.2, 255),
+                        "{} at zoom {unit}: something is drawn at ({x}, {y}) on the edge of a {w}x{h} ground",
+                        t.name,
+                    );
+                }
+            }
+        }
+    }
+
+    /// Issue 17: the mails' picture is its track's ground cut out, with the marks drawn on it.
+    /// The ground kept from an earlier picture gives the same bytes as one drawn afresh, and
+    /// the picture shows what the same view drawn as one SVG shows (the same pixels but for a
+    /// few anti-aliased edges, and flags cut by the view's edge that the one SVG leaves out).
+    #[test]
+    fn a_picture_is_its_ground_cut_out_with_the_marks_on_it() {
+        let mut zooms = std::collections::BTreeSet::new();
+        for t in tracks() {
+            let l = Layout::of(&t);
+            for (i, reach) in [(0, 6), (t.spaces.len() / 3, 24), (t.spaces.len() / 2, 40)] {
+                let at = SpaceIdx(i as u16);
+                let marks = scene(&t, at, reach);
+                let png = mail_png(&t, &marks, at);
+                assert_eq!(png, mail_png(&t, &marks, at), "{}: same input, same bytes", t.name);
+                // Afresh: the ground drawn again, not taken from the cache.
+                let (v, zoom, shift) = mail_view(&l, &marks, at);
+                zooms.insert(zoom);
+                let grass = resvg::tiny_skia::Color::from_rgba8(GRASS.0, GRASS.1, GRASS.2, 255);
+                let mut pixmap = backdrop::cut(&whole_ground(&t, &l, zoom), shift, MAIL_SIZE, grass);
+                let overlay =
+                    format!("{}{}</svg>", svg_open(v.width, v.height), marks_on(&v, &marks, Some(at), Ink::Strokes));
+                raster::draw(&overlay, &mut pixmap);
+                assert_eq!(png, raster::encode(pixmap), "{}: a kept ground gives the bytes of a fresh one", t.name);
+                // The view drawn as one document.
+                let mut one = resvg::tiny_skia::Pixmap::new(MAIL_SIZE.0, MAIL_SIZE.1).unwrap();
+                raster::draw(&mail_svg(&t, &marks, at), &mut one);
+                let (a, b) = (rgb(&png), rgb(&raster::encode(one)));
+                let differ = |by: u8| {
+                    let far = |(p, q): &(&[u8], &[u8])| p.iter().zip(q.iter()).any(|(x, y)| x.abs_diff(*y) > by);
+                    a.chunks_exact(3).zip(b.chunks_exact(3)).filter(far).count()
+                };
+                let all = a.len() / 3;
+                // Edges a shade apart (measured: up to 2.2 % of the pixels), a few more.
+                assert!(
+                    differ(0) * 25 < all,
+                    "{} at {i}: {} of {all} pixels differ from the view drawn alone",
+                    t.name,
+                    differ(0)
+                );
+                assert!(
+                    differ(24) * 1000 < all,
+                    "{} at {i}: {} of {all} pixels differ by more than a shade",
+                    t.name,
+                    differ(24)
+                );
+            }
+        }
+        assert!(zooms.len() >= 3, "the scenes use several zooms: {zooms:?}");
     }
 }

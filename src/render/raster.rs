@@ -3,33 +3,39 @@
 //! level 2: the daemon renders a picture for most reports, and tiny-skia's RGBA at the default
 //! level was a quarter of the daemon's CPU per message (issue 17), for larger files. The deflate
 //! is zlib-rs's (flate2's `zlib-rs` backend, chosen in `Cargo.toml`): the same pixels as
-//! miniz_oxide's at a tenth of its time, in files 1-2 % larger. Same SVG, same bytes.
+//! miniz_oxide's at a tenth of its time, in files 1-2 % larger. Same pixels, same bytes.
 
 use resvg::{tiny_skia, usvg};
 
-/// `svg` rasterised at `size` pixels as a PNG. The SVG is the program's own: one that does not
-/// parse is a bug, and gives an empty picture of that size rather than no mail.
-pub fn png(svg: &str, size: (u32, u32)) -> Vec<u8> {
-    let mut pixmap = tiny_skia::Pixmap::new(size.0.max(1), size.1.max(1)).expect("a non-empty picture");
+/// `svg` drawn onto `pixmap` (over what it holds). The SVG is the program's own: one that does
+/// not parse is a bug, and leaves the pixmap as it was rather than no mail.
+pub fn draw(svg: &str, pixmap: &mut tiny_skia::Pixmap) {
     if let Ok(tree) = usvg::Tree::from_str(svg, &usvg::Options::default()) {
         resvg::render(&tree, tiny_skia::Transform::identity(), &mut pixmap.as_mut());
     } else {
         debug_assert!(false, "the picture's SVG does not parse");
     }
-    encode(pixmap).unwrap_or_default()
+}
+
+/// `pixmap` as PNG bytes ([`encode_png`]); none if the encoder fails (it writes to memory).
+pub fn encode(pixmap: tiny_skia::Pixmap) -> Vec<u8> {
+    encode_png(pixmap).unwrap_or_default()
 }
 
 /// The pixmap as a PNG at deflate level 2, rows filtered by `Sub` (deterministic); RGB when
 /// every pixel is opaque (the picture has a background), a quarter less to compress.
-fn encode(pixmap: tiny_skia::Pixmap) -> Result<Vec<u8>, png::EncodingError> {
+fn encode_png(pixmap: tiny_skia::Pixmap) -> Result<Vec<u8>, png::EncodingError> {
     let (w, h) = (pixmap.width(), pixmap.height());
     // An opaque pixel's premultiplied colour is its colour: the pixels are taken as they lie,
     // and only a picture with some transparency pays for demultiplying.
-    let opaque = pixmap.data().chunks_exact(4).all(|p| p[3] == 255);
+    let px = pixmap.data();
+    let opaque = px.chunks_exact(4).fold(u8::MAX, |a, p| a & p[3]) == u8::MAX;
     let (color, data) = if opaque {
-        let mut rgb = Vec::with_capacity(pixmap.data().len() / 4 * 3);
-        for p in pixmap.data().chunks_exact(4) {
-            rgb.extend_from_slice(&p[..3]);
+        // Written into place, a pixel at a time (growing the vector three bytes at a time cost
+        // as much as the deflate's hashing).
+        let mut rgb = vec![0u8; px.len() / 4 * 3];
+        for (d, s) in rgb.chunks_exact_mut(3).zip(px.chunks_exact(4)) {
+            d.copy_from_slice(&s[..3]);
         }
         (png::ColorType::Rgb, rgb)
     } else {

@@ -218,22 +218,25 @@ pub fn load(dir: &Path, given: Option<[u8; 32]>, use_secret: bool, upto: Option<
         // Batches, so that the two threads do not hand over every single file.
         let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(8);
         let files = &files;
-        scope.spawn(move || {
-            let mut batch = Vec::with_capacity(BATCH);
-            for i in 1..=last {
-                let item = read_turn(dir, i, files);
-                let stop = item.is_err();
-                batch.push(item);
-                let full = stop || batch.len() == BATCH;
-                if full {
-                    let gone = tx.send(std::mem::take(&mut batch)).is_err();
-                    if gone || stop {
-                        return;
+        std::thread::Builder::new()
+            .name("verify-read".into())
+            .spawn_scoped(scope, move || {
+                let mut batch = Vec::with_capacity(BATCH);
+                for i in 1..=last {
+                    let item = read_turn(dir, i, files);
+                    let stop = item.is_err();
+                    batch.push(item);
+                    let full = stop || batch.len() == BATCH;
+                    if full {
+                        let gone = tx.send(std::mem::take(&mut batch)).is_err();
+                        if gone || stop {
+                            return;
+                        }
                     }
                 }
-            }
-            let _ = tx.send(batch);
-        });
+                let _ = tx.send(batch);
+            })
+            .map_err(|e| StoreError::io(dir, e))?;
         let t = shared_track(&track_hash, text, &dir.join("track.toml"))?;
         let (mut game, out) = Game::create(t, &first, seed).map_err(|e| bad(0, e.to_string()))?;
         if let Some(why) = diff(&first, &out) {

@@ -305,9 +305,37 @@ pub struct Track {
     pit_place: Vec<u16>,
     /// The progress of the pit-entry limit (19-5-1), asked for every car at every turn.
     pit_limit: Option<u32>,
+    /// This track's identity for the caches kept outside it ([`Track::uid`]).
+    uid: Uid,
+}
+
+/// A track's identity for the caches kept outside it: unique to each track built, and a clone
+/// gets its own (a clone may then be changed where the original is not).
+#[derive(Debug, PartialEq, Eq)]
+struct Uid(u64);
+
+impl Uid {
+    fn new() -> Uid {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        Uid(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+impl Clone for Uid {
+    fn clone(&self) -> Uid {
+        Uid::new()
+    }
 }
 
 impl Track {
+    /// A number no other track built by this process has, a clone included: what a cache of
+    /// things drawn from the track keys them by (the mails' picture's ground,
+    /// `render::backdrop`). A track is not changed once built; its lazily worked-out tables
+    /// ([`Track::arrows_from`], [`Track::clear_straight`]) count on that as well.
+    pub fn uid(&self) -> u64 {
+        self.uid.0
+    }
+
     /// Fewest arrows from `from` to each space, whatever stands in the way, counted up to
     /// [`NEAR`] (`u8::MAX` beyond, or never): no move of fewer spaces from `from` enters that
     /// space. Worked out the first time it is asked for, and shared by every thread.
@@ -821,6 +849,7 @@ impl TrackBuilder {
             pit_doors,
             pit_place,
             pit_limit,
+            uid: Uid::new(),
         }
     }
 }
