@@ -1,12 +1,14 @@
 //! The mails' board picture (`render::picture::mail_png`): the daemon draws one for most reports,
 //! and it was the largest part of its user CPU a message (issue 17, docs/performance.md,
 //! "Twentieth pass"). Monaco around corner 5, four cars, a sticker and six lettered
-//! destinations, as in `tests/picture.rs`; the SVG alone, then the PNG (SVG, raster, encoding).
+//! destinations, as in `tests/picture.rs`; the SVG alone, then the PNG (the marks drawn on the
+//! ground's kept tiles, and the encoding), then the PNG of a process's first picture (the
+//! tiles it covers drawn first).
 //! Prints the PNG's size, so that a faster picture that is larger is visible.
 //! `cargo bench --features bench --bench picture`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use steward::render::picture::{CarMark, Marks, mail_png, mail_svg};
+use steward::render::picture::{CarMark, Marks, forget_grounds, mail_png, mail_svg};
 use steward::track::{SpaceIdx, Track};
 
 /// The space `steps` arrows ahead of `from`, always by the arrow `pick` chooses among a space's.
@@ -37,6 +39,14 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("picture");
     g.bench_function("mail_svg monaco c5", |b| b.iter(|| mail_svg(&t, &marks, mover)));
     g.bench_function("mail_png monaco c5", |b| b.iter(|| mail_png(&t, &marks, mover)));
+    // The first picture of a process (`serve --once` from cron): the ground's tiles it covers
+    // drawn first.
+    g.bench_function("mail_png monaco c5, no tile kept", |b| {
+        b.iter(|| {
+            forget_grounds();
+            mail_png(&t, &marks, mover)
+        })
+    });
     g.finish();
 }
 

@@ -1,107 +1,115 @@
-//! The ground of the mails' picture — the track's spaces, its finish line and its corners' flags,
-//! the same for every turn — drawn once for the whole track at each zoom and cut out for each
-//! picture, which then draws only the cars, stickers and lettered destinations on it.
+//! The ground of the mails' picture — the track's spaces, its finish line and its corners'
+//! flags, the same for every turn — drawn in tiles of the whole track's ground at each zoom and
+//! kept, each picture cut out of the tiles it covers and drawing only the cars, stickers and
+//! lettered destinations on them.
 //!
 //! Why: the ground was nine tenths of a picture's drawing (resvg's anti-aliased outlines and
 //! fills of about a hundred spaces), and the daemon draws a picture for most reports (issue 17,
-//! docs/performance.md). The picture is *defined* as the cut-out: a ground drawn again after the
-//! cache let it go is the same pixels, so the cache changes the time and never a byte.
+//! docs/performance.md). Tiles rather than the whole track at once: a pass of `serve --once`
+//! that draws one picture draws the few tiles it covers, not every space of the track. The
+//! picture is *defined* as the cut-out of the whole ground; a tile is drawn from the same
+//! coordinates moved by whole pixels, so the tiles side by side are the whole ground drawn at
+//! once, and a tile drawn again after the cache let it go is the same pixels: the cache changes
+//! the time, never a byte.
 //!
-//! The grounds are kept per track ([`Track::uid`](crate::track::Track::uid)) and zoom, the
-//! least recently used let go first beyond [`KEPT_BYTES`]. A ground larger than that is drawn
-//! for each picture and not kept: the same pixels, slowly (no shipped or reference track comes
-//! near it).
+//! The tiles are kept per track ([`Track::uid`](crate::track::Track::uid)), zoom and place, the
+//! least recently used let go first beyond [`KEPT_BYTES`].
 
 use std::sync::{Arc, Mutex};
 
-use resvg::tiny_skia::{Color, Pixmap};
+use resvg::tiny_skia::Pixmap;
 
-/// The most the kept grounds hold, in bytes of pixels: all five zooms of several tracks (the
-/// largest of the 39 reference tracks, Mexico, is about 14 MB at the largest zoom and 38 MB at
-/// all five; Monaco 12 and 33).
+/// A tile's side, in pixels.
+pub const TILE: u32 = 256;
+
+/// The most the kept tiles hold, in bytes of pixels: 384 tiles, all five zooms of a few
+/// tracks (Monaco's tiles that hold some of the track: about 50 at the largest zoom, 230 at all
+/// five).
 pub const KEPT_BYTES: usize = 96 << 20;
 
-/// A track's ground at one zoom: `pixmap` shows layout point `p` (in the layout's units, scaled
-/// by the zoom) at pixel `p + shift`.
-pub struct Ground {
-    /// The pixels.
-    pub pixmap: Pixmap,
-    /// Where the layout's origin falls, in whole pixels.
-    pub shift: (i64, i64),
-}
+/// A tile's key: a track's uid, a zoom, and the tile's place (column, row) in the ground.
+pub type Key = (u64, usize, (i64, i64));
 
 struct Kept {
-    key: (u64, usize),
-    ground: Arc<Ground>,
+    key: Key,
+    tile: Arc<Pixmap>,
     used: u64,
 }
 
 #[derive(Default)]
 struct Cache {
     kept: Vec<Kept>,
+    bytes: usize,
     clock: u64,
 }
 
-static CACHE: Mutex<Cache> = Mutex::new(Cache { kept: Vec::new(), clock: 0 });
+static CACHE: Mutex<Cache> = Mutex::new(Cache { kept: Vec::new(), bytes: 0, clock: 0 });
 
-/// The ground kept under `key` (a track's uid and a zoom), drawn by `draw` when none is.
-pub fn get(key: (u64, usize), draw: impl FnOnce() -> Ground) -> Arc<Ground> {
+/// The tile kept under `key`, drawn by `draw` when none is.
+pub fn get(key: Key, draw: impl FnOnce() -> Pixmap) -> Arc<Pixmap> {
     get_in(&CACHE, KEPT_BYTES, key, draw)
 }
 
-fn get_in(cache: &Mutex<Cache>, limit: usize, key: (u64, usize), draw: impl FnOnce() -> Ground) -> Arc<Ground> {
+fn get_in(cache: &Mutex<Cache>, limit: usize, key: Key, draw: impl FnOnce() -> Pixmap) -> Arc<Pixmap> {
     {
         let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
         c.clock += 1;
         let now = c.clock;
         if let Some(k) = c.kept.iter_mut().find(|k| k.key == key) {
             k.used = now;
-            return Arc::clone(&k.ground);
+            return Arc::clone(&k.tile);
         }
     }
-    // Drawn without the lock: another thread's picture of another track need not wait. Two
-    // threads drawing the same ground draw the same pixels; the second keeps its own.
-    let ground = Arc::new(draw());
-    let bytes = ground.pixmap.data().len();
+    // Drawn without the lock: another thread's picture need not wait. Two threads drawing the
+    // same tile draw the same pixels; the second keeps its own.
+    let tile = Arc::new(draw());
+    let bytes = tile.data().len();
     if bytes <= limit {
         let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
-        c.kept.retain(|k| k.key != key);
-        while c.kept.iter().map(|k| k.ground.pixmap.data().len()).sum::<usize>() + bytes > limit {
-            let oldest = c.kept.iter().enumerate().min_by_key(|(_, k)| k.used).map(|(i, _)| i);
-            match oldest {
-                Some(i) => drop(c.kept.swap_remove(i)),
-                None => break,
-            }
+        if let Some(i) = c.kept.iter().position(|k| k.key == key) {
+            let gone = c.kept.swap_remove(i);
+            c.bytes -= gone.tile.data().len();
+        }
+        while c.bytes + bytes > limit {
+            let Some(i) = c.kept.iter().enumerate().min_by_key(|(_, k)| k.used).map(|(i, _)| i) else { break };
+            let gone = c.kept.swap_remove(i);
+            c.bytes -= gone.tile.data().len();
         }
         let used = c.clock;
-        c.kept.push(Kept { key, ground: Arc::clone(&ground), used });
+        c.bytes += bytes;
+        c.kept.push(Kept { key, tile: Arc::clone(&tile), used });
     }
-    ground
+    tile
 }
 
-/// The `size` pixels of `ground` whose top left corner shows what a picture with its layout's
-/// origin at `shift` shows there; `outside` where the ground does not reach.
-pub fn cut(ground: &Ground, shift: (i64, i64), size: (u32, u32), outside: Color) -> Pixmap {
+/// Lets go of every kept tile.
+pub fn forget() {
+    let mut c = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    c.kept.clear();
+    c.bytes = 0;
+}
+
+/// The `size` pixels of a ground whose top left corner is the ground's pixel `at`, copied from
+/// the [`TILE`]-pixel tiles `tile` gives by their place (column, row; tile (0, 0) starts at the
+/// ground's pixel (0, 0)).
+pub fn cut(at: (i64, i64), size: (u32, u32), mut tile: impl FnMut((i64, i64)) -> Arc<Pixmap>) -> Pixmap {
     let mut out = Pixmap::new(size.0.max(1), size.1.max(1)).expect("a non-empty picture");
-    // Picture pixel q shows ground pixel q + (ground.shift - shift).
-    let (dx, dy) = (ground.shift.0 - shift.0, ground.shift.1 - shift.1);
-    let (gw, gh) = (i64::from(ground.pixmap.width()), i64::from(ground.pixmap.height()));
+    let side = i64::from(TILE);
     let (w, h) = (i64::from(out.width()), i64::from(out.height()));
-    let inside = dx >= 0 && dy >= 0 && dx + w <= gw && dy + h <= gh;
-    if !inside {
-        out.fill(outside);
-    }
-    // The part of the ground the picture covers, copied as it lies (no blending: it is opaque,
-    // and a copy is what a cut-out is).
-    let (x0, y0, x1, y1) = (dx.max(0), dy.max(0), (dx + w).min(gw), (dy + h).min(gh));
-    if x0 < x1 && y0 < y1 {
-        let src = ground.pixmap.data();
-        let row = (x1 - x0) as usize * 4;
-        let data = out.data_mut();
-        for y in y0..y1 {
-            let from = ((y * gw + x0) * 4) as usize;
-            let to = (((y - dy) * w + (x0 - dx)) * 4) as usize;
-            data[to..to + row].copy_from_slice(&src[from..from + row]);
+    let data = out.data_mut();
+    for row in at.1.div_euclid(side)..=(at.1 + h - 1).div_euclid(side) {
+        for col in at.0.div_euclid(side)..=(at.0 + w - 1).div_euclid(side) {
+            let t = tile((col, row));
+            let (tx, ty) = (col * side, row * side);
+            // The part of the picture this tile covers, in the ground's pixels.
+            let (x0, y0) = (tx.max(at.0), ty.max(at.1));
+            let (x1, y1) = ((tx + side).min(at.0 + w), (ty + side).min(at.1 + h));
+            let n = (x1 - x0) as usize * 4;
+            for y in y0..y1 {
+                let from = (((y - ty) * side + (x0 - tx)) * 4) as usize;
+                let to = (((y - at.1) * w + (x0 - at.0)) * 4) as usize;
+                data[to..to + n].copy_from_slice(&t.data()[from..from + n]);
+            }
         }
     }
     out
@@ -111,13 +119,15 @@ pub fn cut(ground: &Ground, shift: (i64, i64), size: (u32, u32), outside: Color)
 mod tests {
     use super::*;
 
-    fn ground(w: u32, h: u32, shift: (i64, i64)) -> Ground {
-        let mut pixmap = Pixmap::new(w, h).unwrap();
-        // Every pixel its own colour: a cut from the wrong place shows.
-        for (i, p) in pixmap.data_mut().chunks_exact_mut(4).enumerate() {
-            p.copy_from_slice(&[(i % 251) as u8, (i / 251 % 251) as u8, (i % 7) as u8, 255]);
+    /// A tile whose every pixel says where it is in the ground: (column, row) of the tile and
+    /// the pixel's place in it.
+    fn tile((col, row): (i64, i64)) -> Pixmap {
+        let mut p = Pixmap::new(TILE, TILE).unwrap();
+        for (i, px) in p.data_mut().chunks_exact_mut(4).enumerate() {
+            let (x, y) = (i as i64 % 256, i as i64 / 256);
+            px.copy_from_slice(&[(col * 256 + x).rem_euclid(251) as u8, (row * 256 + y).rem_euclid(251) as u8, 0, 255]);
         }
-        Ground { pixmap, shift }
+        p
     }
 
     fn at(p: &Pixmap, x: u32, y: u32) -> [u8; 4] {
@@ -126,38 +136,31 @@ mod tests {
     }
 
     #[test]
-    fn a_cut_shows_the_ground_where_the_picture_puts_it_and_the_outside_colour_beyond() {
-        let g = ground(50, 40, (10, 5));
-        let green = Color::from_rgba8(74, 124, 58, 255);
-        // The picture puts the layout's origin at (3, 2): its pixel (x, y) is the ground's
-        // (x + 7, y + 3).
-        let c = cut(&g, (3, 2), (20, 10), green);
-        for (x, y) in [(0, 0), (19, 9), (5, 7)] {
-            assert_eq!(at(&c, x, y), at(&g.pixmap, x + 7, y + 3));
+    fn a_cut_copies_each_pixel_from_its_place_in_the_ground_across_tiles() {
+        // Starting at the ground's pixel (-300, 200): five columns of tiles (-2 to 2 once 600
+        // wide... here 700) and two rows.
+        let mut asked = Vec::new();
+        let c = cut((-300, 200), (700, 100), |t| {
+            asked.push(t);
+            Arc::new(tile(t))
+        });
+        asked.sort();
+        assert_eq!(asked, [(-2, 0), (-2, 1), (-1, 0), (-1, 1), (0, 0), (0, 1), (1, 0), (1, 1)]);
+        for (x, y) in [(0, 0), (299, 55), (300, 56), (511, 99), (699, 0), (45, 99)] {
+            let (gx, gy) = (x as i64 - 300, y as i64 + 200);
+            assert_eq!(at(&c, x, y), [gx.rem_euclid(251) as u8, gy.rem_euclid(251) as u8, 0, 255], "({x}, {y})");
         }
-        // Past the ground's right and bottom edges, then before its left and top ones.
-        let c = cut(&g, (-25, -30), (20, 10), green);
-        assert_eq!(at(&c, 0, 0), at(&g.pixmap, 35, 35));
-        assert_eq!(at(&c, 14, 4), at(&g.pixmap, 49, 39));
-        assert_eq!(at(&c, 15, 4), [74, 124, 58, 255]);
-        assert_eq!(at(&c, 0, 5), [74, 124, 58, 255]);
-        let c = cut(&g, (20, 10), (20, 10), green);
-        assert_eq!(at(&c, 9, 4), [74, 124, 58, 255]);
-        assert_eq!(at(&c, 10, 5), at(&g.pixmap, 0, 0));
-        // Wholly outside.
-        let c = cut(&g, (500, 500), (4, 4), green);
-        assert!(c.data().chunks_exact(4).all(|p| p == [74, 124, 58, 255]));
     }
 
     #[test]
-    fn a_kept_ground_is_drawn_once_and_the_least_recently_used_goes_first() {
+    fn a_kept_tile_is_drawn_once_and_the_least_recently_used_goes_first() {
         let cache = Mutex::new(Cache::default());
         let drawn = std::cell::Cell::new(0);
-        // Grounds of 1, 2 and 3 KiB in a cache that keeps 5 KiB.
-        let get = |key: u64, kib: u32| {
-            get_in(&cache, 5 << 10, (key, 0), || {
+        // Tiles of 1, 2 and 3 KiB in a cache that keeps 5 KiB.
+        let get = |n: i64, kib: u32| {
+            get_in(&cache, 5 << 10, (7, 0, (n, 0)), || {
                 drawn.set(drawn.get() + 1);
-                ground(kib * 16, 16, (0, 0))
+                Pixmap::new(kib * 16, 16).unwrap()
             })
         };
         let a = get(1, 1);
@@ -172,11 +175,12 @@ mod tests {
         assert_eq!(drawn.get(), 3, "1 and 3 kept");
         get(2, 2);
         assert_eq!(drawn.get(), 4, "2 was let go and is drawn again");
-        // A ground larger than the cache is drawn each time and not kept.
+        // A tile larger than the cache is drawn each time and not kept.
         get(9, 6);
         get(9, 6);
         assert_eq!(drawn.get(), 6);
-        let kept: usize = cache.lock().unwrap().kept.iter().map(|k| k.ground.pixmap.data().len()).sum();
-        assert!(kept <= 5 << 10, "{kept} bytes kept");
+        let c = cache.lock().unwrap();
+        assert_eq!(c.bytes, c.kept.iter().map(|k| k.tile.data().len()).sum::<usize>());
+        assert!(c.bytes <= 5 << 10, "{} bytes kept", c.bytes);
     }
 }

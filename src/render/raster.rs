@@ -7,11 +7,15 @@
 
 use resvg::{tiny_skia, usvg};
 
-/// `svg` drawn onto `pixmap` (over what it holds). The SVG is the program's own: one that does
-/// not parse is a bug, and leaves the pixmap as it was rather than no mail.
-pub fn draw(svg: &str, pixmap: &mut tiny_skia::Pixmap) {
+/// `svg` drawn onto `pixmap` (over what it holds), its point `origin` at the pixmap's top left
+/// corner. The SVG is the program's own: one that does not parse is a bug, and leaves the
+/// pixmap as it was rather than no mail.
+pub fn draw(svg: &str, pixmap: &mut tiny_skia::Pixmap, origin: (i64, i64)) {
     if let Ok(tree) = usvg::Tree::from_str(svg, &usvg::Options::default()) {
-        resvg::render(&tree, tiny_skia::Transform::identity(), &mut pixmap.as_mut());
+        // Moved by whole pixels: the same coverage as drawn in place (the coordinates are
+        // exact in `f32` after the subtraction).
+        let moved = tiny_skia::Transform::from_translate(-origin.0 as f32, -origin.1 as f32);
+        resvg::render(&tree, moved, &mut pixmap.as_mut());
     } else {
         debug_assert!(false, "the picture's SVG does not parse");
     }
