@@ -438,8 +438,10 @@ pub fn forget_grounds() {
 }
 
 /// Where the ground of `t` at zoom `zoom` (an index in [`ZOOMS`]) puts the layout's origin, in
-/// whole pixels: the ground's pixels are counted from a corner a little beyond the track's
-/// top left space, so that its tiles number from (0, 0) about there.
+/// whole pixels: the ground's pixels are counted from a corner beyond the track's top left
+/// space by the room its flags take (they stand beside the track), so that its tiles number
+/// from (0, 0) about there. Any origin would do (tiles of negative places are drawn alike);
+/// this one keeps the places small and lets a test draw the whole ground from tile (0, 0).
 fn ground_shift(t: &Track, l: &Layout, zoom: usize) -> (i64, i64) {
     let scale = ZOOMS[zoom] / l.spacing;
     let margin = (f64::from(t.lanes) * 0.5 + 4.5) * ZOOMS[zoom];

@@ -12,8 +12,8 @@ use resvg::{tiny_skia, usvg};
 /// pixmap as it was rather than no mail.
 pub fn draw(svg: &str, pixmap: &mut tiny_skia::Pixmap, origin: (i64, i64)) {
     if let Ok(tree) = usvg::Tree::from_str(svg, &usvg::Options::default()) {
-        // Moved by whole pixels: the same coverage as drawn in place (the coordinates are
-        // exact in `f32` after the subtraction).
+        // Moved by whole pixels, the coordinates stay exact in `f32`: a shape is drawn as it
+        // would be in place, but for single edge pixels where the pixmap's edge cuts it.
         let moved = tiny_skia::Transform::from_translate(-origin.0 as f32, -origin.1 as f32);
         resvg::render(&tree, moved, &mut pixmap.as_mut());
     } else {
