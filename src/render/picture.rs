@@ -53,8 +53,9 @@ pub struct View {
     height: f64,
     /// The picture's top left corner: (0, 0) but for a tile of a ground ([`ground_tile`]).
     origin: (f64, f64),
-    /// How far, in units, beyond the picture's edge a space or a flag may stand and still be
-    /// drawn: the parts of it that reach the picture.
+    /// How far, in units, beyond the picture's edge a corner's flag or the finish line's end
+    /// may stand and still be drawn (the parts of it that reach the picture): 1 but for a tile
+    /// of a ground. A space is drawn within a unit (its disc is under half a unit wide).
     reach: f64,
 }
 
@@ -111,8 +112,19 @@ impl View {
         self.at[s.get()]
     }
 
-    fn shows(&self, (x, y): (f64, f64)) -> bool {
-        let m = self.unit * self.reach;
+    /// Whether a space's disc (or a car's) centred at `p` may show: within a unit of the edge.
+    fn shows(&self, p: (f64, f64)) -> bool {
+        self.within(p, 1.0)
+    }
+
+    /// Whether a flag placed at `p`, or the finish line ending there, may show: within
+    /// [`View::reach`] units of the edge.
+    fn reaches(&self, p: (f64, f64)) -> bool {
+        self.within(p, self.reach)
+    }
+
+    fn within(&self, (x, y): (f64, f64), units: f64) -> bool {
+        let m = self.unit * units;
         let (x, y) = (x - self.origin.0, y - self.origin.1);
         x > -m && y > -m && x < self.width + m && y < self.height + m
     }
@@ -192,7 +204,7 @@ fn ground(t: &Track, v: &View, ink: Ink) -> String {
         let len = dx.hypot(dy).max(1e-9);
         let away = v.unit * (f64::from(t.lanes) * 0.5 + 1.2);
         let (lx, ly) = (x + dx / len * away, y + dy / len * away);
-        if !v.shows((lx, ly)) {
+        if !v.reaches((lx, ly)) {
             continue;
         }
         match ink {
@@ -277,7 +289,7 @@ fn finish_line(t: &Track, v: &View) -> String {
     let e = v.unit * 0.6;
     let a = (c.0 + ux * (lo - e), c.1 + uy * (lo - e));
     let b = (c.0 + ux * (hi + e), c.1 + uy * (hi + e));
-    if !v.shows(a) && !v.shows(b) {
+    if !v.reaches(a) && !v.reaches(b) {
         return String::new();
     }
     format!(
@@ -458,7 +470,8 @@ fn ground_tile(t: &Track, l: &Layout, zoom: usize, tile: (i64, i64)) -> resvg::t
     let mut v = View::shifted(l, ZOOMS[zoom] / l.spacing, ground_shift(t, l, zoom), side, side);
     v.origin = (tile.0 as f64 * side, tile.1 as f64 * side);
     // A flag stands up to about 2 units from where it is placed, the finish line 2.5 from its
-    // ends; 3 units let every part that reaches the tile be drawn there.
+    // ends; 3 units let every part of them that reaches the tile be drawn there (a space is
+    // drawn within a unit of it, as in any picture).
     v.reach = 3.0;
     let mut o = svg_open(side, side);
     o.push_str(&ground(t, &v, Ink::Strokes));
