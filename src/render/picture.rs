@@ -431,11 +431,23 @@ pub fn mail_svg(t: &Track, marks: &Marks, focus: SpaceIdx) -> String {
 /// same bytes.
 pub fn mail_png(t: &Track, marks: &Marks, focus: SpaceIdx) -> Vec<u8> {
     let l = Layout::of(t);
-    let (v, zoom, shift) = mail_view(&l, marks, focus);
-    let at = ground_shift(t, &l, zoom);
-    let mut pixmap = backdrop::cut((at.0 - shift.0, at.1 - shift.1), MAIL_SIZE, |tile| {
+    mail_png_on(t, &l, marks, focus, |zoom, tile| {
         backdrop::get((t.uid(), zoom, tile), || ground_tile(t, &l, zoom, tile))
-    });
+    })
+}
+
+/// [`mail_png`] on the ground tiles `tile` gives for a zoom and a place (the kept ones, or in a
+/// test fresh ones).
+fn mail_png_on(
+    t: &Track,
+    l: &Layout,
+    marks: &Marks,
+    focus: SpaceIdx,
+    tile: impl Fn(usize, (i64, i64)) -> std::sync::Arc<resvg::tiny_skia::Pixmap>,
+) -> Vec<u8> {
+    let (v, zoom, shift) = mail_view(l, marks, focus);
+    let at = ground_shift(t, l, zoom);
+    let mut pixmap = backdrop::cut((at.0 - shift.0, at.1 - shift.1), MAIL_SIZE, |place| tile(zoom, place));
     let mut o = svg_open(v.width, v.height);
     o.push_str(&marks_on(&v, marks, Some(focus), Ink::Strokes));
     o.push_str("</svg>");
