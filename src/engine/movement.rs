@@ -23,6 +23,8 @@
 //! once dropped) is kept per thread and reused from one search to the next; a search empties it
 //! first, so what it finds never depends on what ran before.
 
+mod memo;
+
 use super::chains::{Chains, END};
 use crate::track::model::{Arrow, Compact, NEAR};
 use crate::track::{CornerIdx, SpaceIdx, Track};
@@ -611,7 +613,8 @@ impl<T: Copy + PartialEq> Layer<T> {
 
 /// Finds every legal way to move between `m.min` and `m.max` spaces (see the module docs).
 pub fn reaches(b: &Board<'_>, m: &Mover) -> Reaches {
-    search(b, reaches_root(b, m), m.max, m.min, false)
+    let root = reaches_root(b, m);
+    memo::reaches(b, root, m).unwrap_or_else(|| search(b, root, m.max, m.min, false))
 }
 
 /// The ways of [`reaches`] that end in the pit lane (19-1-1), with the same paths, found without
@@ -1035,7 +1038,7 @@ mod tests {
     }
 
     /// Everything a search returns, for comparing two searches.
-    fn all_of(r: &Reaches) -> Vec<(Reach, Vec<SpaceIdx>)> {
+    pub(super) fn all_of(r: &Reaches) -> Vec<(Reach, Vec<SpaceIdx>)> {
         (0..=r.longest).flat_map(|k| r.at(k).iter().map(|x| (x.clone(), r.path(x)))).collect()
     }
 

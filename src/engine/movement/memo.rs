@@ -1,0 +1,297 @@
+//! The searches of the empty track, kept: most moves have nothing in their reach (three in four
+//! of a 10-car race's enumerations: no other car and no dangerous space as near as the roll), and
+//! then the search's states up to the roll are those of the empty track's search from the same
+//! space and stops, whoever else is on the board. So each such search is made once per track,
+//! thread and starting position, and later moves read its states.
+//!
+//! Why it gives the same answer: a search's states up to a length do not depend on how much
+//! farther it looks ([`Reaches::cap`]: a straight's distances are exact up to the roll either
+//! way), so the states of a deeper search, up to the roll, are the roll's search's, in the same
+//! order. A car or a dangerous space more arrows away than the roll is never entered by a move
+//! of the roll, and it closes no straight path a state up to the roll compares with (the
+//! straight-distance field from an anchor met after `j` spaces is asked up to `roll - j`, and
+//! the car is farther than that from the anchor: [`Fields::clear`] sees the track's own
+//! distances on both boards). The pit lane is closed on both boards, and a track whose wall
+//! entries count is never kept (a wall entry is a test, as a dangerous space).
+//!
+//! Architecture invariant: this is a memo of a pure function of the track and the position, kept
+//! per thread like the search's scratch, keyed by [`Track::uid`] (a track is never changed once
+//! built, and a clone has its own uid). It never changes an answer (the tests compare every kept
+//! search with a fresh one); it only saves the work.
+
+use std::cell::RefCell;
+
+use rustc_hash::FxHashMap;
+
+use super::{Board, Mover, NEAR, Node, Reaches, SCRATCH, plain, reach_of, search};
+use crate::track::Track;
+
+/// The deepest a kept search looks: the longest roll (30, in 6th gear) and the soft-tyre +1.
+const DEEPEST: u8 = 31;
+
+/// Tracks whose searches a thread keeps (least recently used out first): a daemon or a
+/// simulation plays on one or two at a time.
+const TRACKS: usize = 3;
+
+/// A kept search: its states (in the search's order, the root first) and, for each length `k`,
+/// how many states are `k` long or shorter.
+struct Kept {
+    nodes: Vec<Node>,
+    upto: Vec<u32>,
+    /// The length it was searched to (its states beyond are unknown).
+    depth: u8,
+}
+
+/// One track's kept searches, by starting space and stops counted there.
+struct Searches {
+    uid: u64,
+    kept: FxHashMap<(u16, u8), Kept>,
+}
+
+thread_local! {
+    static KEPT: RefCell<Vec<Searches>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The lengths a kept search is made to, the least that holds the roll asked: the top of each
+/// gear's die and one more (the soft-tyre +1), so that a space's search serves every roll of the
+/// gears the cars play there.
+fn depth_for(max: u8) -> u8 {
+    [3, 5, 9, 13, 21, DEEPEST].into_iter().find(|&d| d >= max).unwrap_or(max)
+}
+
+/// True when the search of `m` on `b` is the empty track's, up to the roll: no pit lane open,
+/// no wall entry counted, no car and no dangerous space within the roll's reach ([`plain`] for
+/// the dangerous spaces).
+fn applies(b: &Board<'_>, root: &Node, m: &Mover) -> bool {
+    let t = b.track;
+    if b.pit_open || m.max > DEEPEST || m.max >= NEAR || !plain(b, root, m.max) {
+        return false;
+    }
+    let d = t.arrows_from(m.start);
+    // Cars are a few among hundreds of spaces: the marks are read a word at a time.
+    let mut cars = b.occupied.chunks_exact(8);
+    for (i, eight) in cars.by_ref().enumerate() {
+        let word = u64::from_le_bytes(<[bool; 8]>::try_from(eight).expect("chunks of 8").map(u8::from));
+        let mut w = word;
+        while w != 0 {
+            let s = i * 8 + w.trailing_zeros() as usize / 8;
+            if d[s] <= m.max {
+                return false;
+            }
+            w &= !(0xFF << (w.trailing_zeros() / 8 * 8));
+        }
+    }
+    let tail_start = b.occupied.len() - cars.remainder().len();
+    !cars.remainder().iter().enumerate().any(|(j, &o)| o && d[tail_start + j] <= m.max)
+}
+
+/// The ways of `m` on `b` read from the empty track's kept search from the same position, when
+/// that is the search's answer ([`applies`]); `None` otherwise.
+pub(super) fn reaches(b: &Board<'_>, root: Node, m: &Mover) -> Option<Reaches> {
+    if !applies(b, &root, m) {
+        return None;
+    }
+    let t = b.track;
+    let key = (root.pos(), root.credit());
+    let found = KEPT.with(|k| {
+        let k = k.try_borrow().ok()?;
+        let s = k.iter().find(|s| s.uid == t.uid())?;
+        s.kept.get(&key).filter(|kept| kept.depth >= m.max).map(|kept| answer(kept, root.k(), m.max, m.min))
+    });
+    if let Some(r) = found {
+        return Some(r);
+    }
+    let kept = make(t, root, depth_for(m.max));
+    let r = answer(&kept, root.k(), m.max, m.min);
+    KEPT.with(|k| {
+        let Ok(mut k) = k.try_borrow_mut() else { return };
+        let i = match k.iter().position(|s| s.uid == t.uid()) {
+            Some(i) => i,
+            None => {
+                if k.len() >= TRACKS {
+                    k.remove(0);
+                }
+                k.push(Searches { uid: t.uid(), kept: FxHashMap::default() });
+                k.len() - 1
+            }
+        };
+        // Most recently used last.
+        let s = k.remove(i);
+        k.push(s);
+        k.last_mut().expect("just pushed").kept.insert(key, kept);
+    });
+    Some(r)
+}
+
+/// The empty track's search from `root`, `depth` spaces deep.
+fn make(t: &Track, root: Node, depth: u8) -> Kept {
+    let empty = vec![false; t.spaces.len()];
+    let board = Board { track: t, occupied: &empty, dangerous: &[], pit_open: false, walls: false };
+    let mut r = search(&board, root, depth, depth, false);
+    let nodes = std::mem::take(&mut r.nodes);
+    let mut upto = vec![0u32; depth as usize + 1];
+    for n in &nodes {
+        upto[n.k() as usize] += 1;
+    }
+    for k in 1..upto.len() {
+        upto[k] += upto[k - 1];
+    }
+    Kept { nodes, upto, depth }
+}
+
+/// The search's answer for a roll of `max` and at least `min` spaces, from kept states: those up
+/// to `max` long, the ways reported as [`super::search_in`] reports them.
+fn answer(kept: &Kept, root_k: u8, max: u8, min: u8) -> Reaches {
+    let n = kept.upto[max as usize] as usize;
+    let mut parts = SCRATCH.with(|s| s.try_borrow_mut().ok().and_then(|mut s| s.spare.pop())).unwrap_or_default();
+    let super::Parts { all, start, nodes, dangerous } = &mut parts;
+    nodes.clear();
+    nodes.extend_from_slice(&kept.nodes[..n]);
+    let longest = nodes.last().map_or(root_k, |n| n.k());
+    // The ways at least `min` long, or the longest when none is.
+    let reported = if longest < min {
+        if longest == root_k { 0 } else { kept.upto[longest as usize - 1] as usize }
+    } else if min <= root_k {
+        0
+    } else {
+        kept.upto[min as usize - 1] as usize
+    };
+    all.clear();
+    all.reserve(n - reported);
+    start.clear();
+    start.resize(max as usize + 2, 0);
+    for (i, node) in nodes.iter().enumerate().skip(reported) {
+        all.push(reach_of(node, i as u32));
+        start[node.k() as usize + 1] = all.len() as u32;
+    }
+    for k in 1..start.len() {
+        start[k] = start[k].max(start[k - 1]);
+    }
+    dangerous.clear();
+    let super::Parts { all, start, nodes, dangerous } = parts;
+    Reaches { all, start, longest, nodes, dangerous, root_k }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Scratch, search_in, tests::all_of};
+    use super::*;
+    use crate::track::load::{resolve, shipped_names};
+    use crate::track::{CornerIdx, SpaceIdx};
+
+    /// The searches this thread keeps for `t`.
+    fn kept(t: &Track) -> usize {
+        KEPT.with(|k| k.borrow().iter().find(|s| s.uid == t.uid()).map_or(0, |s| s.kept.len()))
+    }
+
+    /// Every way a kept search gives is the fresh search's (the same ways, paths, order and
+    /// longest way): on every shipped track and a clone of one, from every racing space with
+    /// every count of stops in its corner, for rolls that make a kept search deeper and then
+    /// read it shallower, on the empty board, with a car or a sticker one arrow beyond the
+    /// roll (kept searches answer) and with a car at the roll's reach (they must not: the car
+    /// blocks or bends some ways).
+    #[test]
+    fn a_kept_search_is_the_fresh_search() {
+        let (mut answered, mut searched, mut differs) = (0, 0, 0);
+        let mut tracks: Vec<Track> = shipped_names().iter().map(|n| resolve(n).unwrap()).collect();
+        tracks.push(tracks[0].clone());
+        for t in &tracks {
+            let empty = vec![false; t.spaces.len()];
+            for s in t.indices().filter(|&s| !t.space(s).in_pit_lane()) {
+                let corner = t.space(s).corner;
+                let credits = corner.map_or(0, |c| t.corners[c.get()].stops);
+                let d = t.arrows_from(s);
+                for credit in 0..=credits {
+                    let stops = corner.map(|c: CornerIdx| (c, credit));
+                    for (i, (max, min)) in [(2, 1), (12, 7), (30, 21), (5, 2), (13, 13)].into_iter().enumerate() {
+                        // The last space at a distance: a car or a sticker there.
+                        let at = |k: u8| t.indices().filter(|x| d[x.get()] == k && !t.space(*x).in_pit_lane()).last();
+                        let (beyond, reach) = (at(max + 1), at(max));
+                        let mut car_beyond = empty.clone();
+                        let mut car_at_reach = empty.clone();
+                        beyond.inspect(|x| car_beyond[x.get()] = true);
+                        reach.inspect(|x| car_at_reach[x.get()] = true);
+                        let sticker: Vec<SpaceIdx> = beyond.into_iter().collect();
+                        let boards = [
+                            (Board { track: t, occupied: &empty, dangerous: &[], pit_open: false, walls: false }, true),
+                            (
+                                Board {
+                                    track: t,
+                                    occupied: &car_beyond,
+                                    dangerous: &[],
+                                    pit_open: false,
+                                    walls: false,
+                                },
+                                true,
+                            ),
+                            (
+                                Board {
+                                    track: t,
+                                    occupied: &empty,
+                                    dangerous: &sticker,
+                                    pit_open: false,
+                                    walls: false,
+                                },
+                                true,
+                            ),
+                            (
+                                Board {
+                                    track: t,
+                                    occupied: &car_at_reach,
+                                    dangerous: &[],
+                                    pit_open: false,
+                                    walls: false,
+                                },
+                                false,
+                            ),
+                        ];
+                        let (b, expect) = &boards[(i + credit as usize + s.get()) % boards.len()];
+                        let m = Mover { start: s, stops, max, min };
+                        let root = super::super::reaches_root(b, &m);
+                        let fresh = search_in::<false, false>(&mut Scratch::default(), b, root, max, min);
+                        let before = kept(t);
+                        let got = super::super::reaches(b, &m);
+                        assert_eq!(got.longest, fresh.longest, "from {} ({credit} stops, {max})", t.space(s).id);
+                        assert_eq!(all_of(&got), all_of(&fresh), "from {} ({credit} stops, {max})", t.space(s).id);
+                        let kept_one = applies(b, &root, &m);
+                        assert!(!kept_one || *expect || reach.is_none(), "a car at the roll's reach is in the way");
+                        assert!(kept(t) >= before);
+                        if kept_one {
+                            answered += 1;
+                        } else {
+                            searched += 1;
+                            // The car at the reach changed the answer somewhere.
+                            let clear =
+                                Board { track: t, occupied: &empty, dangerous: &[], pit_open: false, walls: false };
+                            differs += usize::from(all_of(&super::super::reaches(&clear, &m)) != all_of(&got));
+                        }
+                    }
+                }
+            }
+            assert!(kept(t) > t.spaces.len() / 2, "{} searches kept", kept(t));
+        }
+        assert!(
+            answered > 5000 && searched > 1000 && differs > 200,
+            "{answered} kept, {searched} searched, {differs} differ"
+        );
+    }
+
+    /// Only the last [`TRACKS`] tracks' searches are kept, and a track's new search keeps it.
+    #[test]
+    fn a_thread_keeps_the_searches_of_a_few_tracks() {
+        let t = resolve("monaco").unwrap();
+        let clones: Vec<Track> = (0..=TRACKS).map(|_| t.clone()).collect();
+        let s = t.indices().find(|&s| t.space(s).corner.is_none() && !t.space(s).in_pit_lane()).unwrap();
+        let empty = vec![false; t.spaces.len()];
+        for c in &clones {
+            let b = Board { track: c, occupied: &empty, dangerous: &[], pit_open: false, walls: false };
+            reaches(&b, reaches_root_of(&b, s), &Mover { start: s, stops: None, max: 8, min: 4 }).unwrap();
+        }
+        assert_eq!(kept(&clones[0]), 0, "the first track is forgotten");
+        assert!(clones[1..].iter().all(|c| kept(c) == 1));
+    }
+
+    fn reaches_root_of(b: &Board<'_>, s: SpaceIdx) -> Node {
+        super::super::reaches_root(b, &Mover { start: s, stops: None, max: 8, min: 4 })
+    }
+}
