@@ -308,6 +308,18 @@ pub fn reprice(car: &CarState, wet: bool, o: &mut MoveOption) {
     o.fate = fate;
 }
 
+/// The overshoot's tyre points and the fate [`reprice`] would give option `o` if it overshot and
+/// missed as `overshoot` and `missed` say (a slide on from its end, 8-1-2), without changing it.
+pub(crate) fn priced(
+    car: &CarState,
+    wet: bool,
+    o: &MoveOption,
+    overshoot: Option<(CornerIdx, u8)>,
+    missed: Option<CornerIdx>,
+) -> (u8, Fate) {
+    price(car, wet, overshoot, missed, o.brakes, o.blocked, o.blocking_brakes, o.blocking_tyres)
+}
+
 /// The overshoot's tyre points (10-0-2) and the fate of an option with these fields.
 #[allow(clippy::too_many_arguments)]
 #[inline]

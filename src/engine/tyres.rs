@@ -10,7 +10,7 @@
 use crate::track::{CornerIdx, SpaceIdx, Track};
 
 use super::movement::{Board, Mover, Reaches, reaches};
-use super::options::{Fate, MoveOption, reprice};
+use super::options::{Fate, MoveOption, priced, reprice};
 use super::pits::{self, PitStage};
 use super::rulebook::{RuleSet, Tyres, slide_spaces, soft_bonus};
 use super::state::{CarId, CarState, RaceState};
@@ -89,68 +89,120 @@ pub fn slide(t: &Track, board: &Board<'_>, car: &CarState, wet: bool, opts: Vec<
     if n == 0 || !opts.iter().any(|o| counting_stop(t, car, o)) {
         return opts;
     }
-    let mut out = Vec::with_capacity(opts.len() * 2);
     // The slides searched so far, by where they start: options to one end with the same stops
     // (braked, blocked or by other ways) slide the same ways.
     let mut searched: Vec<((SpaceIdx, CornerIdx, u8), Reaches)> = Vec::new();
-    for mut o in opts {
-        if matches!(o.fate, Fate::Eliminated(_)) || !counting_stop(t, car, &o) {
-            out.push(o);
+    // Every option the slides make, in order: an option that does not slide stands for itself
+    // (`None`), one that slides for each of its ways (the search and the way's index there).
+    let mut made: Vec<(usize, Option<(usize, usize)>)> = Vec::with_capacity(opts.len() * 4);
+    for (i, o) in opts.iter().enumerate() {
+        if matches!(o.fate, Fate::Eliminated(_)) || !counting_stop(t, car, o) {
+            made.push((i, None));
             continue;
         }
         let (k, after) = o.stops.expect("a counting stop is in a corner");
         let from = (o.end, k, after);
-        let i = match searched.iter().position(|(f, _)| *f == from) {
-            Some(i) => i,
+        let j = match searched.iter().position(|(f, _)| *f == from) {
+            Some(j) => j,
             None => {
                 let mover = Mover { start: o.end, stops: Some((k, after - 1)), max: n, min: n };
                 searched.push((from, reaches(board, &mover)));
                 searched.len() - 1
             }
         };
-        let r = &searched[i].1;
-        let ways = r.at(r.longest);
-        if r.longest == 0 || ways.is_empty() {
-            out.push(o);
+        let r = &searched[j].1;
+        let ways = r.at(r.longest).len();
+        if r.longest == 0 || ways == 0 {
+            made.push((i, None));
             continue;
         }
-        // Each way's option is `o` with the slide appended: its path and dangerous spaces are
-        // built at their length, not cloned and then grown.
-        let (base_path, base_dangerous) = (std::mem::take(&mut o.path), std::mem::take(&mut o.dangerous));
-        for w in ways {
-            let mut s = o.clone();
-            let path = r.path(w);
-            let slid_dangerous = r.dangerous_on(&path);
-            s.dangerous = Vec::with_capacity(base_dangerous.len() + slid_dangerous.len());
-            s.dangerous.extend_from_slice(&base_dangerous);
-            s.dangerous.extend(slid_dangerous);
-            s.path = Vec::with_capacity(base_path.len() + path.len());
-            s.path.extend_from_slice(&base_path);
-            s.path.extend(path);
-            s.end = w.end();
-            s.spaces += w.spaces();
-            s.slide = w.spaces();
-            s.stops = w.stops(t);
-            s.overshoot = w.overshoot();
-            s.missed = w.missed();
-            s.crossings += w.crossings();
-            reprice(car, wet, &mut s);
-            out.push(s);
-        }
+        made.extend((0..ways).map(|w| (i, Some((j, w)))));
     }
     // One option per end and cost (ruling 7): ways that differ only in the spaces slid through.
-    let key = |o: &MoveOption| {
-        (o.end, o.brakes, o.blocked, o.bonus, o.stops, o.crossings, o.fate == Fate::SpinOut, o.overshoot, o.missed)
-    };
-    let mut seen = Vec::new();
-    out.retain(|o| {
-        let k = (key(o), o.dangerous.len());
-        if seen.iter().any(|(s, d): &(_, usize)| *s == k.0 && *d <= k.1) {
+    // Each option's key is worked out before it is built, so that only the options kept are.
+    let mut seen: Vec<(u128, usize)> = Vec::with_capacity(made.len());
+    made.retain(|&(i, way)| {
+        let o = &opts[i];
+        let k = match way {
+            None => (slide_key(o, o.end, o.stops, o.crossings, o.fate, o.overshoot, o.missed), o.dangerous.len()),
+            Some((j, w)) => {
+                let r = &searched[j].1;
+                let w = &r.at(r.longest)[w];
+                let (_, fate) = priced(car, wet, o, w.overshoot(), w.missed());
+                let slid_dangerous = if r.no_dangerous() { 0 } else { r.dangerous_on(&r.path(w)).len() };
+                let key =
+                    slide_key(o, w.end(), w.stops(t), o.crossings + w.crossings(), fate, w.overshoot(), w.missed());
+                (key, o.dangerous.len() + slid_dangerous)
+            }
+        };
+        if seen.iter().any(|(s, d)| *s == k.0 && *d <= k.1) {
             return false;
         }
         seen.push(k);
         true
     });
+    // The options kept, built: an option that slides is copied with the slide appended, its path
+    // and dangerous spaces built at their length.
+    let mut opts: Vec<Option<MoveOption>> = opts.into_iter().map(Some).collect();
+    let mut out = Vec::with_capacity(made.len());
+    for (i, way) in made {
+        let Some((j, w)) = way else {
+            out.push(opts[i].take().expect("an option that does not slide is listed once"));
+            continue;
+        };
+        let o = opts[i].as_ref().expect("an option that slides is never taken");
+        let r = &searched[j].1;
+        let w = &r.at(r.longest)[w];
+        let path = r.path(w);
+        let slid_dangerous = r.dangerous_on(&path);
+        let mut dangerous = Vec::with_capacity(o.dangerous.len() + slid_dangerous.len());
+        dangerous.extend_from_slice(&o.dangerous);
+        dangerous.extend(slid_dangerous);
+        let mut whole = Vec::with_capacity(o.path.len() + path.len());
+        whole.extend_from_slice(&o.path);
+        whole.extend(path);
+        let mut s = MoveOption {
+            end: w.end(),
+            path: whole,
+            spaces: o.spaces + w.spaces(),
+            dangerous,
+            stops: w.stops(t),
+            overshoot: w.overshoot(),
+            missed: w.missed(),
+            crossings: o.crossings + w.crossings(),
+            slide: w.spaces(),
+            slip: o.slip.clone(),
+            ..*o
+        };
+        reprice(car, wet, &mut s);
+        out.push(s);
+    }
     super::options::sort(t, car, &mut out);
     out
+}
+
+/// What tells two options apart for [`slide`]'s one option per end and cost, packed in one
+/// integer (equal keys, equal integers, and only those): the end, the brakes, the blocking, the
+/// +1, the stops, the line crossings, a spin, the overshoot and a missed corner; not the spaces
+/// slid through nor the dangerous spaces entered. `o` gives the brakes, blocking and +1.
+fn slide_key(
+    o: &MoveOption,
+    end: SpaceIdx,
+    stops: Option<(CornerIdx, u8)>,
+    crossings: u8,
+    fate: Fate,
+    overshoot: Option<(CornerIdx, u8)>,
+    missed: Option<CornerIdx>,
+) -> u128 {
+    // 25 bits: whether there is one, the corner, the count.
+    let corner = |x: Option<(CornerIdx, u8)>| x.map_or(0u128, |(c, n)| (1 << 24) | ((c.0 as u128) << 8) | n as u128);
+    end.0 as u128
+        | (o.brakes as u128) << 16
+        | (o.blocked as u128) << 24
+        | (o.bonus as u128) << 32
+        | ((fate == Fate::SpinOut) as u128) << 33
+        | (crossings as u128) << 34
+        | corner(stops) << 42
+        | corner(overshoot) << 67
+        | missed.map_or(0u128, |c| (1 << 16) | c.0 as u128) << 92
 }

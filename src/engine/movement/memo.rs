@@ -68,21 +68,30 @@ fn applies(b: &Board<'_>, root: &Node, m: &Mover) -> bool {
         return false;
     }
     let d = t.arrows_from(m.start);
-    // Cars are a few among hundreds of spaces: the marks are read a word at a time.
-    let mut cars = b.occupied.chunks_exact(8);
-    for (i, eight) in cars.by_ref().enumerate() {
-        let word = u64::from_le_bytes(<[bool; 8]>::try_from(eight).expect("chunks of 8").map(u8::from));
-        let mut w = word;
+    // Cars are a few among hundreds of spaces: the marks are read as bytes, 32 at a time (four
+    // words), and only a word with a car is looked into, a byte per car.
+    let marks: &[u8] = bytemuck::cast_slice(b.occupied);
+    let word = |w: &[u8]| u64::from_le_bytes(w.try_into().expect("8 bytes"));
+    let near = |at: usize, mut w: u64| {
         while w != 0 {
-            let s = i * 8 + w.trailing_zeros() as usize / 8;
-            if d[s] <= m.max {
-                return false;
+            let j = w.trailing_zeros() / 8;
+            if d[at + j as usize] <= m.max {
+                return true;
             }
-            w &= !(0xFF << (w.trailing_zeros() / 8 * 8));
+            w &= !(0xFF << (j * 8));
+        }
+        false
+    };
+    let mut chunks = marks.chunks_exact(32);
+    for (i, chunk) in chunks.by_ref().enumerate() {
+        let w = [word(&chunk[..8]), word(&chunk[8..16]), word(&chunk[16..24]), word(&chunk[24..])];
+        if w[0] | w[1] | w[2] | w[3] != 0 && w.iter().enumerate().any(|(j, &w)| near(i * 32 + j * 8, w)) {
+            return false;
         }
     }
-    let tail_start = b.occupied.len() - cars.remainder().len();
-    !cars.remainder().iter().enumerate().any(|(j, &o)| o && d[tail_start + j] <= m.max)
+    let tail = chunks.remainder();
+    let at = marks.len() - tail.len();
+    !tail.iter().enumerate().any(|(j, &o)| o != 0 && d[at + j] <= m.max)
 }
 
 /// The ways of `m` on `b` read from the empty track's kept search from the same position, when
