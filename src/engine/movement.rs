@@ -692,6 +692,15 @@ impl Drop for Reaches {
     }
 }
 
+/// The plain search ([`search_in`]) on from `prefix` ([`grow_in`]), with the thread's buffers.
+fn grow(b: &Board<'_>, prefix: &[Node], max: u8, min: u8) -> Reaches {
+    debug_assert!(plain(b, &prefix[0], max), "a board the plain search serves");
+    SCRATCH.with(|s| match s.try_borrow_mut() {
+        Ok(mut s) => grow_in::<true, false>(&mut s, b, prefix, max, min),
+        Err(_) => grow_in::<true, false>(&mut Scratch::default(), b, prefix, max, min),
+    })
+}
+
 fn search(b: &Board<'_>, root: Node, max: u8, min: u8, to_pit_lane: bool) -> Reaches {
     SCRATCH.with(|s| match s.try_borrow_mut() {
         Ok(mut s) => search_with(&mut s, b, root, max, min, to_pit_lane),
@@ -739,12 +748,25 @@ fn plain(b: &Board<'_>, root: &Node, max: u8) -> bool {
 fn search_in<const PLAIN: bool, const TO_PIT_LANE: bool>(
     scratch: &mut Scratch,
     b: &Board<'_>,
-    mut root: Node,
+    root: Node,
+    max: u8,
+    min: u8,
+) -> Reaches {
+    grow_in::<PLAIN, TO_PIT_LANE>(scratch, b, &[root], max, min)
+}
+
+/// [`search_in`] from the states `prefix` (the root first, then whole layers, as a search lists
+/// them): the search goes on from the last layer. Its states are those of the search from the
+/// root whenever the prefix is that search's first layers (a kept search's, [`memo`]).
+fn grow_in<const PLAIN: bool, const TO_PIT_LANE: bool>(
+    scratch: &mut Scratch,
+    b: &Board<'_>,
+    prefix: &[Node],
     max: u8,
     min: u8,
 ) -> Reaches {
     let t = b.track;
-    root.field = NO_FIELD; // a field index belongs to one search
+    let root = prefix[0];
     // Cutting the states that cannot reach the pit lane changes no state that can: the layers
     // compare only states on the same space. It would change which dangerous spaces get the
     // first 64 mask bits, so it is done only when they all get one.
@@ -755,14 +777,16 @@ fn search_in<const PLAIN: bool, const TO_PIT_LANE: bool>(
     let next = next.get_or_insert_with(|| Layer::new(64));
     let Parts { mut all, mut start, mut nodes, mut dangerous } = spare.pop().unwrap_or_default();
     nodes.clear();
-    root.parent = u32::MAX;
-    nodes.push(root);
-    let mut layer = 0..1usize;
-    let mut longest = root.k();
+    nodes.extend_from_slice(prefix);
+    // A field index belongs to one search; the root has no parent.
+    nodes.iter_mut().for_each(|n| n.field = NO_FIELD);
+    nodes[0].parent = u32::MAX;
+    let mut longest = nodes.last().map_or(root.k(), |n| n.k());
+    let mut layer = nodes.iter().position(|n| n.k() == longest).unwrap_or(0)..nodes.len();
     // The first state at least `min` long: the layers before it are not reported.
-    let mut first_reported = if root.k() >= min { 0 } else { usize::MAX };
+    let mut first_reported = nodes.iter().position(|n| n.k() >= min).unwrap_or(usize::MAX);
     let walls = b.walls && t.has_walls();
-    for k in root.k()..max {
+    for k in nodes[layer.start].k()..max {
         next.clear(t.spaces.len(), &nodes);
         for i in layer.clone() {
             let mut n = nodes[i];
