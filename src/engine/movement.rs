@@ -775,7 +775,7 @@ fn grow_in<const PLAIN: bool, const TO_PIT_LANE: bool>(
     let fields = fields.get_or_insert_with(|| Fields::new(t));
     fields.reset(t);
     let next = next.get_or_insert_with(|| Layer::new(64));
-    let Parts { mut all, mut start, mut nodes, mut dangerous } = spare.pop().unwrap_or_default();
+    let Parts { all, start, mut nodes, dangerous } = spare.pop().unwrap_or_default();
     nodes.clear();
     nodes.extend_from_slice(prefix);
     // A field index belongs to one search; the root has no parent.
@@ -824,6 +824,14 @@ fn grow_in<const PLAIN: bool, const TO_PIT_LANE: bool>(
         nodes.iter().enumerate().all(|(i, n)| (i >= reported) == (n.k() >= min || n.k() == longest)),
         "the states reported are those at least `min` long, or the longest"
     );
+    report(Parts { all, start, nodes, dangerous }, reported, max, longest, root.k(), b.dangerous)
+}
+
+/// A search's answer from its states (`parts.nodes`, in layers, the others emptied here): the
+/// ways from state `reported` on, by length, for a roll of `max`; `dangerous`: the board's.
+#[inline(always)]
+fn report(parts: Parts, reported: usize, max: u8, longest: u8, root_k: u8, dangerous: &[SpaceIdx]) -> Reaches {
+    let Parts { mut all, mut start, nodes, dangerous: mut stickers } = parts;
     all.clear();
     all.reserve(nodes.len() - reported);
     start.clear();
@@ -835,9 +843,9 @@ fn grow_in<const PLAIN: bool, const TO_PIT_LANE: bool>(
     for k in 1..start.len() {
         start[k] = start[k].max(start[k - 1]);
     }
-    dangerous.clear();
-    dangerous.extend_from_slice(b.dangerous);
-    Reaches { all, start, longest, nodes, dangerous, root_k: root.k() }
+    stickers.clear();
+    stickers.extend_from_slice(dangerous);
+    Reaches { all, start, longest, nodes, dangerous: stickers, root_k }
 }
 
 /// A path named by waypoints, checked against the driving code.

@@ -23,8 +23,8 @@ use std::cell::RefCell;
 
 use rustc_hash::FxHashMap;
 
-use super::{Board, Mover, NEAR, Node, Reaches, SCRATCH, plain, reach_of, search};
-use crate::track::Track;
+use super::{Board, Mover, NEAR, Node, Reaches, SCRATCH, plain, report, search};
+use crate::track::{SpaceIdx, Track};
 
 /// The deepest a kept search looks: the longest roll (30, in 6th gear) and the soft-tyre +1.
 const DEEPEST: u8 = 31;
@@ -129,7 +129,7 @@ pub(super) fn reaches(b: &Board<'_>, root: Node, m: &Mover) -> Option<Reaches> {
     let key = (root.pos(), root.credit());
     let read = |kept: &Kept| match how {
         Use::Shorter(c) => super::grow(b, &kept.nodes[..kept.upto[c as usize - 1] as usize], m.max, m.min),
-        _ => answer(kept, root.k(), m.max, m.min),
+        _ => answer(kept, root.k(), m.max, m.min, b.dangerous),
     };
     let found = KEPT.with(|k| {
         let k = k.try_borrow().ok()?;
@@ -178,14 +178,14 @@ fn make(t: &Track, root: Node, depth: u8) -> Kept {
 }
 
 /// The search's answer for a roll of `max` and at least `min` spaces, from kept states: those up
-/// to `max` long, the ways reported as [`super::search_in`] reports them.
-fn answer(kept: &Kept, root_k: u8, max: u8, min: u8) -> Reaches {
+/// to `max` long, the ways reported as [`super::search_in`] reports them; `dangerous`: the
+/// board's (none within reach).
+fn answer(kept: &Kept, root_k: u8, max: u8, min: u8, dangerous: &[SpaceIdx]) -> Reaches {
     let n = kept.upto[max as usize] as usize;
     let mut parts = SCRATCH.with(|s| s.try_borrow_mut().ok().and_then(|mut s| s.spare.pop())).unwrap_or_default();
-    let super::Parts { all, start, nodes, dangerous } = &mut parts;
-    nodes.clear();
-    nodes.extend_from_slice(&kept.nodes[..n]);
-    let longest = nodes.last().map_or(root_k, |n| n.k());
+    parts.nodes.clear();
+    parts.nodes.extend_from_slice(&kept.nodes[..n]);
+    let longest = parts.nodes.last().map_or(root_k, |n| n.k());
     // The ways at least `min` long, or the longest when none is.
     let reported = if longest < min {
         if longest == root_k { 0 } else { kept.upto[longest as usize - 1] as usize }
@@ -194,20 +194,7 @@ fn answer(kept: &Kept, root_k: u8, max: u8, min: u8) -> Reaches {
     } else {
         kept.upto[min as usize - 1] as usize
     };
-    all.clear();
-    all.reserve(n - reported);
-    start.clear();
-    start.resize(max as usize + 2, 0);
-    for (i, node) in nodes.iter().enumerate().skip(reported) {
-        all.push(reach_of(node, i as u32));
-        start[node.k() as usize + 1] = all.len() as u32;
-    }
-    for k in 1..start.len() {
-        start[k] = start[k].max(start[k - 1]);
-    }
-    dangerous.clear();
-    let super::Parts { all, start, nodes, dangerous } = parts;
-    Reaches { all, start, longest, nodes, dangerous, root_k }
+    report(parts, reported, max, longest, root_k, dangerous)
 }
 
 #[cfg(test)]
@@ -268,6 +255,7 @@ mod tests {
                         let got = super::super::reaches(b, &m);
                         assert_eq!(got.longest, fresh.longest, "from {} ({credit} stops, {max})", t.space(s).id);
                         assert_eq!(all_of(&got), all_of(&fresh), "from {} ({credit} stops, {max})", t.space(s).id);
+                        assert_eq!(got.no_dangerous(), fresh.no_dangerous(), "the board's stickers are kept");
                         let car_in_reach = b.occupied.iter().enumerate().any(|(x, &o)| o && d[x] <= max);
                         match applies(b, &root, &m) {
                             Use::Whole => {
