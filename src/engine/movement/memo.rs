@@ -29,8 +29,8 @@ use crate::track::{SpaceIdx, Track};
 /// The deepest a kept search looks: the longest roll (30, in 6th gear) and the soft-tyre +1.
 const DEEPEST: u8 = 31;
 
-/// Tracks whose searches a thread keeps (least recently used out first): a daemon or a
-/// simulation plays on one or two at a time.
+/// Tracks whose searches a thread keeps (the one that least recently had a search made goes
+/// first): a daemon or a simulation plays on one or two at a time.
 const TRACKS: usize = 3;
 
 /// A kept search: its states (in the search's order, the root first) and, for each length `k`,
@@ -153,7 +153,7 @@ pub(super) fn reaches(b: &Board<'_>, root: Node, m: &Mover) -> Option<Reaches> {
                 k.len() - 1
             }
         };
-        // Most recently used last.
+        // The track that last had a search made, last.
         let s = k.remove(i);
         k.push(s);
         k.last_mut().expect("just pushed").kept.insert(key, kept);
