@@ -499,32 +499,35 @@ impl Fields {
     }
 }
 
-/// The spaces `occupied` marks, in `out` (emptied first). A board has a few cars on hundreds of
-/// spaces, so 32 marks are tested at a time, each chunk whole (no early exit, so the compiler
-/// makes it one wide comparison); in a chunk with a car, the marks are read 8 at a time as the
-/// bytes of one word, and only the set bytes are visited.
+/// The spaces `occupied` marks, in `out` (emptied first), in order ([`for_each_car`]).
 fn occupied_spaces(occupied: &[bool], out: &mut Vec<u16>) {
     out.clear();
-    let chunks = occupied.chunks_exact(32);
-    let tail = chunks.remainder();
-    for (i, chunk) in chunks.enumerate() {
-        let chunk: &[bool; 32] = chunk.try_into().expect("chunks of 32");
-        if !chunk.iter().fold(false, |a, &o| a | o) {
-            continue;
+    for_each_car(occupied, |s| out.push(s as u16));
+}
+
+/// Calls `f` with each space `occupied` marks, in order. A board has a few cars on hundreds of
+/// spaces, so the marks are read as bytes, 32 at a time (four words, one test), and only a word
+/// with a car is looked into, a byte per car.
+pub(super) fn for_each_car(occupied: &[bool], mut f: impl FnMut(usize)) {
+    let marks: &[u8] = bytemuck::cast_slice(occupied);
+    let word = |w: &[u8]| u64::from_le_bytes(w.try_into().expect("8 bytes"));
+    let mut each = |at: usize, mut w: u64| {
+        while w != 0 {
+            let j = w.trailing_zeros() / 8;
+            f(at + j as usize);
+            w &= !(0xFF << (j * 8));
         }
-        for (w, eight) in chunk.chunks_exact(8).enumerate() {
-            let eight: &[bool; 8] = eight.try_into().expect("chunks of 8");
-            let mut word = u64::from_le_bytes(eight.map(u8::from));
-            let at = (i * 32 + w * 8) as u16;
-            while word != 0 {
-                let byte = word.trailing_zeros() / 8;
-                out.push(at + byte as u16);
-                word &= !(0xFF << (byte * 8));
-            }
+    };
+    let mut chunks = marks.chunks_exact(32);
+    for (i, chunk) in chunks.by_ref().enumerate() {
+        let w = [word(&chunk[..8]), word(&chunk[8..16]), word(&chunk[16..24]), word(&chunk[24..])];
+        if w[0] | w[1] | w[2] | w[3] != 0 {
+            w.iter().enumerate().for_each(|(j, &w)| each(i * 32 + j * 8, w));
         }
     }
-    let at = occupied.len() - tail.len();
-    out.extend(tail.iter().enumerate().filter(|&(_, &o)| o).map(|(j, _)| (at + j) as u16));
+    let tail = chunks.remainder();
+    let at = marks.len() - tail.len();
+    tail.iter().enumerate().filter(|&(_, &o)| o != 0).for_each(|(j, _)| f(at + j));
 }
 
 /// One layer of the search: the states found at the next length, each kept once per space and

@@ -23,7 +23,7 @@ use std::cell::RefCell;
 
 use rustc_hash::FxHashMap;
 
-use super::{Board, Mover, NEAR, Node, Reaches, SCRATCH, plain, report, search};
+use super::{Board, Mover, NEAR, Node, Reaches, SCRATCH, for_each_car, plain, report, search};
 use crate::track::{SpaceIdx, Track};
 
 /// The deepest a kept search looks: the longest roll (30, in 6th gear) and the soft-tyre +1.
@@ -87,29 +87,9 @@ fn applies(b: &Board<'_>, root: &Node, m: &Mover) -> Use {
         return Use::Not;
     }
     let d = t.arrows_from(m.start);
-    // Cars are a few among hundreds of spaces: the marks are read as bytes, 32 at a time (four
-    // words), and only a word with a car is looked into, a byte per car.
-    let marks: &[u8] = bytemuck::cast_slice(b.occupied);
-    let word = |w: &[u8]| u64::from_le_bytes(w.try_into().expect("8 bytes"));
     // The nearest car's distance (above the roll when none is within it).
     let mut nearest = m.max + 1;
-    let mut near = |at: usize, mut w: u64| {
-        while w != 0 {
-            let j = w.trailing_zeros() / 8;
-            nearest = nearest.min(d[at + j as usize]);
-            w &= !(0xFF << (j * 8));
-        }
-    };
-    let mut chunks = marks.chunks_exact(32);
-    for (i, chunk) in chunks.by_ref().enumerate() {
-        let w = [word(&chunk[..8]), word(&chunk[8..16]), word(&chunk[16..24]), word(&chunk[24..])];
-        if w[0] | w[1] | w[2] | w[3] != 0 {
-            w.iter().enumerate().for_each(|(j, &w)| near(i * 32 + j * 8, w));
-        }
-    }
-    let tail = chunks.remainder();
-    let at = marks.len() - tail.len();
-    tail.iter().enumerate().filter(|&(_, &o)| o != 0).for_each(|(j, _)| nearest = nearest.min(d[at + j]));
+    for_each_car(b.occupied, |s| nearest = nearest.min(d[s]));
     match nearest {
         c if c > m.max => Use::Whole,
         // Below three arrows the kept layers save little.
