@@ -67,7 +67,9 @@
 //! **Cost.** The tables take some tens of milliseconds per track on first use (a bot keeps
 //! them: keep one bot per track). A decision is then a few hundred table look-ups, plus, when
 //! another car blocks the way, one move search, and with cars or stickers around, a pass over
-//! the spaces they touch.
+//! the spaces they touch. A choice weighed on a clear road (no car, no car's neighbour, no
+//! dangerous space in reach, a corner in reach) is kept by everything it read ([`Calm`]) and
+//! given again when the same key comes back, as it does lap after lap.
 //!
 //! Pure and deterministic: no clock, no I/O, no randomness; ties go to the lower gear and to
 //! the first option in the engine's (deterministic) order.
@@ -201,7 +203,41 @@ pub struct Bot {
     /// Every car's rows by the plain loop, a cost per (length, brake points used) worked out
     /// end by end: the unit tests check the two ways give the same choices.
     plain_rows: bool,
+    /// The gears chosen where no car, no car's neighbour and no dangerous space lies in reach
+    /// but a corner does (see [`Calm`]), at most [`CALM_KEPT`] (then forgotten at once).
+    calm: FxHashMap<Calm, u8>,
+    /// Choices [`Bot::calm`] answered (the unit test checks some are).
+    #[cfg(test)]
+    calm_hits: usize,
 }
+
+/// Everything a gear choice reads when no car, no space beside or behind one and no dangerous
+/// space lies among the ends in reach ([`Bot::gear`]): the weighing then reads only the
+/// empty track's moves from the position, the car's gear and wear, the plan and the count of
+/// fast cars, so the same key makes the same choice. Such choices (a corner in reach on a clear
+/// road) recur from lap to lap and race to race, a third of the weighings of a 10-car race,
+/// about half of them already made.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+struct Calm {
+    /// The position in the bot's model.
+    p: u32,
+    gear: u8,
+    tyres: u8,
+    brakes: u8,
+    gas: u8,
+    engine: u8,
+    /// Line crossings still needed.
+    r: u32,
+    /// Other cars in 5th or 6th (16-0-1).
+    fast: u32,
+    wet: bool,
+    /// The tyres' overshoot factor and the plan (which holds it too).
+    factor: u8,
+    plan: PlanKey,
+}
+
+/// The most calm choices a bot keeps ([`Bot::calm`], some 40 bytes each).
+const CALM_KEPT: usize = 1 << 16;
 
 /// What the bot knows about the car it drives on this move.
 struct Driver<'a> {
@@ -302,6 +338,7 @@ impl Bot {
     fn model(&mut self, t: &Track) -> &mut Model {
         if self.model.as_ref().is_none_or(|m| !m.describes(t)) {
             self.model = Some(Model::new(t));
+            self.calm.clear(); // its positions were the old model's
         }
         self.model.as_mut().expect("just built")
     }
@@ -346,7 +383,20 @@ impl Bot {
         let key = PlanKey::of(state, car);
         m.plan(key);
         let Bot {
-            model, scratch, occupied, zone, marks, clean, frontier, reached, local, rows, lanes, plain_rows, ..
+            model,
+            scratch,
+            occupied,
+            zone,
+            marks,
+            clean,
+            frontier,
+            reached,
+            local,
+            rows,
+            lanes,
+            plain_rows,
+            calm,
+            ..
         } = self;
         let m = model.as_ref().expect("built");
         let d = Driver { model: m, plan: &m.plans[&key], r: remaining(state.laps, c), car: c, wet: state.wet };
@@ -421,6 +471,28 @@ impl Bot {
         let (near, touchy, risky) = (seen & CAR != 0, seen & TOUCH != 0, seen & STICKER_ON != 0);
         if !near && !touchy && !risky && depth <= m.calm[p as usize] as usize {
             return top; // nothing in the way, no corner to overshoot: the plan's gear
+        }
+        let factor = overshoot_factor(c.tyres, state.wet, c.tyre_lap);
+        // A clear road with a corner in reach: the choice made before from the same key.
+        let calm_key = (!near && !touchy && !risky && !*plain_rows).then_some(Calm {
+            p,
+            gear: c.gear,
+            tyres: c.wear.tyres,
+            brakes,
+            gas,
+            engine: c.wear.engine,
+            r: d.r as u32,
+            fast: fast as u32,
+            wet: state.wet,
+            factor,
+            plan: key,
+        });
+        if let Some(g) = calm_key.and_then(|k| calm.get(&k)) {
+            #[cfg(test)]
+            {
+                self.calm_hits += 1;
+            }
+            return *g;
         }
         // With dangerous spaces in reach, the lengths that reach each space without entering
         // one (or a car): ends beyond cost a road-handling test (17-0-2; 17-1: the cars go
@@ -511,7 +583,6 @@ impl Bot {
         }
         let local = &*local;
         let ends = |k: usize| -> &[End] { if near { &local[k] } else { m.moves(p, k) } };
-        let factor = overshoot_factor(c.tyres, state.wet, c.tyre_lap);
 
         let mut best = (f32::INFINITY, top);
         for g in gears.into_iter().filter(|&g| g <= top) {
@@ -633,6 +704,12 @@ impl Bot {
             if total < best.0 {
                 best = (total, g);
             }
+        }
+        if let Some(k) = calm_key {
+            if calm.len() >= CALM_KEPT {
+                calm.clear();
+            }
+            calm.insert(k, best.1);
         }
         best.1
     }
@@ -865,6 +942,32 @@ mod tests {
             }
         }
         assert!(compared > 300, "{compared} positions compared");
+    }
+
+    /// A calm choice kept is the choice made: whole races played by a bot that keeps them and by
+    /// one that weighs every choice afresh (the plain loop, which keeps none) are the same move
+    /// for move, in the dry and in changing weather, and the first bot answered choices from
+    /// what it kept.
+    #[test]
+    fn a_kept_calm_choice_is_the_choice_made() {
+        use crate::sim::{SimConfig, SimWeather, run_race};
+        let t = resolve("monaco").unwrap();
+        let rules = crate::engine::Rulebook::competition_2004();
+        let (mut kept, mut fresh) = (Bot::new(), Bot::new());
+        fresh.plain_rows = true;
+        for weather in [SimWeather::Dry, SimWeather::Changeable] {
+            let cfg = SimConfig { cars: 10, laps: 3, races: 6, seed: 7, trace: None, weather, backmarkers: false };
+            for race in 0..cfg.races {
+                let (mut a, mut b) = (Some(String::new()), Some(String::new()));
+                let ra = run_race(&t, &rules, &cfg, race, &mut kept, &mut a).unwrap();
+                let rb = run_race(&t, &rules, &cfg, race, &mut fresh, &mut b).unwrap();
+                assert_eq!(a, b, "race {race}, {weather:?}: the traces differ");
+                assert_eq!(ra, rb);
+            }
+        }
+        assert!(kept.calm_hits > 50, "{} calm choices answered from what was kept", kept.calm_hits);
+        assert_eq!(fresh.calm_hits, 0);
+        assert!(fresh.calm.is_empty());
     }
 
     /// The bot's own search lists exactly the engine's ends (space, stops, overshoot, missed
