@@ -20,7 +20,7 @@ trap 'rm -rf "$out"' EXIT
 valgrind --tool=callgrind --callgrind-out-file="$out/cg.out" --toggle-collect='steward::sim::run_race*' \
     "$bin" sim --track monaco --cars 10 --laps 3 --races "$races" --seed 2026 --weather "$weather" "$@" >/dev/null 2>"$out/log"
 callgrind_annotate --inclusive=yes "$out/cg.out" >"$out/ann.txt" 2>/dev/null
-count() { grep -E "$1" "$out/ann.txt" | awk '{gsub(",", "", $1); print $1}' | sort -rn | head -1; }
+count() { { grep -E "$1" "$out/ann.txt" || true; } | awk '{gsub(",", "", $1); print $1}' | sort -rn | head -1; }
 total=$(count "PROGRAM TOTALS")
 plan=$(count "steward::engine::bot::model::Model::plan")
 model=$(count "steward::engine::bot::model::Model::new")

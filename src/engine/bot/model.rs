@@ -70,6 +70,8 @@ impl Model {
         *name == t.name && *spaces == t.spaces.len() && *lap == t.lap_length
     }
 
+    // Never inlined: made once per track, and tools/race_instructions.sh sets it aside by name.
+    #[inline(never)]
     pub(super) fn new(t: &Track) -> Model {
         let mut base = vec![u32::MAX; t.spaces.len()];
         let mut space_of = Vec::new();
