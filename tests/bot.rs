@@ -238,3 +238,28 @@ fn the_default_driver_keeps_most_cars_alive_in_every_weather_on_sprint() {
         assert!(out <= 30, "sprint, {weather:?}: {out} of 300 cars eliminated");
     }
 }
+
+/// A calm gear choice kept is the choice made: whole races played by a bot that keeps them and
+/// by one that weighs every choice afresh are the same move for move, in the dry and in changing
+/// weather, and the first bot gave choices from what it kept. (Leaving the brake points out of
+/// the kept choices' key parts the traces in the first race.)
+#[test]
+fn a_kept_calm_choice_is_the_choice_made() {
+    let t = track("monaco").unwrap();
+    let rules = Rulebook::competition_2004();
+    let (mut kept, mut fresh) = (Bot::new(), Bot::afresh());
+    for weather in [SimWeather::Dry, SimWeather::Changeable] {
+        let cfg = SimConfig { cars: 10, laps: 3, races: 6, seed: 7, trace: None, weather, backmarkers: false };
+        for race in 0..cfg.races {
+            let (mut a, mut b) = (Some(String::new()), Some(String::new()));
+            let ra = run_race(&t, &rules, &cfg, race, &mut kept, &mut a).unwrap();
+            let rb = run_race(&t, &rules, &cfg, race, &mut fresh, &mut b).unwrap();
+            assert!(a.as_ref().is_some_and(|a| a.len() > 10_000), "race {race}: a trace of every move");
+            assert_eq!(a, b, "race {race}, {weather:?}: the traces differ");
+            assert_eq!(ra, rb);
+        }
+    }
+    let (held, given) = kept.calm_choices();
+    assert!(held > 100 && given > 100, "{held} calm choices kept, {given} given from them");
+    assert_eq!(fresh.calm_choices(), (0, 0));
+}
