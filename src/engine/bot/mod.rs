@@ -230,8 +230,7 @@ struct Calm {
     /// Other cars in 5th or 6th (16-0-1).
     fast: u32,
     wet: bool,
-    /// The tyres' overshoot factor and the plan (which holds it too).
-    factor: u8,
+    /// The plan, which holds the tyres' overshoot factor too (10-0-2).
     plan: PlanKey,
 }
 
@@ -483,7 +482,8 @@ impl Bot {
         if !near && !touchy && !risky && depth <= m.calm[p as usize] as usize {
             return top; // nothing in the way, no corner to overshoot: the plan's gear
         }
-        let factor = overshoot_factor(c.tyres, state.wet, c.tyre_lap);
+        // The plan's key holds the overshoot factor of the car's tyres (10-0-2, 8-5).
+        let factor = key.factor;
         // A clear road with a corner in reach: the choice made before from the same key.
         let calm_key = (!near && !touchy && !risky && !*plain_rows).then_some(Calm {
             p,
@@ -495,7 +495,6 @@ impl Bot {
             r: d.r as u32,
             fast: fast as u32,
             wet: state.wet,
-            factor,
             plan: key,
         });
         if let Some(g) = calm_key.and_then(|k| calm.get(&k)) {
