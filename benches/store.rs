@@ -69,7 +69,7 @@ fn full_verify(dir: &Path) -> usize {
 /// printed before its benchmarks is skipped with them.
 fn selected(id: &str) -> bool {
     // criterion's options that take a value (the value is not the filter).
-    const VALUED: [&str; 15] = [
+    const VALUED: [&str; 16] = [
         "--warm-up-time",
         "--measurement-time",
         "--profile-time",
@@ -84,6 +84,7 @@ fn selected(id: &str) -> bool {
         "--significance-level",
         "--plotting-backend",
         "--output-format",
+        "--format",
         "--color",
     ];
     let (mut exact, mut filter) = (false, None);
