@@ -18,9 +18,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use steward::mail::config::ServeConfig;
-use steward::mail::daemon::Daemon;
-use steward::mail::outbox::Via;
+use steward::judge::config::ServeConfig;
+use steward::judge::daemon::Daemon;
+use steward::judge::outbox::Via;
 use steward::mail::transport::{ImapInbox, MaildirInbox, MaildirSender, deliver};
 use steward::store::fsio::Durability;
 

@@ -16,9 +16,9 @@ use std::fs;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use steward::mail::config::ServeConfig;
-use steward::mail::daemon::Daemon;
-use steward::mail::outbox::Via;
+use steward::judge::config::ServeConfig;
+use steward::judge::daemon::Daemon;
+use steward::judge::outbox::Via;
 use steward::mail::transport::{MaildirInbox, MaildirSender, deliver};
 use steward::store::fsio::{self, Durability};
 

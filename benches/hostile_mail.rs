@@ -15,8 +15,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use steward::mail::config::ServeConfig;
-use steward::mail::daemon::Daemon;
+use steward::judge::config::ServeConfig;
+use steward::judge::daemon::Daemon;
 use steward::mail::limits::MAX_REPLY_BYTES;
 use steward::store::fsio::Durability;
 use steward::store::{Join, Meta, NewGame, Store};

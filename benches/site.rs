@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use steward::mail::season::{SeasonSpec, run};
+use steward::demo::season::{SeasonSpec, run};
 
 /// The games directory of the benchmark's season, simulated on first use.
 fn season() -> PathBuf {

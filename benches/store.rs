@@ -44,7 +44,7 @@ fn corpus(races: u32) -> Vec<PathBuf> {
             weather: SimWeather::Dry,
             backmarkers: false,
         };
-        steward::store::keep::run(&t, "monaco", &Rulebook::competition_2004(), &cfg, &dir, Durability::NoSync).unwrap();
+        steward::sim::keep::run(&t, "monaco", &Rulebook::competition_2004(), &cfg, &dir, Durability::NoSync).unwrap();
         std::fs::write(&done, "").unwrap();
     }
     let store = Store::new(&dir);

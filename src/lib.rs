@@ -22,18 +22,17 @@ macro_rules! outln {
 }
 
 pub mod cli;
+pub mod demo;
 pub mod dice;
 pub mod engine;
-pub mod game_cli;
+pub mod judge;
 pub mod league;
-pub mod league_cli;
 pub mod mail;
-pub mod mail_cli;
-pub mod names;
-pub mod qualify;
+pub mod orders;
 pub mod render;
 pub mod scenario;
 pub mod sim;
 pub mod site;
 pub mod store;
 pub mod track;
+pub mod words;

@@ -415,8 +415,8 @@ fn mails_with(mailbox: &Path, needle: &str) -> usize {
 
 #[test]
 fn a_simulated_season_by_mail_verifies_race_by_race() {
+    use steward::demo::season::{SeasonSpec, run};
     use steward::league::results::{referee, results};
-    use steward::mail::season::{SeasonSpec, run};
     use steward::store::verify::verify;
 
     let dir = std::env::temp_dir().join(format!("steward-league-season-{}", std::process::id()));

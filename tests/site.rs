@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use steward::mail::season::{SeasonSpec, run};
+use steward::demo::season::{SeasonSpec, run};
 
 /// A two-race season on the sprint track, built once for every test here.
 pub(crate) fn season() -> &'static Path {

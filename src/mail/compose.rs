@@ -16,8 +16,8 @@ use lettre::message::{Attachment, Body, Mailbox, MultiPart, SinglePart};
 use minijinja::Environment;
 use serde::Serialize;
 
-use super::Lang;
-use super::limits::{MAX_REPLY_BYTES, MAX_REPLY_TEXT, cap_text};
+use crate::mail::limits::{MAX_REPLY_BYTES, MAX_REPLY_TEXT, cap_text};
+use crate::words::Lang;
 
 /// The built-in templates: (language, name, text).
 const BUILT_IN: &[(&str, &str, &str)] = &[

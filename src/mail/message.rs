@@ -78,7 +78,7 @@ impl fmt::Display for LoopReason {
 pub struct Incoming {
     /// The sender's address (From), lower case.
     pub from: String,
-    /// The sender's display name, if any, cleaned and shortened (`crate::names`).
+    /// The sender's display name, if any, cleaned and shortened (`crate::words::names`).
     pub from_name: Option<String>,
     /// The Reply-To address, lower case, if any.
     pub reply_to: Option<String>,
@@ -135,8 +135,8 @@ fn first_address(a: Option<&Address<'_>>) -> Option<(String, Option<String>)> {
     if addr.is_empty() {
         return None;
     }
-    // Shown to other players in every report: cleaned and shortened here (crate::names).
-    let name = a.name().and_then(crate::names::clean_display_name);
+    // Shown to other players in every report: cleaned and shortened here (crate::words::names).
+    let name = a.name().and_then(crate::words::names::clean_display_name);
     Some((addr, name))
 }
 

@@ -1,31 +1,12 @@
-//! Mail: what players send and what steward answers (docs/daemon.md, docs/orders.md).
-//!
-//! The pure pieces (no I/O, no clock): reading an incoming message, the order language, and
-//! standing orders. Around them, the shell: the configuration, the ledger and the outbox that
-//! make each message count exactly once across crashes, the templates and MIME replies, and the
-//! daemon that commits turns through the store's driver.
+//! Mail and nothing else: the transports (Maildir, IMAP, SMTP), an incoming message reduced to
+//! what its sender wrote, a reply composed as MIME from the templates, signed reply addresses,
+//! the secrets a reply must not echo, the size limits, and the dice checked from a player's own
+//! mails. What a mail means and what steward does with it is `orders` and `judge`.
 
 pub mod compose;
-pub mod config;
-pub mod daemon;
-pub mod demo;
-mod dispatch;
-pub(crate) mod french;
-pub mod league;
-pub mod ledger;
 pub mod limits;
 pub mod message;
-pub mod modes;
-pub mod orders;
-pub mod outbox;
-pub mod policy;
-pub mod report;
-pub mod season;
 pub mod secrets;
-pub mod standing;
 pub mod tag;
-pub mod tracks;
 pub mod transport;
 pub mod verify;
-
-pub use orders::Lang;

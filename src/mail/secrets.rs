@@ -14,7 +14,7 @@
 
 use std::collections::HashSet;
 
-use super::orders::{Kw, squash};
+use crate::orders::{Kw, squash};
 
 /// What a hidden secret is shown as (docs/orders.md).
 pub const MASK: &str = "********";
@@ -146,11 +146,11 @@ impl Secrets {
 }
 
 /// `text` as it may be mailed: bidi controls and invisible characters dropped, other control
-/// characters but line breaks and tabs shown as `?` (`crate::names`), so an echoed line reads
+/// characters but line breaks and tabs shown as `?` (`crate::words::names`), so an echoed line reads
 /// as it is.
 pub fn visible(text: &str) -> String {
     text.chars()
-        .filter(|&c| !crate::names::is_invisible(c))
+        .filter(|&c| !crate::words::names::is_invisible(c))
         .map(|c| if c.is_control() && c != '\n' && c != '\t' { '?' } else { c })
         .collect()
 }

@@ -18,7 +18,7 @@ use std::path::Path;
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::{Digest, Sha256};
 
-use super::orders::{self, Line, Order, Parsed};
+use crate::orders::{self, Line, Order, Parsed};
 use crate::store::fsio::Durability;
 
 /// Bytes of the MAC kept in a tag (80 bits: 16 base32 letters).

@@ -2,7 +2,7 @@
 //! player needs nothing from the operator but what was mailed to them (docs/dice.md, "What a
 //! player keeps").
 //!
-//! Every report and welcome starts with the receipt block ([`super::report::proof`]): `Game:`,
+//! Every report and welcome starts with the receipt block ([`crate::judge::report::proof`]): `Game:`,
 //! `Turn:`, `Dice:`, `Receipt:` (that turn's hash), `Commitment:` and, once the race is over,
 //! `Seed:`. Reports list the start's phrases (`Car N contributes entropy "..."`) and every roll
 //! with its label (`roll LABEL DIE face F = V`). From them, per game: the FIRST commitment mailed
@@ -22,8 +22,8 @@ use crate::engine::Die;
 use crate::store::replay::{hex32, parse_hex32, sha256_hex};
 use crate::store::verify::{turn_path, verify};
 
-use super::transport::TransportError;
-use super::transport::export::{Exported, read_exported};
+use crate::mail::transport::TransportError;
+use crate::mail::transport::export::{Exported, read_exported};
 
 /// Why the mails do not verify.
 #[derive(Debug, Error)]

@@ -18,7 +18,6 @@ pub mod driver;
 pub mod error;
 pub mod files;
 pub mod fsio;
-pub mod keep;
 pub mod qualifying;
 pub mod replay;
 pub mod replayed;

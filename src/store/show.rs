@@ -342,8 +342,8 @@ fn positions(game: &Game, st: &RaceState) -> Vec<Option<usize>> {
     pos
 }
 
-/// A player as shown to the others: the display name cleaned and shortened (`crate::names`;
+/// A player as shown to the others: the display name cleaned and shortened (`crate::words::names`;
 /// names stored before cleaning existed are cleaned here too), else the address.
 fn shown_name(p: &super::files::PlayerRecord) -> String {
-    p.name.as_deref().and_then(crate::names::clean_display_name).unwrap_or_else(|| p.address.clone())
+    p.name.as_deref().and_then(crate::words::names::clean_display_name).unwrap_or_else(|| p.address.clone())
 }

@@ -7,12 +7,12 @@
 use std::collections::{HashMap, HashSet};
 use std::process::Command;
 
+use steward::demo::Player;
 use steward::engine::bot::Bot;
-use steward::mail::config::moderator_token_hash;
-use steward::mail::demo::Player;
-use steward::mail::ledger::Ledger;
+use steward::judge::config::moderator_token_hash;
+use steward::judge::ledger::Ledger;
+use steward::judge::outbox::Outbox;
 use steward::mail::message::Incoming;
-use steward::mail::outbox::Outbox;
 use steward::mail::transport::deliver;
 use steward::store::Store;
 use steward::store::fsio::Durability;

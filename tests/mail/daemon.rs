@@ -1,7 +1,7 @@
 //! The daemon end to end on Maildirs: a race played by mail, receipts, authentication, stale
 //! orders, loops, moderators, deadlines.
 
-use steward::mail::demo::{DemoSpec, run};
+use steward::demo::{DemoSpec, run};
 use steward::mail::message::Incoming;
 use steward::mail::transport::deliver;
 use steward::store::Store;
@@ -706,7 +706,7 @@ fn the_demo_into_an_earlier_demo_starts_afresh_and_a_foreign_folder_is_refused()
 /// carries no token; with it (trimmed), the player joins.
 #[test]
 fn a_join_password_is_asked_for_and_checked() {
-    use steward::mail::standing::Standing;
+    use steward::judge::standing::Standing;
     use steward::store::fsio::Durability;
     let mut w = World::new("joinpassword");
     w.send(MOD, &format!("TOKEN {MOD_TOKEN}\nCREATE pw TRACK sprint LAPS 1 CARS 2 HOURS 24"));

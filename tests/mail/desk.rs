@@ -6,10 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use steward::mail::config::{ModeratorConfig, ServeConfig, moderator_token_hash};
-use steward::mail::daemon::{Daemon, Pass};
+use steward::judge::config::{ModeratorConfig, ServeConfig, moderator_token_hash};
+use steward::judge::daemon::{Daemon, Pass};
+use steward::judge::outbox::Via;
 use steward::mail::message::Incoming;
-use steward::mail::outbox::Via;
 use steward::mail::transport::{Inbox, MaildirInbox, MaildirSender, deliver};
 use steward::store::fsio::Durability;
 use steward::store::{Game, Stamp, Store};

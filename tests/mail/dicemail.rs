@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use mail_parser::MessageParser;
+use steward::demo::{DemoSpec, run, run_with};
 use steward::dice::{Scheme, commitment_v2};
-use steward::mail::demo::{DemoSpec, run, run_with};
 use steward::mail::verify::verify_mail;
 use steward::store::replay::{hex32, sha256_hex};
 
@@ -234,7 +234,7 @@ fn a_game_reseeded_before_the_start_is_caught_from_the_mails() {
     let dir = scratch("dicemail-reseed");
     // After the joins, the operator draws another seed (one that suits them), rewrites turn 0,
     // game.toml and secret.toml, and re-chains the join turns; then the race is played out.
-    let mut reseed = |g: &Path| -> Result<(), steward::mail::daemon::DaemonError> {
+    let mut reseed = |g: &Path| -> Result<(), steward::judge::daemon::DaemonError> {
         let seed = [7u8; 32];
         let new = hex32(&commitment_v2(GAME, &seed));
         let old = steward::store::verify::verify(g, None).unwrap().game.setup.commitment;

@@ -11,11 +11,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use steward::demo::Player;
 use steward::engine::bot::Bot;
-use steward::mail::config::{ServeConfig, moderator_token_hash};
-use steward::mail::daemon::serve;
-use steward::mail::demo::Player;
-use steward::mail::outbox::Via;
+use steward::judge::config::{ServeConfig, moderator_token_hash};
+use steward::judge::daemon::serve;
+use steward::judge::outbox::Via;
 use steward::mail::transport::{ImapInbox, Inbox, MaildirSender, Sender, SmtpSender};
 use steward::store::Store;
 use steward::store::fsio::Durability;
@@ -108,7 +108,7 @@ fn a_race_played_over_real_imap_and_smtp() {
     }
     // The poison mail is recorded, and the mail behind it was answered.
     let ledger =
-        steward::mail::ledger::Ledger::open(&root.join("state"), steward::store::fsio::Durability::NoSync).unwrap();
+        steward::judge::ledger::Ledger::open(&root.join("state"), steward::store::fsio::Durability::NoSync).unwrap();
     let poison = ledger.entries().unwrap().into_iter().find(|e| e.outcome.contains("sender address"));
     assert!(poison.is_some(), "the poison mail has its ledger entry");
     let t2 = players[1].token.clone().unwrap();
@@ -295,7 +295,7 @@ fn serve_waits_out_an_imap_server_that_goes_away() {
     assert_eq!(waits, [1, 2], "a wait after each failed pass, doubled");
     let replies = std::fs::read_dir(root.join("mail").join(racer).join("new")).unwrap().count();
     assert_eq!(replies, 1, "the mail was answered once");
-    let ledger = steward::mail::ledger::Ledger::open(&cfg.state, Durability::NoSync).unwrap();
+    let ledger = steward::judge::ledger::Ledger::open(&cfg.state, Durability::NoSync).unwrap();
     assert_eq!(ledger.entries().unwrap().len(), 1);
     assert!(inbox.fetch(10).unwrap().is_empty(), "and marked processed on the server");
 

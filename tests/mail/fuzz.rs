@@ -5,7 +5,8 @@
 
 use proptest::prelude::*;
 use steward::mail::message::{Incoming, clean_body, html_to_text, unflow};
-use steward::mail::orders::{Lang, RECEIPT_WIDTH, parse, receipt};
+use steward::orders::{RECEIPT_WIDTH, parse, receipt};
+use steward::words::Lang;
 
 use crate::support::root;
 
@@ -160,10 +161,10 @@ proptest! {
 mod daemon_fuzz {
     use std::collections::HashMap;
 
-    use steward::mail::config::{ModeratorConfig, ServeConfig, moderator_token_hash};
-    use steward::mail::daemon::Daemon;
+    use steward::judge::config::{ModeratorConfig, ServeConfig, moderator_token_hash};
+    use steward::judge::daemon::Daemon;
+    use steward::judge::outbox::{Deliver, Delivery};
     use steward::mail::limits::MAX_REPLY_BYTES;
-    use steward::mail::outbox::{Deliver, Delivery};
     use steward::mail::transport::{Fetched, Inbox, TransportError};
     use steward::store::fsio::Durability;
     use steward::store::{Join, Meta, NewGame, Stamp, Store};

@@ -5,11 +5,11 @@
 
 use std::time::Duration;
 
-use steward::mail::config::{ServeConfig, moderator_token_hash};
-use steward::mail::daemon::serve;
+use steward::judge::config::{ServeConfig, moderator_token_hash};
+use steward::judge::daemon::serve;
+use steward::judge::outbox::Via;
 use steward::mail::limits::{MAX_REPLY_BYTES, STRANGER_TEXT};
 use steward::mail::message::{Incoming, MessageError, is_mailable};
-use steward::mail::outbox::Via;
 use steward::mail::transport::{Fetched, Inbox, MaildirInbox, MaildirSender, TransportError, deliver};
 use steward::store::fsio::Durability;
 use steward::store::{Join, Meta, NewGame, Store};

@@ -5,8 +5,8 @@ use steward::engine::{Part, Tyres};
 use steward::mail::message::{
     Incoming, LoopReason, MAX_MESSAGE_BYTES, MAX_RAW_BYTES, MessageError, check_size, clean_body, html_to_text, unflow,
 };
-use steward::mail::orders::{Order, Stop, parse};
-use steward::mail::policy::Rule;
+use steward::orders::policy::Rule;
+use steward::orders::{Order, Stop, parse};
 
 use crate::support::root;
 
@@ -129,7 +129,7 @@ fn a_join_with_prose_around_it() {
         }
     );
     assert!(matches!(o[1], Order::Setup(w) if w.tyres == 6 && w.handling == 1 && w.total() == 20));
-    assert_eq!(o[2..], [Order::Tyres { dry: Tyres::Soft, wet: None }, Order::Lang(steward::mail::orders::Lang::Fr)]);
+    assert_eq!(o[2..], [Order::Tyres { dry: Tyres::Soft, wet: None }, Order::Lang(steward::words::Lang::Fr)]);
 }
 
 #[test]

@@ -27,7 +27,7 @@ mod transport;
 
 use std::path::{Path, PathBuf};
 
-use steward::mail::demo::DemoSpec;
+use steward::demo::DemoSpec;
 use steward::store::qualifying::GridMethod;
 
 /// A fresh scratch directory for test `name`.

@@ -2,9 +2,10 @@
 //! instead, receipts, and standing-order policies over priced options.
 
 use steward::engine::{Elimination, Fate, MoveOption, Part, Tyres, Wear};
-use steward::mail::orders::{Arg, Kw, Lang, Order, OrderError, RECEIPT_WIDTH, Stop, parse, receipt};
-use steward::mail::policy::{Decision, Policy, Rule, decide};
+use steward::orders::policy::{Decision, Policy, Rule, decide};
+use steward::orders::{Arg, Kw, Order, OrderError, RECEIPT_WIDTH, Stop, parse, receipt};
 use steward::track::SpaceIdx;
+use steward::words::Lang;
 
 /// The one order of a one-line text.
 fn one(text: &str) -> Order {
@@ -364,7 +365,7 @@ fn policies_pick_from_the_engine_options() {
     assert_eq!(label(decide(&p(&[]), &opts)), None, "no policy: the player is asked");
     // PIT: the cheapest option that ends at the box and keeps the car going (19-2-5), else the
     // next rule; without box knowledge it never decides.
-    use steward::mail::policy::decide_at;
+    use steward::orders::policy::decide_at;
     let boxes = [true, true, false, true, false, true];
     assert_eq!(label(decide_at(&p(&[Rule::Pit]), &opts, &boxes)).as_deref(), Some("stop D"));
     assert_eq!(label(decide_at(&p(&[Rule::Pit, Rule::Safest]), &opts, &[false; 6])).as_deref(), Some("E"));

@@ -6,7 +6,7 @@ use steward::dice::{LabelledDice, sim_key};
 use steward::engine::bot::Bot;
 use steward::engine::order::advance;
 use steward::engine::{Fate, MoveOption, RaceState, Rulebook, Step, resolve, roll};
-use steward::mail::policy::{Decision, Policy, Rule, apply, decide};
+use steward::orders::policy::{Decision, Policy, Rule, apply, decide};
 use steward::sim::field;
 use steward::store::replay::pick;
 use steward::track::load::resolve as track;

@@ -4,11 +4,11 @@
 //! its cars, subjects naming game, car and what is asked, the gear prompt as the engine allows
 //! it, plurals, and no trailing blank lines.
 
-use steward::mail::Lang;
-use steward::mail::demo::run;
+use steward::demo::run;
+use steward::judge::report::gear_prompt;
 use steward::mail::message::Incoming;
-use steward::mail::report::gear_prompt;
 use steward::store::Store;
+use steward::words::Lang;
 
 use super::scratch;
 
@@ -148,7 +148,7 @@ fn the_sheet_legend_in_english_and_french() {
     run(&spec).unwrap();
     let g = Store::new(dir.join("games")).load("rf", None).unwrap();
     // The French texts are rendered from the same report.
-    let r = steward::mail::report::report(&g, 0, Some(1), Lang::Fr);
+    let r = steward::judge::report::report(&g, 0, Some(1), Lang::Fr);
     let t = steward::mail::compose::Templates::new(None).unwrap();
     let text = t.render(Lang::Fr, "report", &r).unwrap();
     assert!(text.contains("tyr brk gas bod eng hdl = points de vie (PdV)"), "{text}");
@@ -156,7 +156,7 @@ fn the_sheet_legend_in_english_and_french() {
     assert!(en.contains("tyr brk gas bod eng hdl = wear points left"), "{en}");
     // The events in French too (issue 15), from the whole race: the moves, the gears, the
     // rolls; the roll lines the verifiers read stay as they are.
-    let whole = steward::mail::report::report(&g, 1, Some(1), Lang::Fr).summary;
+    let whole = steward::judge::report::report(&g, 1, Some(1), Lang::Fr).summary;
     assert!(whole.contains("la voiture 1 avance de ") && whole.contains("La voiture 2 annonce la vitesse"), "{whole}");
     for l in whole.lines() {
         let l = l.trim();
@@ -166,6 +166,6 @@ fn the_sheet_legend_in_english_and_french() {
         );
     }
     assert!(whole.lines().any(|l| l.trim().starts_with("roll ")), "{whole}");
-    let english = steward::mail::report::report(&g, 1, Some(1), Lang::En).summary;
+    let english = steward::judge::report::report(&g, 1, Some(1), Lang::En).summary;
     assert!(english.contains("car 1 moves "), "{english}");
 }

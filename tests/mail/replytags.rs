@@ -3,7 +3,7 @@
 //! Gmail, Outlook and iPhone quote), a stale or forged tag refused, the tag's limits, the EN and
 //! FR prompts, and the demo's players answering so.
 
-use steward::mail::demo::run;
+use steward::demo::run;
 use steward::mail::message::Incoming;
 use steward::store::Store;
 

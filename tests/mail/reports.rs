@@ -2,12 +2,13 @@
 //! a mail after each job, what the condensed report tells, the order in both languages, and
 //! the demo's mail count per player.
 
+use steward::demo::{DemoSpec, run};
 use steward::engine::MoveOption;
 use steward::engine::bot::Bot;
-use steward::mail::demo::{DemoSpec, run};
-use steward::mail::modes::ReportMode;
-use steward::mail::orders::{self, Lang, Order};
+use steward::orders::ReportMode;
+use steward::orders::{self, Order};
 use steward::store::Store;
+use steward::words::Lang;
 
 use super::daemon::{MOD, MOD_TOKEN};
 use super::desk::Desk;
@@ -249,21 +250,21 @@ fn the_demo_with_default_modes_mails_each_player_far_less_than_all() {
         // start and the end: at most the decisions plus 5 (issue 15); the reply to the POLICY
         // mail of a car that sent one; and a mail at most for each turn that did something to
         // the car its player did not do (`modes::hits`: a contact by another car, a spin ...).
-        let hit = g.turns.iter().filter(|t| steward::mail::modes::hits(t, p.car)).count();
+        let hit = g.turns.iter().filter(|t| steward::judge::modes::hits(t, p.car)).count();
         let policy = usize::from(p.car <= mine_spec.policy_cars);
         assert!(p.decisions > 10, "{p:?}");
         assert!(p.received <= p.decisions + 5 + policy + hit, "MINE: {p:?}, {hit} turns hit the car");
     }
     // ALL mails every player after every move of every car: at least once per decision any
     // player sent (a car out early sends few, the others keep being mailed theirs).
-    let decisions = |r: &steward::mail::demo::DemoResult| r.players.iter().map(|p| p.decisions).sum::<usize>();
+    let decisions = |r: &steward::demo::DemoResult| r.players.iter().map(|p| p.decisions).sum::<usize>();
     for p in &all.players {
         assert!(p.received >= decisions(&all), "ALL sends every move: {p:?}, {} decisions in all", decisions(&all));
     }
     // The players' mail per decision sent (the moderator, who created the game, gets every
     // report in both): the two races differ, and a race where cars go out early has fewer
     // moves to tell.
-    let sum = |r: &steward::mail::demo::DemoResult| r.players.iter().map(|p| p.received).sum::<usize>();
+    let sum = |r: &steward::demo::DemoResult| r.players.iter().map(|p| p.received).sum::<usize>();
     assert!(
         sum(&mine) * decisions(&all) * 3 < sum(&all) * decisions(&mine) * 2,
         "players' mails: MINE {} for {} decisions, ALL {} for {}",

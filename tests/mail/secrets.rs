@@ -189,8 +189,8 @@ fn display_names_are_cleaned_before_anyone_sees_them() {
     r.send_headers(&format!("From: =?utf-8?b?{b64}?= <eve@sec.invalid>\r\nSubject: join"), "JOIN g CAR 2");
     let g = Store::new(r.root.join("games")).load("g", None).unwrap();
     let name = g.now.players.iter().find(|p| p.car == 2).and_then(|p| p.name.clone()).unwrap();
-    assert!(!name.chars().any(steward::names::is_unsafe), "{name:?}");
-    assert!(name.chars().count() <= steward::names::MAX_NAME_CHARS, "{name:?}");
+    assert!(!name.chars().any(steward::words::names::is_unsafe), "{name:?}");
+    assert!(name.chars().count() <= steward::words::names::MAX_NAME_CHARS, "{name:?}");
     let to_p1: Vec<Out> = r.mails().into_iter().filter(|m| m.mailbox == "p1@sec.invalid").collect();
     let report = to_p1.last().expect("p1 is told of the join");
     for l in report.text.lines() {
@@ -222,7 +222,7 @@ impl Rig {
     }
 
     fn daemon_lang(&self, address: &str) -> Option<String> {
-        steward::mail::standing::Standing::open(&self.root.join("mail-state"), Durability::NoSync)
+        steward::judge::standing::Standing::open(&self.root.join("mail-state"), Durability::NoSync)
             .unwrap()
             .lang(address)
             .unwrap()
@@ -380,12 +380,12 @@ proptest! {
         let g = Store::new(r.root.join("games")).load("g", None).unwrap();
         for p in g.now.players.iter() {
             let name = p.name.as_deref().unwrap_or("");
-            prop_assert!(!name.chars().any(steward::names::is_unsafe), "unsafe name {name:?}");
-            prop_assert!(name.chars().count() <= steward::names::MAX_NAME_CHARS, "long name {name:?}");
+            prop_assert!(!name.chars().any(steward::words::names::is_unsafe), "unsafe name {name:?}");
+            prop_assert!(name.chars().count() <= steward::words::names::MAX_NAME_CHARS, "long name {name:?}");
         }
         for m in &out {
             prop_assert!(!m.text.contains(MOD_TOKEN) && !m.subject.contains(MOD_TOKEN), "moderator token to {}", m.mailbox);
-            let unsafe_char = m.text.chars().chain(m.subject.chars()).find(|&c| c != '\n' && c != '\r' && c != '\t' && steward::names::is_unsafe(c));
+            let unsafe_char = m.text.chars().chain(m.subject.chars()).find(|&c| c != '\n' && c != '\r' && c != '\t' && steward::words::names::is_unsafe(c));
             prop_assert!(unsafe_char.is_none(), "{unsafe_char:?} in a mail to {}: {}", m.mailbox, m.text);
         }
     }

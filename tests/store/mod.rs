@@ -39,7 +39,7 @@ pub fn python(args: &[&str]) -> Output {
 pub fn keep(dir: &Path, track: &str, cars: usize, laps: u16, races: u32, seed: u64) -> Vec<PathBuf> {
     let t = steward::track::load::resolve(track).unwrap();
     let cfg = SimConfig { cars, laps, races, seed, trace: None, weather: SimWeather::Dry, backmarkers: false };
-    steward::store::keep::run(&t, track, &Rulebook::competition_2004(), &cfg, dir, Durability::NoSync).unwrap();
+    steward::sim::keep::run(&t, track, &Rulebook::competition_2004(), &cfg, dir, Durability::NoSync).unwrap();
     let store = steward::store::Store::new(dir);
     store.list().unwrap().into_iter().map(|id| store.game_dir(&id)).collect()
 }

@@ -357,7 +357,7 @@ impl ImapInbox {
 
     /// An inbox that connects on its first call: for the long-running daemon when the server
     /// cannot be reached at start-up (it may be starting too), whose failed passes are then
-    /// waited out like any other ([`crate::mail::daemon::serve`]).
+    /// waited out like any other ([`crate::judge::daemon::serve`]).
     pub fn unconnected(cfg: ImapConfig) -> ImapInbox {
         ImapInbox { cfg, conn: None, more: false, reconnects: 0 }
     }

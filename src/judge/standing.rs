@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::ledger::key_name;
+use crate::judge::ledger::key_name;
 use crate::store::fsio::{Durability, write_atomic};
 
 /// A gear sent before the car's turn: used when the car is next asked for a gear.
@@ -68,7 +68,7 @@ pub struct ReportPrefs {
     pub mode: Option<String>,
     /// Where the player's last mail stopped; none yet: the job's first turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mark: Option<super::modes::Mark>,
+    pub mark: Option<crate::judge::modes::Mark>,
 }
 
 /// An address's preferences.
@@ -94,7 +94,7 @@ pub struct Inflight {
     /// The report marks (`<game>/<car>`) as they were before the job moved them: processed
     /// again, the job decides on these and sends the same mails.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub marks: std::collections::BTreeMap<String, super::modes::Mark>,
+    pub marks: std::collections::BTreeMap<String, crate::judge::modes::Mark>,
 }
 
 /// The mail an address sent in the last hour, for `rate_per_hour`: kept in the state directory

@@ -16,7 +16,7 @@ use crate::engine::order::leader;
 /// absences each driver took this season).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(in crate::mail) struct JudgeState {
+pub(in crate::judge) struct JudgeState {
     /// The moderator closed the game to observers (`OBSERVERS NO`).
     #[serde(default, skip_serializing_if = "is_false")]
     pub closed: bool,
@@ -38,7 +38,7 @@ fn is_false(b: &bool) -> bool {
 /// A car's absence: from one UTC day to another, both included.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(in crate::mail) struct Absence {
+pub(in crate::judge) struct Absence {
     /// The car.
     pub car: u8,
     /// First day, `YYYY-MM-DD`.
@@ -72,7 +72,7 @@ impl Daemon {
 
     /// A car's standing orders (its GEAR sent ahead, its POLICY) to act on or change: a file
     /// that cannot be read is the system's failure, never read as none and overwritten.
-    pub(super) fn car_orders(&self, game: &str, car: u8) -> Result<crate::mail::standing::CarOrders, DaemonError> {
+    pub(super) fn car_orders(&self, game: &str, car: u8) -> Result<crate::judge::standing::CarOrders, DaemonError> {
         self.standing.car(game, car).map_err(io("reading standing orders"))
     }
 
@@ -80,7 +80,7 @@ impl Daemon {
         &self,
         game: &str,
         car: u8,
-        o: &crate::mail::standing::CarOrders,
+        o: &crate::judge::standing::CarOrders,
     ) -> Result<(), DaemonError> {
         self.standing.set_car(game, car, o).map_err(io("writing standing orders"))
     }

@@ -8,6 +8,8 @@
 //! player may), but everything they do goes through mail and the order language: the same code
 //! paths as a real league.
 
+pub mod season;
+
 use std::path::{Path, PathBuf};
 
 use crate::engine::MoveOption;
@@ -15,12 +17,12 @@ use crate::engine::bot::Bot;
 use crate::store::fsio::Durability;
 use crate::store::{Game, Store};
 
-use super::config::{ModeratorConfig, ServeConfig, moderator_token_hash};
-use super::daemon::{Daemon, DaemonError};
-use super::message::Incoming;
-use super::modes::ReportMode;
-use super::outbox::Via;
-use super::transport::{Inbox, MaildirInbox, MaildirSender, deliver};
+use crate::judge::config::{ModeratorConfig, ServeConfig, moderator_token_hash};
+use crate::judge::daemon::{Daemon, DaemonError};
+use crate::judge::outbox::Via;
+use crate::mail::message::Incoming;
+use crate::mail::transport::{Inbox, MaildirInbox, MaildirSender, deliver};
+use crate::orders::ReportMode;
 use crate::store::qualifying::GridMethod;
 
 /// The moderator's address in the demo.
@@ -240,8 +242,8 @@ pub(super) fn local_daemon(
         .push(ModeratorConfig { address: MODERATOR.into(), token_sha256: moderator_token_hash(MODERATOR_TOKEN) });
     cfg.rate_per_hour = u32::MAX;
     let inbox_dir = match &cfg.inbox {
-        super::config::InboxConfig::Maildir { dir } => dir.clone(),
-        super::config::InboxConfig::Imap(_) => unreachable!("a local daemon reads a Maildir"),
+        crate::judge::config::InboxConfig::Maildir { dir } => dir.clone(),
+        crate::judge::config::InboxConfig::Imap(_) => unreachable!("a local daemon reads a Maildir"),
     };
     let daemon = Daemon::new(cfg, Durability::NoSync)?;
     let inbox = MaildirInbox::open(&inbox_dir)?;
@@ -288,7 +290,7 @@ pub fn run_with(
             "join",
             &format!(
                 "JOIN {game} CAR {car} PHRASE demo driver {car} says hello\nSETUP tyres=6 brakes=3 gas=3 body=3 engine=3 handling=2\nTYRES hard WET rain{}",
-                spec.reports.map(|m| format!("\nREPORTS {}", m.word(super::Lang::En))).unwrap_or_default()
+                spec.reports.map(|m| format!("\nREPORTS {}", m.word(crate::words::Lang::En))).unwrap_or_default()
             ),
         )?;
         players.push(Player::new(&address, car, &sender.mailbox_of(&address), car <= spec.policy_cars)?);
@@ -351,7 +353,7 @@ pub fn run_with(
             .collect(),
         game_dir: store.game_dir(&game),
         mails_in,
-        mails_out: daemon.outbox().sent().map_err(super::daemon::io("reading the outbox"))?.len(),
+        mails_out: daemon.outbox().sent().map_err(crate::judge::daemon::io("reading the outbox"))?.len(),
         final_text: crate::store::show::show(&g),
     })
 }

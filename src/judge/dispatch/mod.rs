@@ -19,16 +19,17 @@ use crate::store::qualifying::GridMethod;
 use crate::store::replay::sha256_hex;
 use crate::store::{By, Game, Handle, Join, Meta, Moderation, NewGame, Stamp, StoreError};
 
-use super::compose::Draft;
-use super::config::moderator_token_hash;
-use super::daemon::{Daemon, DaemonError, Job, io};
-use super::limits::MAX_ORDERS;
-use super::message::Incoming;
-use super::modes::ReportMode;
-use super::orders::{Order, Parsed, receipt};
-use super::policy::{Decision, decide_at};
-use super::standing::QueuedGear;
-use super::{Lang, orders};
+use crate::judge::config::moderator_token_hash;
+use crate::judge::daemon::{Daemon, DaemonError, Job, io};
+use crate::judge::standing::QueuedGear;
+use crate::mail::compose::Draft;
+use crate::mail::limits::MAX_ORDERS;
+use crate::mail::message::Incoming;
+use crate::orders;
+use crate::orders::ReportMode;
+use crate::orders::policy::{Decision, decide_at};
+use crate::orders::{Order, Parsed, receipt};
+use crate::words::Lang;
 
 /// Most moves the daemon plays in a row for bots and standing orders before it lets the next
 /// message in (a race of bots plays on at the next pass).
@@ -444,7 +445,7 @@ impl Daemon {
             Order::League { league, action } => self.league_order(job, league, action),
             Order::Join { game, car, password, phrase } => {
                 let mut h = self.open(game)?;
-                if let Some((l, n)) = super::league::league_of_game(&self.store.dir, game)
+                if let Some((l, n)) = crate::judge::league::league_of_game(&self.store.dir, game)
                     && let Some(team) = l.marshal_team(n)
                     && l.driver(&job.sender).is_some_and(|d| d.team.as_deref() == Some(team))
                 {
@@ -486,7 +487,7 @@ impl Daemon {
                     // A league driver joining a race of the league brings the driver points it
                     // holds for that race (002, ruling 45).
                     let games = &self.store.dir;
-                    let driver_points = super::league::league_of_game(games, game)
+                    let driver_points = crate::judge::league::league_of_game(games, game)
                         .filter(|(l, _)| l.driver(&job.sender).is_some())
                         .and_then(|(l, n)| crate::league::results::driver_points_for(games, &l, &job.sender, n).ok())
                         .map_or(0, |p| p.min(u32::from(u8::MAX)) as u8);
@@ -511,7 +512,7 @@ impl Daemon {
                 let g = h.game();
                 let ctx = serde_json::json!({
                     "game": game, "car": number, "token": token, "track": g.track.title, "laps": g.setup.laps,
-                    "proof": crate::mail::report::proof(g),
+                    "proof": crate::judge::report::proof(g),
                 });
                 let text = self.templates.render(lang, "welcome", ctx).map_err(DaemonError::from)?;
                 // The token goes to the address that joined, never to a Reply-To: whoever
@@ -668,7 +669,7 @@ impl Daemon {
                     return Err(format!("A game `{game}` exists already.").into());
                 }
                 let track_file =
-                    super::tracks::track_file(track, self.cfg.tracks.as_deref()).map_err(|e| e.to_string())?;
+                    crate::judge::tracks::track_file(track, self.cfg.tracks.as_deref()).map_err(|e| e.to_string())?;
                 let req = NewGame {
                     id: game.clone(),
                     track: track_file.to_string_lossy().into_owned(),
@@ -696,7 +697,7 @@ impl Daemon {
                 let meta = self.meta(job, None);
                 self.store.create(&req, seed, meta).map_err(store_failure(game))?;
                 let settings =
-                    super::standing::GameSettings { created_by: Some(job.sender.clone()), ..Default::default() };
+                    crate::judge::standing::GameSettings { created_by: Some(job.sender.clone()), ..Default::default() };
                 self.standing.set_game(game, &settings).map_err(io("writing the game's settings"))?;
                 job.applied = true;
                 self.marshal_news(job, game);

@@ -370,11 +370,11 @@ fn remove_if_there(p: &Path) -> io::Result<()> {
     }
 }
 
-/// Delivery through any transport [`Sender`](super::transport::Sender), with the reply's id
+/// Delivery through any transport [`Sender`](crate::mail::transport::Sender), with the reply's id
 /// (`send_once`: exactly once into a Maildir, at least once over SMTP).
 pub struct Via<S>(pub S);
 
-impl<S: super::transport::Sender> Deliver for Via<S> {
+impl<S: crate::mail::transport::Sender> Deliver for Via<S> {
     fn deliver(&mut self, id: &str, from: &str, to: &[String], raw: &[u8]) -> Delivery {
         match self.0.send_once(id, from, to, raw) {
             Ok(()) => Delivery::Done,

@@ -13,8 +13,8 @@ use crate::league::config::{BidRecord, GridMethod, League, RaceRecord};
 use crate::league::results::{league_standings, referee};
 use crate::league::{grid, table};
 
-use super::daemon::DaemonError;
-use super::demo::{MODERATOR, MODERATOR_TOKEN, Player, STEWARD, daemon_pass, local_daemon, say, send_reply};
+use crate::demo::{MODERATOR, MODERATOR_TOKEN, Player, STEWARD, daemon_pass, local_daemon, say, send_reply};
+use crate::judge::daemon::DaemonError;
 
 /// What season to run.
 #[derive(Clone, Debug)]

@@ -6,10 +6,10 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::Subcommand;
 
-use crate::mail::config::{InboxConfig, SendConfig, ServeConfig, moderator_token_hash};
-use crate::mail::daemon::Daemon;
-use crate::mail::demo::{DemoSpec, run as run_demo};
-use crate::mail::outbox::Via;
+use crate::demo::{DemoSpec, run as run_demo};
+use crate::judge::config::{InboxConfig, SendConfig, ServeConfig, moderator_token_hash};
+use crate::judge::daemon::Daemon;
+use crate::judge::outbox::Via;
 use crate::mail::transport::{ImapInbox, Inbox, MaildirInbox, MaildirSender, SmtpSender};
 use crate::store::fsio::Durability;
 
@@ -82,12 +82,12 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
                     }
                 }
             };
-            let mut via: Box<dyn crate::mail::outbox::Deliver> = match &cfg.send {
-                SendConfig::Maildir { dir } => Box::new(crate::mail::outbox::Via(MaildirSender::per_recipient(dir))),
+            let mut via: Box<dyn crate::judge::outbox::Deliver> = match &cfg.send {
+                SendConfig::Maildir { dir } => Box::new(crate::judge::outbox::Via(MaildirSender::per_recipient(dir))),
                 SendConfig::Smtp(c) => Box::new(Via(SmtpSender::new(c.transport()?)?)),
             };
             eprintln!("steward serve: games in {}, state in {}", cfg.games.display(), cfg.state.display());
-            let say = |p: &crate::mail::daemon::Pass| {
+            let say = |p: &crate::judge::daemon::Pass| {
                 if p.processed > 0 || p.deadlines > 0 || p.flushed.sent > 0 || p.flushed.failed > 0 {
                     eprintln!(
                         "steward serve: {} message(s) processed, {} deadline job(s), {} sent, {} deferred, {} failed",
@@ -103,7 +103,7 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
                 })?;
             } else {
                 // Until stopped: a full disk or the mailbox server restarting is waited out.
-                crate::mail::daemon::serve(
+                crate::judge::daemon::serve(
                     &cfg,
                     Durability::Sync,
                     inbox.as_mut(),
@@ -118,7 +118,7 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         MailCommand::Demo { dir, track, cars, laps, grid, backmarkers, reports } => {
-            let reports = crate::mail::modes::ReportMode::parse(&crate::mail::orders::squash(&reports))
+            let reports = crate::orders::ReportMode::parse(&crate::orders::squash(&reports))
                 .with_context(|| format!("unknown report mode `{reports}` (mine, round, all, none)"))?;
             let grid = crate::store::qualifying::GridMethod::parse(&grid)
                 .with_context(|| format!("unknown grid `{grid}` (join, qualifying, qualifying-black-die)"))?;
@@ -145,7 +145,7 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
                 policy_cars: cars / 2,
                 grid,
                 backmarkers,
-                reports: (reports != crate::mail::modes::ReportMode::Mine).then_some(reports),
+                reports: (reports != crate::orders::ReportMode::Mine).then_some(reports),
             };
             let r = run_demo(&spec)?;
             outln!("{}", r.final_text);

@@ -10,13 +10,13 @@ use serde::Serialize;
 
 use crate::engine::gearbox::GearChange;
 use crate::engine::order::race_distance;
-use crate::mail::Lang;
 use crate::mail::compose::Png;
 use crate::render::board::{BoardMarks, PlacedCar, draw, draw_all_cars};
 use crate::render::picture::{CarMark, Marks, mail_png};
 use crate::store::Game;
 use crate::store::show::{awaited, board_marks, final_marks, sheets, turn_summary};
 use crate::track::SpaceIdx;
+use crate::words::Lang;
 
 /// Most turns summarised in one report; older ones are left to `HISTORY`.
 pub const MAX_TURNS: usize = 40;
@@ -241,7 +241,7 @@ pub fn report_in(game: &Game, first: u32, recipient: Option<u8>, lang: Lang, boa
     }
     awaited(game, last, &mut r.awaited);
     if lang == Lang::Fr {
-        r.summary = super::french::summary(&r.summary);
+        r.summary = crate::words::french::summary(&r.summary);
     }
     r.summary = plurals(&r.summary);
     r.awaited = plurals(&r.awaited);

@@ -13,18 +13,19 @@ use crate::engine::bot::Bot;
 use crate::store::fsio::Durability;
 use crate::store::{Stamp, Store, StoreError};
 
-use super::compose::{Draft, TemplateError, Templates, build};
-use super::config::ServeConfig;
-use super::ledger::{Entry, Ledger, key_name};
-use super::limits::{STRANGER_TEXT, cap_text};
-use super::message::{Incoming, check_size};
-use super::outbox::{Deliver, Envelope, Flushed, Outbox};
-use super::report::Boards;
-use super::secrets::Secrets;
-use super::standing::{Inflight, Standing};
-use super::tag::{ReplyTag, TagError, TagKey};
-use super::transport::{Inbox, TransportError};
-use super::{Lang, orders};
+use crate::judge::config::ServeConfig;
+use crate::judge::ledger::{Entry, Ledger, key_name};
+use crate::judge::outbox::{Deliver, Envelope, Flushed, Outbox};
+use crate::judge::report::Boards;
+use crate::judge::standing::{Inflight, Standing};
+use crate::mail::compose::{Draft, TemplateError, Templates, build};
+use crate::mail::limits::{STRANGER_TEXT, cap_text};
+use crate::mail::message::{Incoming, check_size};
+use crate::mail::secrets::Secrets;
+use crate::mail::tag::{ReplyTag, TagError, TagKey};
+use crate::mail::transport::{Inbox, TransportError};
+use crate::orders;
+use crate::words::Lang;
 
 /// What stops the daemon (a player's bad order never does: it gets a receipt).
 #[derive(Debug, thiserror::Error)]
@@ -68,7 +69,7 @@ impl DaemonError {
     }
 }
 
-pub(super) fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> DaemonError {
+pub(crate) fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> DaemonError {
     let what = what.into();
     move |source| DaemonError::Io { what, source }
 }
@@ -86,14 +87,14 @@ pub(super) struct Job {
     /// Where each touched game's report starts.
     pub first: std::collections::BTreeMap<String, u32>,
     /// The report marks this job moves, as they were before it (kept across a crash).
-    pub marks: std::collections::BTreeMap<String, super::modes::Mark>,
+    pub marks: std::collections::BTreeMap<String, crate::judge::modes::Mark>,
     /// Replies to send (masked: `secrets`).
     pub drafts: Vec<Draft>,
     /// Mails carrying a secret to the address it belongs to (a welcome and its token): the
     /// only drafts not masked.
     pub secret_drafts: Vec<Draft>,
     /// What the sender wrote that must not be echoed (docs/orders.md).
-    pub secrets: super::secrets::Secrets,
+    pub secrets: crate::mail::secrets::Secrets,
     /// Notes for the sender's receipt.
     pub notes: Vec<String>,
     /// Whether any order was applied.
@@ -101,7 +102,7 @@ pub(super) struct Job {
     /// Games whose players must get a report, with extra lines for it.
     pub announce: Vec<(String, String)>,
     /// What the sender's reply carries besides the notes.
-    pub extras: super::dispatch::SenderExtras,
+    pub extras: crate::judge::dispatch::SenderExtras,
     /// Whether the sender is a stranger to the mail's game (not a player of it, not a
     /// moderator) whose mail applied nothing: they get a short reply (`limits`).
     pub stranger: bool,
@@ -142,7 +143,7 @@ pub struct Daemon {
     /// their players.
     pub(super) boards: Boards,
     /// Each game's last turn as the deadline scan last read it.
-    pub(super) last_turns: super::dispatch::unasked::LastTurns,
+    pub(super) last_turns: crate::judge::dispatch::unasked::LastTurns,
 }
 
 impl Daemon {
@@ -338,7 +339,7 @@ impl Daemon {
         let mut parsed = orders::parse(&msg.body);
         job.tag = self.reply_tag(&msg);
         if let Some(Ok(_)) = &job.tag {
-            super::tag::read_bare(&mut parsed);
+            crate::mail::tag::read_bare(&mut parsed);
         }
         self.handle(&mut job, &msg, &parsed)?;
         entry.outcome = if job.applied { "applied".into() } else { "answered".into() };

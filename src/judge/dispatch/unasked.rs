@@ -7,7 +7,7 @@ use super::*;
 impl Daemon {
     /// Plays on while the car awaited can be played without asking anyone: bot cars, gears sent
     /// ahead, standing policies.
-    pub(in crate::mail) fn cascade(&mut self, job: &mut Job, game: &str) -> Result<(), DaemonError> {
+    pub(in crate::judge) fn cascade(&mut self, job: &mut Job, game: &str) -> Result<(), DaemonError> {
         let mut h = match self.store.open(game) {
             Ok(h) => h,
             Err(source) => return Err(DaemonError::Store { game: game.into(), source }),

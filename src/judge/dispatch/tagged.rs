@@ -9,7 +9,7 @@ impl Daemon {
     /// The signed reply address of a prompt to car `car` of `g` at its last turn: `None` unless
     /// the car is awaited (its gear or its choice) in a game neither paused nor over, or when
     /// the daemon's address leaves no room for a tag.
-    pub(in crate::mail) fn prompt_address(&self, g: &Game, car: u8) -> Option<String> {
+    pub(in crate::judge) fn prompt_address(&self, g: &Game, car: u8) -> Option<String> {
         if g.now.over || g.now.paused || !g.awaited_cars().iter().any(|(c, _)| *c == car) {
             return None;
         }
@@ -19,7 +19,7 @@ impl Daemon {
 
     /// The tag of the first of the mail's recipients that is a tagged daemon address: verified,
     /// or why it is refused (a valid one wins over a refused one).
-    pub(in crate::mail) fn reply_tag(&self, msg: &Incoming) -> Option<Result<ReplyTag, TagError>> {
+    pub(in crate::judge) fn reply_tag(&self, msg: &Incoming) -> Option<Result<ReplyTag, TagError>> {
         let mut refused = None;
         for a in &msg.recipients {
             let Some(tag) = tag_in(&self.cfg.address, a) else { continue };

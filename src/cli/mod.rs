@@ -1,5 +1,9 @@
 //! The command line: parses arguments with clap and calls the library. No rule logic lives here.
 
+pub mod game;
+pub mod league;
+pub mod mail;
+
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -113,11 +117,11 @@ enum Command {
     },
     /// Leagues: a season of races, drivers, teams, grids and standings (docs/leagues.md).
     #[command(subcommand)]
-    League(crate::league_cli::LeagueCommand),
+    League(crate::cli::league::LeagueCommand),
     #[command(flatten)]
-    Game(crate::game_cli::GameCommand),
+    Game(crate::cli::game::GameCommand),
     #[command(flatten)]
-    Mail(crate::mail_cli::MailCommand),
+    Mail(crate::cli::mail::MailCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -199,8 +203,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             out!("{report}");
             Ok(if failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
-        Command::Game(g) => crate::game_cli::run(g),
-        Command::League(l) => crate::league_cli::run(l),
+        Command::Game(g) => crate::cli::game::run(g),
+        Command::League(l) => crate::cli::league::run(l),
         Command::Site { games, out } => {
             let b = crate::site::build(&games, &out)?;
             outln!(
@@ -214,17 +218,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Qualify { track: name, cars, seed, weather, ties, profile, toggles } => {
             let rules = crate::engine::Rulebook::from_cli(&profile, toggles.as_deref())?;
-            let weather = crate::qualify::SessionWeather::parse(&weather)
+            let weather = crate::sim::qualifying::SessionWeather::parse(&weather)
                 .with_context(|| format!("unknown weather `{weather}` (dry, wet, track)"))?;
             let tie = crate::engine::qualifying::TieBreak::parse(&ties)
                 .with_context(|| format!("unknown tie-break `{ties}` (completion, black-die)"))?;
             let t = track::load::resolve(&name)?;
             anyhow::ensure!((1..=99).contains(&cars), "--cars must be 1 to 99");
-            let s = crate::qualify::run(&t, &crate::qualify::SessionConfig { cars, seed, weather, tie, rules })?;
-            out!("{}", crate::qualify::report(&t, &s));
+            let s = crate::sim::qualifying::run(
+                &t,
+                &crate::sim::qualifying::SessionConfig { cars, seed, weather, tie, rules },
+            )?;
+            out!("{}", crate::sim::qualifying::report(&t, &s));
             Ok(ExitCode::SUCCESS)
         }
-        Command::Mail(m) => crate::mail_cli::run(m),
+        Command::Mail(m) => crate::cli::mail::run(m),
         Command::Sim {
             track: name,
             cars,
@@ -262,12 +269,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if let Some(dir) = keep {
                 let sync =
                     if no_sync { crate::store::fsio::Durability::NoSync } else { crate::store::fsio::Durability::Sync };
-                return match crate::store::keep::run(&t, &name, &rules, &cfg, &dir, sync) {
+                return match crate::sim::keep::run(&t, &name, &rules, &cfg, &dir, sync) {
                     Ok(text) => {
                         out!("{text}");
                         Ok(ExitCode::SUCCESS)
                     }
-                    Err(crate::store::keep::KeepError::Broken(e)) => {
+                    Err(crate::sim::keep::KeepError::Broken(e)) => {
                         eprintln!("steward: engine invariant broken: {e}");
                         Ok(ExitCode::from(1))
                     }

@@ -1,34 +1,7 @@
 //! The words of the order language in English and French, in one table, so the parser, the
 //! error messages ("write GEAR 4" / "écrivez VITESSE 4") and docs/orders.md agree.
 
-/// A language of the receipts and of the examples in error messages.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
-pub enum Lang {
-    /// English.
-    #[default]
-    En,
-    /// French.
-    Fr,
-}
-
-impl Lang {
-    /// Reads `en`/`fr` (and `english`, `anglais`, `french`, `francais`, `français`).
-    pub fn parse(folded: &str) -> Option<Lang> {
-        match folded {
-            "en" | "eng" | "english" | "anglais" => Some(Lang::En),
-            "fr" | "fra" | "french" | "francais" => Some(Lang::Fr),
-            _ => None,
-        }
-    }
-
-    /// The code written in `LANG`.
-    pub fn code(self) -> &'static str {
-        match self {
-            Lang::En => "en",
-            Lang::Fr => "fr",
-        }
-    }
-}
+use crate::words::Lang;
 
 /// An order's keyword (the first word of its line).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::transport::{self, ProcessedMark, Secret as TSecret, Security};
+use crate::mail::transport::{self, ProcessedMark, Secret as TSecret, Security};
 
 /// The whole configuration.
 #[derive(Clone, Debug, Deserialize)]
@@ -79,7 +79,7 @@ fn default_poll() -> u64 {
     30
 }
 fn default_max_bytes() -> usize {
-    super::message::MAX_MESSAGE_BYTES
+    crate::mail::message::MAX_MESSAGE_BYTES
 }
 fn default_rate() -> u32 {
     60
@@ -319,7 +319,7 @@ impl ServeConfig {
         if !self.address.contains('@') {
             return Err(ConfigError::Invalid(format!("address `{}` is not a mail address", self.address)));
         }
-        if super::Lang::parse(&self.language.to_lowercase()).is_none() {
+        if crate::words::Lang::parse(&self.language.to_lowercase()).is_none() {
             return Err(ConfigError::Invalid(format!("language `{}`: write en or fr", self.language)));
         }
         for m in &self.moderators {
@@ -342,7 +342,7 @@ impl ServeConfig {
             state: root.join("mail-state"),
             language: default_lang(),
             poll_seconds: 1,
-            max_message_bytes: super::message::MAX_MESSAGE_BYTES,
+            max_message_bytes: crate::mail::message::MAX_MESSAGE_BYTES,
             rate_per_hour: default_rate(),
             reminder_hours: default_reminder(),
             inbox: InboxConfig::Maildir { dir: root.join("mail").join(address) },

@@ -11,10 +11,10 @@ use crate::league::table;
 use crate::store::Game;
 use crate::store::replay::token_hash;
 
-use super::compose::Draft;
-use super::daemon::{Daemon, DaemonError, Job};
-use super::dispatch::Failure;
-use super::orders::LeagueAction;
+use crate::judge::daemon::{Daemon, DaemonError, Job};
+use crate::judge::dispatch::Failure;
+use crate::mail::compose::Draft;
+use crate::orders::LeagueAction;
 
 /// Every league in the games directory (the directories holding a `league.toml`), by name.
 pub fn leagues(games: &Path) -> Vec<League> {

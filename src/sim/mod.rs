@@ -1,6 +1,9 @@
 //! Whole bot races: `steward sim`. Drives the pure engine with the bot policy and labelled dice,
 //! checks the engine's invariants after every move, and summarises deterministically.
 
+pub mod keep;
+pub mod qualifying;
+
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 

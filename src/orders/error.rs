@@ -3,8 +3,9 @@
 
 use thiserror::Error;
 
-use super::keyword::{Kw, Lang};
+use super::keyword::Kw;
 use crate::engine::car::SetupError;
+use crate::words::Lang;
 
 /// A refused line. The English text is the `Display`; [`OrderError::message`] gives either
 /// language.

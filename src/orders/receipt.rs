@@ -2,8 +2,9 @@
 //! refused line what to write instead. Plain text within [`RECEIPT_WIDTH`] columns, so every
 //! mail client shows it whole.
 
-use super::keyword::{Kw, Lang, squash};
+use super::keyword::{Kw, squash};
 use super::{Line, Parsed};
+use crate::words::Lang;
 
 /// Widest receipt line, in characters.
 pub const RECEIPT_WIDTH: usize = 78;

@@ -3,18 +3,19 @@
 //! Split from the orders of a message (`super`).
 
 use super::*;
+use crate::judge::modes::{self, Mark};
+use crate::judge::report::{Boards, report_in};
+use crate::judge::standing::{Inflight, ReportPrefs};
 use crate::mail::compose::Picture;
 use crate::mail::limits::{ECHO_BYTES, ECHO_LINES, STRANGER_ECHO_LINES, STRANGER_TEXT, cap_receipt, cap_text};
-use crate::mail::modes::{self, Mark, ReportMode};
-use crate::mail::report::{Boards, report_in};
 use crate::mail::secrets::visible;
-use crate::mail::standing::{Inflight, ReportPrefs};
+use crate::orders::ReportMode;
 
 impl Daemon {
     /// The replies of a job: the sender's (receipt, help, the reports they asked for or that
     /// concern them), every other player's report of each game touched, and the job's own
     /// drafts (welcome, copies, reminders).
-    pub(in crate::mail) fn finish_job(
+    pub(in crate::judge) fn finish_job(
         &mut self,
         job: &mut Job,
         msg: Option<&Incoming>,
@@ -302,8 +303,8 @@ impl Daemon {
     ) -> Result<String, DaemonError> {
         let mut r = report_in(g, first, car, lang, Some(&self.boards));
         if let Some(s) = summary {
-            let s = if lang == Lang::Fr { crate::mail::french::summary(&s) } else { s };
-            r.summary = crate::mail::report::plurals(&s);
+            let s = if lang == Lang::Fr { crate::words::french::summary(&s) } else { s };
+            r.summary = crate::judge::report::plurals(&s);
         }
         if let Some(you) = r.you {
             r.reply = self.prompt_address(g, you);
@@ -316,14 +317,14 @@ impl Daemon {
         }
         for e in extra {
             // The daemon's announcements, in the recipient's language (`templates/fr/events.toml`).
-            let e = if lang == Lang::Fr { crate::mail::french::summary(e) } else { e.to_string() };
+            let e = if lang == Lang::Fr { crate::words::french::summary(e) } else { e.to_string() };
             r.summary = format!("{e}\n{}", r.summary);
         }
         Ok(self.templates.render(lang, "report", &r)?)
     }
 }
 
-/// The picture of the board a report to the player of `car` shows ([`crate::mail::report::board_picture`]),
+/// The picture of the board a report to the player of `car` shows ([`crate::judge::report::board_picture`]),
 /// with its alternative text in `lang`, drawn once for the players of one position.
 fn board_picture(boards: &Boards, g: &Game, car: Option<u8>, lang: Lang) -> Option<Picture> {
     let png = boards.picture(g, car)?;
@@ -337,7 +338,7 @@ fn board_picture(boards: &Boards, g: &Game, car: Option<u8>, lang: Lang) -> Opti
 /// The subject of a game's report to the player of `car` (none: the game's creator), in
 /// `lang`: the game, the car and what is asked of it, and the turn:
 /// `[gp1] car 3: your gear (turn 241)`, `[gp1] voiture 3 : annoncez votre vitesse (tour 241)`.
-pub(in crate::mail) fn subject(g: &Game, car: Option<u8>, lang: Lang) -> String {
+pub(in crate::judge) fn subject(g: &Game, car: Option<u8>, lang: Lang) -> String {
     let fr = lang == Lang::Fr;
     let last = g.turns.last().expect("a game has turn 0");
     let awaited = g.awaited_cars();

@@ -239,7 +239,7 @@ pub fn run(cmd: LeagueCommand) -> Result<ExitCode> {
             if drivers < 2 || drivers % 2 == 1 {
                 bail!("--drivers must be even (teams of two), not {drivers}");
             }
-            let spec = crate::mail::season::SeasonSpec {
+            let spec = crate::demo::season::SeasonSpec {
                 dir: dir.clone(),
                 league: "demo-league".into(),
                 races,
@@ -248,7 +248,7 @@ pub fn run(cmd: LeagueCommand) -> Result<ExitCode> {
                 tracks: crate::track::load::shipped_names(),
                 seed,
             };
-            let r = crate::mail::season::run(&spec)?;
+            let r = crate::demo::season::run(&spec)?;
             out!("{}", r.table);
             outln!();
             outln!("{} races, {} mails read; games in {}", r.games.len(), r.mails_in, dir.join("games").display());

@@ -5,17 +5,21 @@
 
 mod error;
 mod keyword;
+pub mod policy;
 mod receipt;
+mod report_mode;
 
 pub use error::{Arg, OrderError};
-pub use keyword::{Kw, Lang, fold, squash};
+pub use keyword::{Kw, fold, squash};
 pub use receipt::{RECEIPT_WIDTH, masked, receipt};
+pub use report_mode::ReportMode;
 
 use crate::engine::pits::PitChoice;
 use crate::engine::weather::Forecast;
 use crate::engine::{Part, Setup, Tyres, Wear};
-use crate::mail::policy::{Policy, Rule};
+use crate::orders::policy::{Policy, Rule};
 use crate::store::qualifying::GridMethod;
+use crate::words::Lang;
 
 /// Pit stop type (19-3 quick, 19-4 long).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -89,7 +93,7 @@ pub enum Order {
     /// The language of the replies.
     Lang(Lang),
     /// Which reports the player of the mail's car gets (docs/orders.md).
-    Reports(crate::mail::modes::ReportMode),
+    Reports(crate::orders::ReportMode),
     /// Moderator: create a game.
     Create {
         /// Its name.
@@ -640,7 +644,7 @@ fn order(k: Kw, args: &[&str], line: &str) -> Result<Order, OrderError> {
         }
         Kw::Reports => {
             let Some(w) = args.first() else { return Err(OrderError::Missing { order: k, what: Arg::ReportMode }) };
-            let m = crate::mail::modes::ReportMode::parse(&squash(w)).ok_or_else(|| OrderError::Invalid {
+            let m = crate::orders::ReportMode::parse(&squash(w)).ok_or_else(|| OrderError::Invalid {
                 order: k,
                 what: Arg::ReportMode,
                 got: w.to_string(),

@@ -19,10 +19,10 @@ use crate::engine::bot::Bot;
 use crate::sim::{Broken, RaceResult, SimConfig, check, summary};
 use crate::track::Track;
 
-use super::driver::{Handle, Join, Meta, NewGame, Store};
-use super::error::StoreError;
-use super::fsio::Durability;
-use super::time::Stamp;
+use crate::store::driver::{Handle, Join, Meta, NewGame, Store};
+use crate::store::error::StoreError;
+use crate::store::fsio::Durability;
+use crate::store::time::Stamp;
 
 /// Moves after which a race is declared stuck.
 const MAX_MOVES: u32 = 20_000;
