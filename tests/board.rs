@@ -425,7 +425,7 @@ fn cars_file_errors_name_the_line_and_the_space() {
 // on the left.
 
 fn odd_track() -> Track {
-    use steward::track::model::{SpaceDraft, TrackBuilder};
+    use steward::track::{SpaceDraft, TrackBuilder};
     use steward::track::{SpaceKind, Weather, WeatherTable};
     let mut b = TrackBuilder::new("odd", "Odd Oval (Nürburg)", 4, WeatherTable::new([Weather::Sun; 20]));
     let mut lanes: Vec<Vec<SpaceIdx>> = vec![Vec::new(); 4];

@@ -6,9 +6,10 @@
 use std::path::Path;
 
 use steward::engine::FixedDice;
+use steward::league::classification::{CarOutcome, Ending, Placed, classify};
 use steward::league::config::{BidRecord, GridMethod, League, LeagueError, RaceRecord};
 use steward::league::grid::grid;
-use steward::league::scoring::{CarOutcome, Ending, Placed, Scoring, TeamTies, classify, standings};
+use steward::league::scoring::{Scoring, TeamTies, standings};
 
 /// A race where `order` finished in that order.
 fn race(order: &[&str]) -> Vec<Placed> {

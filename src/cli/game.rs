@@ -293,14 +293,14 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
         } => {
             let finish_by_portion = match finish_ties.as_str() {
                 "crossing" => false,
-                crate::store::driver::FINISH_PORTION => true,
+                crate::store::files::FINISH_PORTION => true,
                 w => bail!("unknown --finish-ties `{w}` (crossing, portion)"),
             };
             let pit_choice = PitChoice::parse(&pit_choice)
                 .with_context(|| format!("unknown --pit-choice `{pit_choice}` (grid, reverse-grid)"))?;
             let lap_third_weather = match weather_checks.as_str() {
                 "rolls" => false,
-                crate::store::driver::LAP_THIRDS => true,
+                crate::store::files::LAP_THIRDS => true,
                 w => bail!("unknown --weather-checks `{w}` (rolls, lap-thirds)"),
             };
             let grid = GridMethod::parse(&grid)

@@ -254,7 +254,7 @@ pub fn run(cmd: LeagueCommand) -> Result<ExitCode> {
             outln!("{} races, {} mails read; games in {}", r.games.len(), r.mails_in, dir.join("games").display());
             outln!(
                 "check every race: {} verify --games {} <game>",
-                crate::cli::self_command(),
+                super::program::self_command(),
                 dir.join("games").display()
             );
         }

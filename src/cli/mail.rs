@@ -168,7 +168,7 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
             outln!("Game directory: {}", r.game_dir.display());
             outln!(
                 "Check every roll: {} verify --games {} {}",
-                crate::cli::self_command(),
+                super::program::self_command(),
                 r.game_dir.parent().map(|p| p.display().to_string()).unwrap_or_default(),
                 r.game_dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
             );

@@ -3,15 +3,14 @@
 pub mod game;
 pub mod league;
 pub mod mail;
+mod program;
+mod track;
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-
-use crate::track::{self, info::TrackInfo};
 
 /// How the help texts cite the rules (shown under every `--help`).
 const REFERENCES: &str = "How the help cites the rules: numbers like 10-2-1 or (1-3-2) are articles of the 2004 \
@@ -31,7 +30,7 @@ pub struct Cli {
 enum Command {
     /// Tracks: check, describe, import and draw them.
     #[command(subcommand)]
-    Track(TrackCommand),
+    Track(track::TrackCommand),
     /// Run rulebook cases (`tests/scenarios/*.toml`); exits 1 with a readable diff on any failure.
     Scenario {
         /// Case files or directories of them.
@@ -124,44 +123,6 @@ enum Command {
     Mail(crate::cli::mail::MailCommand),
 }
 
-#[derive(Debug, Subcommand)]
-enum TrackCommand {
-    /// Validate track files and report every problem, with file and line. Exits 1 on any problem.
-    Check {
-        /// Track files (`.toml`, or `.dat` from the public collection) or shipped track names.
-        #[arg(required = true)]
-        tracks: Vec<String>,
-    },
-    /// Print a track's facts: lanes, racing spaces, corners, grid, pit boxes, weather.
-    Info {
-        /// A shipped track's name (e.g. `monaco`) or a file path.
-        track: String,
-        /// Print JSON instead of text.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Convert a `.dat` track graph into the model; optionally write it as a TOML track.
-    Import {
-        /// The `.dat` file.
-        file: PathBuf,
-        /// Where to write the converted track (TOML); prints a summary when absent.
-        #[arg(long, short)]
-        out: Option<PathBuf>,
-    },
-    /// Draw the track (or the window around a space) as plain text for an email.
-    Show {
-        /// A shipped track's name or a file path.
-        track: String,
-        /// Draw only the rows around this space id (e.g. `c5.m.3`).
-        #[arg(long)]
-        around: Option<String>,
-        /// A TOML file placing cars (`[[car]] number = 7, space = "c5.m.3"`) and optionally marking
-        /// dangerous spaces (`dangerous = ["s6.l.4"]`, before the first `[[car]]`).
-        #[arg(long)]
-        cars: Option<PathBuf>,
-    },
-}
-
 /// The command line with [`REFERENCES`] under every subcommand's `--help` too (`steward sim
 /// --help`, `steward league create --help`...), where a newcomer meets the articles, 002's
 /// backmarkers and the rulings without reading the top-level help first.
@@ -195,7 +156,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::Track(t) => run_track(t),
+        Command::Track(t) => track::run(t),
         Command::Scenario { files } => {
             let paths = crate::scenario::collect(&files);
             let mut report = String::new();
@@ -222,7 +183,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 .with_context(|| format!("unknown weather `{weather}` (dry, wet, track)"))?;
             let tie = crate::engine::qualifying::TieBreak::parse(&ties)
                 .with_context(|| format!("unknown tie-break `{ties}` (completion, black-die)"))?;
-            let t = track::load::resolve(&name)?;
+            let t = crate::track::load::resolve(&name)?;
             anyhow::ensure!((1..=99).contains(&cars), "--cars must be 1 to 99");
             let s = crate::sim::qualifying::run(
                 &t,
@@ -248,7 +209,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         } => {
             let weather = crate::sim::SimWeather::parse(&weather)
                 .with_context(|| format!("unknown weather `{weather}` (dry, wet, changeable, track)"))?;
-            let t = track::load::resolve(&name)?;
+            let t = crate::track::load::resolve(&name)?;
             let rules = crate::engine::Rulebook::from_cli(&profile, toggles.as_deref())?;
             anyhow::ensure!(
                 (1..=t.grid.len()).contains(&cars),
@@ -293,128 +254,6 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
             }
         }
-    }
-}
-
-fn run_track(cmd: TrackCommand) -> Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
-    match cmd {
-        TrackCommand::Check { tracks } => {
-            let mut bad = 0;
-            for name in &tracks {
-                match track::load::resolve(name) {
-                    Ok(t) => writeln!(
-                        out,
-                        "{name}: ok ({} racing spaces, {} corners, {} grid slots, {} pit boxes)",
-                        t.racing_spaces(),
-                        t.corners.len(),
-                        t.grid.len(),
-                        t.pit_boxes.len()
-                    )?,
-                    Err(e) => {
-                        bad += 1;
-                        writeln!(out, "{e}")?;
-                    }
-                }
-            }
-            if bad > 0 {
-                writeln!(out, "{bad} of {} track(s) have problems", tracks.len())?;
-                return Ok(ExitCode::from(1));
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        TrackCommand::Info { track: name, json } => {
-            let t = track::load::resolve(&name)?;
-            let info = TrackInfo::of(&t);
-            if json {
-                writeln!(out, "{}", serde_json::to_string_pretty(&info)?)?;
-            } else {
-                writeln!(
-                    out,
-                    "{} ({}): {} lanes, {} racing spaces",
-                    info.title, info.name, info.lanes, info.racing_spaces
-                )?;
-                for c in &info.corners {
-                    writeln!(
-                        out,
-                        "  corner {:>2}: {} stop(s), {}/{} spaces",
-                        c.number, c.stops, c.shortest, c.longest
-                    )?;
-                }
-                writeln!(
-                    out,
-                    "  grid: {} slots, pole {}",
-                    info.grid.len(),
-                    info.grid.first().map_or("-", String::as_str)
-                )?;
-                writeln!(out, "  pit lane: {} spaces, {} boxes", info.pit_lane_spaces, info.pit_boxes.len())?;
-                writeln!(
-                    out,
-                    "  weather: sun {}, changeable {}, rain {}",
-                    info.weather.sun, info.weather.changeable, info.weather.rain
-                )?;
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        TrackCommand::Import { file, out: dest } => {
-            let inspection = track::import::inspect_file(&file)?;
-            let imported = &inspection.imported;
-            for n in &imported.notes {
-                writeln!(out, "note: {n}")?;
-            }
-            let t = &imported.track;
-            writeln!(out, "{}: {} racing spaces, {} corners", file.display(), t.racing_spaces(), t.corners.len())?;
-            if let Some(dest) = dest {
-                let text = track::import::to_toml(imported)?;
-                std::fs::write(&dest, text).with_context(|| format!("writing {}", dest.display()))?;
-                writeln!(out, "wrote {}", dest.display())?;
-            }
-            if !inspection.problems.is_empty() {
-                let error = track::TrackError { file: Some(file.clone()), diagnostics: inspection.problems.clone() };
-                writeln!(out, "{error}")?;
-                writeln!(
-                    out,
-                    "{} problem(s): the track does not pass `track check` until they are fixed",
-                    inspection.problems.len()
-                )?;
-                return Ok(ExitCode::from(1));
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        TrackCommand::Show { track: name, around, cars } => {
-            let t = track::load::resolve(&name)?;
-            let marks = match cars {
-                Some(p) => crate::render::board::read_cars(&p, &t)?,
-                None => crate::render::board::BoardMarks::default(),
-            };
-            let window = match around {
-                Some(id) => Some(t.find(&id).with_context(|| format!("no space `{id}` on {}", t.name))?),
-                None => None,
-            };
-            write!(out, "{}", crate::render::board::draw(&t, &marks, window))?;
-            Ok(ExitCode::SUCCESS)
-        }
-    }
-}
-
-/// How to run this program again in a printed follow-up command: `steward` when that name on
-/// the `PATH` is this very program (after `cargo install --path .`), else the path it was run
-/// from (`./target/release/steward` after `cargo run --release`), so the command works as
-/// written.
-pub fn self_command() -> String {
-    let Ok(me) = std::env::current_exe().and_then(std::fs::canonicalize) else {
-        return "steward".into();
-    };
-    let on_path = std::env::var_os("PATH").is_some_and(|path| {
-        std::env::split_paths(&path).any(|d| std::fs::canonicalize(d.join("steward")).is_ok_and(|p| p == me))
-    });
-    if on_path {
-        return "steward".into();
-    }
-    let cwd = std::env::current_dir().and_then(std::fs::canonicalize).ok();
-    match cwd.as_deref().and_then(|c| me.strip_prefix(c).ok()) {
-        Some(rel) => format!("./{}", rel.display()),
-        None => me.display().to_string(),
     }
 }
 

@@ -10,8 +10,9 @@ use crate::engine::{CarId, Status};
 use crate::store::driver::load_dir;
 use crate::store::{Game, StoreError};
 
+use super::classification::{CarOutcome, Placed, classify};
 use super::config::{League, LeagueError};
-use super::scoring::{CarOutcome, Placed, Standings, classify, referees, standings};
+use super::scoring::{Standings, referees, standings};
 
 /// How each car of game `dir` ended, or `None` while the game is not over (or not created).
 pub fn outcomes(dir: &Path) -> Result<Option<Vec<CarOutcome>>, StoreError> {
@@ -168,8 +169,11 @@ pub fn driver_points_for(games: &Path, league: &League, address: &str, n: usize)
         if let (true, Some(race)) = (g.now.over, &g.now.race)
             && let Status::Finished { place } = race.state.cars[ix].status
         {
-            let placed =
-                Placed { driver: address.to_string(), place: place as u32, ending: super::scoring::Ending::Finished };
+            let placed = Placed {
+                driver: address.to_string(),
+                place: place as u32,
+                ending: super::classification::Ending::Finished,
+            };
             halves += super::series::driver_points_halves(&placed);
         }
     }

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use super::scoring::{Ending, Placed};
+use super::classification::{Ending, Placed};
 
 /// The categories of the 002 car sheet: eight car categories and the driver.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -5,9 +5,9 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use crate::league::classification::Ending;
 use crate::league::config::{League, LeagueError};
 use crate::league::results;
-use crate::league::scoring::Ending;
 
 use super::html::{self, escape};
 

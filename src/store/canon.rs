@@ -10,7 +10,7 @@ use crate::engine::state::OrderKey;
 use crate::engine::{CarId, Fate, RaceState, Status};
 use crate::track::Track;
 
-use super::replay::Pending;
+use super::game::Pending;
 
 /// Version line of the canonical text.
 pub const VERSION: &str = "steward-state-v1";
@@ -204,7 +204,7 @@ fn state_bytes(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pendin
 
 /// SHA-256 of the canonical text, in hex.
 pub fn state_digest(t: &Track, state: &RaceState, moves: u32, pending: Option<&Pending>) -> String {
-    super::replay::sha256_hex(&state_bytes(t, state, moves, pending))
+    super::hash::sha256_hex(&state_bytes(t, state, moves, pending))
 }
 
 /// A status as written in the canonical text and the car sheets.

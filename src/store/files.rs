@@ -513,3 +513,9 @@ pub struct SecretFile {
     /// The secret seed, 32 bytes in hex.
     pub seed: String,
 }
+
+/// The `finish_ties` setting of 004's same-turn finishes (ruling 50).
+pub const FINISH_PORTION: &str = "portion";
+
+/// The `weather_checks` setting of 002's three checks a lap (ruling 46).
+pub const LAP_THIRDS: &str = "lap-thirds";

@@ -1,14 +1,15 @@
 //! The game store: a game is a directory of TOML files, its current state a replay of its turns.
 //!
 //! - [`files`]: the serde types of `game.toml`, `turns/NNNN.toml` and `secret.toml`;
-//! - [`replay`]: the game in memory and `apply`, the one code path from a turn's inputs to the
-//!   turn (rolls, events, options, state digest);
+//! - [`game`]: the game in memory; [`replay`]: `apply`, the one code path from a turn's inputs
+//!   to the turn (rolls, events, options, state digest); [`records`]: engine values as the
+//!   files write them; [`hash`]: the hashes the store writes;
 //! - [`canon`]: the canonical text of a race state, whose SHA-256 every turn records;
 //! - [`driver`]: the calls the mail daemon makes (create, join, start, gear, choose, bot move,
 //!   reveal), each writing one turn under the game's lock;
 //! - [`verify`]: reading and replaying a game with every check;
 //! - [`fsio`]: atomic writes, the directory lock, fault injection for the crash test;
-//! - [`show`], [`audit`], [`keep`]: `steward show`, `steward audit`, `steward sim --keep`.
+//! - [`show`], [`audit`]: `steward show`, `steward audit`.
 //!
 //! Architecture invariant: only `store` writes under `games/`. See `docs/store.md`.
 
@@ -18,7 +19,11 @@ pub mod driver;
 pub mod error;
 pub mod files;
 pub mod fsio;
+pub mod game;
+pub mod handle;
+pub mod hash;
 pub mod qualifying;
+pub mod records;
 pub mod replay;
 pub mod replayed;
 pub mod show;
@@ -28,7 +33,7 @@ pub mod verify;
 pub use driver::{Handle, Join, Meta, NewGame, Store, games_dir};
 pub use error::StoreError;
 pub use files::{By, Moderation};
-pub use replay::Game;
+pub use game::Game;
 pub use time::Stamp;
 
 /// A small game for the library's unit tests: `cars` players joined on a 1-lap sprint, not

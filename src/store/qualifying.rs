@@ -91,7 +91,7 @@ impl Session {
         let entries = players
             .iter()
             .map(|p| {
-                let tyres = super::replay::starting_tyres(p, wet, rules);
+                let tyres = super::records::starting_tyres(p, wet, rules);
                 Lap::new(t, p.car, tyres, wet)
                     .map(|lap| Entry { car: p.car, lap, pending: None, done: None })
                     .map_err(|e| StoreError::BadSetting(e.to_string()))
@@ -224,7 +224,7 @@ impl Session {
                     label: MoveOption::label(i),
                     to: t.space(o.end).id.clone(),
                     spaces: o.spaces,
-                    text: super::replay::option_text(t, o),
+                    text: super::records::option_text(t, o),
                 })
                 .collect(),
         })

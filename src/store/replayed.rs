@@ -17,7 +17,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use super::replay::{Game, sha256_hex};
+use super::game::Game;
+use super::hash::sha256_hex;
 use super::verify::{list_turns, turn_path};
 
 /// Most games kept at once; past it the least recently used is dropped (it is replayed again

@@ -8,7 +8,7 @@ use crate::render::board::{BoardMarks, PlacedCar, draw};
 
 use super::canon::status;
 use super::files::{By, TurnFile};
-use super::replay::Game;
+use super::game::Game;
 
 /// What a turn did and the decision awaited, without the board (the reply to an order).
 pub fn brief(game: &Game) -> String {

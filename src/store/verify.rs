@@ -12,7 +12,8 @@ use crate::track;
 
 use super::error::StoreError;
 use super::files::{FORMAT, GameFile, Kind, OrderRecord, SecretFile, TurnFile};
-use super::replay::{Game, hex32, parse_hex32, sha256_hex};
+use super::game::Game;
+use super::hash::{hex32, parse_hex32, sha256_hex};
 
 /// The files of a game directory, as bytes (what `audit` and the benchmark's baseline read).
 #[derive(Clone, Debug)]

@@ -16,10 +16,11 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use super::builder::{SpaceDraft, TrackBuilder};
 use super::check::check;
 use super::file::{GridFile, SegmentFile, TrackFile};
 use super::graph_file::GraphFile;
-use super::model::{ROW, SpaceDraft, SpaceIdx, SpaceKind, Track, TrackBuilder, Weather, WeatherTable, forward_gap};
+use super::model::{ROW, SpaceIdx, SpaceKind, Track, Weather, WeatherTable, forward_gap};
 use super::problem::{Diagnostic, TrackError, TrackProblem, line_of};
 
 /// Parses and builds a track from TOML text; `file` is only used in messages.

@@ -3,9 +3,10 @@
 
 use std::collections::HashMap;
 
+use super::builder::{SpaceDraft, TrackBuilder};
 use super::graph_file::{GraphFile, KindEntry};
 use super::load::weather_table;
-use super::model::{SpaceDraft, SpaceIdx, SpaceKind, Track, TrackBuilder, Weather, WeatherTable};
+use super::model::{SpaceIdx, SpaceKind, Track, Weather, WeatherTable};
 use super::problem::{Diagnostic, TrackProblem, line_of};
 
 /// Builds the track, pushing every problem found into `diags`. Returns `None` when the problems

@@ -5,6 +5,7 @@
 //! else in the crate. Loading is the only I/O here (`load`, `import`); the model itself is plain
 //! data that the pure engine reads.
 
+pub mod builder;
 pub mod check;
 pub mod file;
 pub mod graph_file;
@@ -16,5 +17,6 @@ pub mod model;
 pub mod problem;
 pub mod synthetic;
 
+pub use builder::{SpaceDraft, TrackBuilder};
 pub use model::{Corner, CornerIdx, ROW, Segment, Space, SpaceIdx, SpaceKind, Track, Weather, WeatherTable};
 pub use problem::{Diagnostic, TrackError, TrackProblem};

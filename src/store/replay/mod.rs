@@ -15,11 +15,9 @@ use moves::TurnDice;
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use sha2::{Digest, Sha256};
-
 use crate::dice::{Scheme, face_index, roll_label};
 use crate::engine::backmarkers;
-use crate::engine::explain;
+
 use crate::engine::order::advance_in;
 use crate::engine::pits::{NoSuchBox, PitChoice, PitOrder, StopKind, choose_boxes};
 use crate::engine::play::resolve_with;
@@ -27,8 +25,7 @@ use crate::engine::weather::{self, Forecast};
 
 use super::qualifying::{GridMethod, Session};
 use crate::engine::{
-    CarId, Dice, Die, Event, Fate, MoveOption, Part, Purpose, RaceState, Rolled, Rulebook, Setup, Step, Tyres, Wear,
-    roll,
+    CarId, Dice, Die, Event, MoveOption, Part, Purpose, RaceState, Rolled, Rulebook, Setup, Step, Tyres, roll,
 };
 use crate::track::Track;
 
@@ -36,193 +33,12 @@ use super::canon::state_digest;
 use super::error::StoreError;
 use super::files::{
     By, Contribution, EventRecord, Kind, Moderation, OptionRecord, OrderRecord, PendingRecord, PitRecord, PlayerRecord,
-    RollRecord, SetupRecord, TurnFile, WearRecord,
+    RollRecord, TurnFile,
 };
+pub use super::game::{Game, Pending, Progress, Race, valid_id};
+pub use super::hash::{hex32, parse_hex32, sha256_hex, token_hash};
+pub use super::records::{labels, move_label, option_text, pick, starting_tyres, wear_of, wear_record};
 use super::time::Stamp;
-
-/// A roll made and its options, awaiting the car's choice.
-#[derive(Clone, Debug)]
-pub struct Pending {
-    /// The engine's roll.
-    pub rolled: Rolled,
-    /// The move number its rolls are labelled with.
-    pub move_no: u32,
-    /// Index of the next roll of this move.
-    pub next_index: u32,
-    /// True once a driver point has re-rolled it: the second result stands (002, ruling 45).
-    pub rerolled: bool,
-}
-
-/// The race once started.
-#[derive(Clone, Debug)]
-pub struct Race {
-    /// The state (after the gear change when a choice is pending).
-    pub state: RaceState,
-    /// The choice awaited, if any.
-    pub pending: Option<Pending>,
-    /// Moves begun (gear orders applied).
-    pub moves: u32,
-    /// The state right after the last move, before the next car was called (kept only when
-    /// [`Game::keep_after_move`] is set, for the simulations' invariant checks).
-    pub after_move: Option<RaceState>,
-}
-
-/// What changes turn by turn.
-#[derive(Clone, Debug, Default)]
-pub struct Progress {
-    /// Players in grid order (shared: they change only before the start).
-    pub players: Arc<Vec<PlayerRecord>>,
-    /// The race, once started.
-    pub race: Option<Race>,
-    /// True once the race is over (finished, or ended by a reveal).
-    pub over: bool,
-    /// The seed, once a turn has revealed it.
-    pub revealed: Option<[u8; 32]>,
-    /// The dice key, when the seed is known.
-    pub key: Option<[u8; 32]>,
-    /// True while a moderator has paused the game: no deadline runs, no move is accepted.
-    pub paused: bool,
-    /// Hours a player has to answer (the setup's, unless a moderator changed it).
-    pub move_hours: u32,
-    /// The qualifying session, between the start and the race (ruling 31).
-    pub qualifying: Option<Session>,
-    /// The session once over: the laps the grid was made from.
-    pub qualified: Option<Arc<Session>>,
-    /// Driver points expended so far, by car number (002 "Expending Driver Points", ruling 45).
-    pub spent: std::collections::BTreeMap<u8, u8>,
-    /// The dice namespace: 0 until the first rollback, then the number of rollbacks made; the
-    /// labels of rolls made in namespace `k > 0` start with `r<k>/` (docs/dice.md).
-    pub epoch: u32,
-}
-
-/// A game: its setup, its track, and where its turns have brought it.
-#[derive(Clone, Debug)]
-pub struct Game {
-    /// The setup (turn 0).
-    pub setup: SetupRecord,
-    /// The track played on (the game's `track.toml`), shared by the games loaded from the
-    /// same bytes (`verify::load`) and by a game's copies.
-    pub track: std::sync::Arc<Track>,
-    /// The rules.
-    pub rules: Rulebook,
-    /// The seed, when known (operator, `--seed`, or revealed); `None` takes rolls as recorded.
-    pub seed: Option<[u8; 32]>,
-    /// Where the game stands.
-    pub now: Progress,
-    /// Every turn applied.
-    pub turns: Vec<TurnFile>,
-    /// SHA-256 (hex) of each turn file's bytes.
-    pub hashes: Vec<String>,
-    /// Keep the state right after each move in [`Race::after_move`].
-    pub keep_after_move: bool,
-    /// Every roll label used by the turns applied (a label is used once, docs/dice.md).
-    pub labels: std::collections::HashSet<String>,
-}
-
-/// The move part of a roll label in dice namespace `epoch`: `12`, or `r1/12` after the game's
-/// first rollback (docs/dice.md, section 3).
-pub fn move_label(epoch: u32, move_no: u32) -> String {
-    if epoch == 0 { move_no.to_string() } else { format!("r{epoch}/{move_no}") }
-}
-
-/// Hex of a 32-byte value. Written into a fixed buffer: `hex::encode` pushes one `char` at a
-/// time, and `verify` writes a few of these per turn (the state digest, the file hashes).
-pub fn hex32(b: &[u8; 32]) -> String {
-    let mut out = [0u8; 64];
-    hex::encode_to_slice(b, &mut out).expect("64 digits for 32 bytes");
-    String::from_utf8(out.to_vec()).expect("hex digits are ASCII")
-}
-
-/// Parses 64 hex digits.
-pub fn parse_hex32(s: &str) -> Option<[u8; 32]> {
-    let v = hex::decode(s.trim()).ok()?;
-    v.try_into().ok()
-}
-
-/// SHA-256 of bytes, in hex.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex32(&Sha256::digest(bytes).into())
-}
-
-/// The stored hash of a player's token (docs/store.md): the token itself is never written.
-pub fn token_hash(game: &str, token: &str) -> String {
-    let mut h = Sha256::new();
-    h.update(b"steward-token-v1");
-    h.update([0u8]);
-    h.update(game.as_bytes());
-    h.update([0u8]);
-    h.update(token.as_bytes());
-    hex32(&h.finalize().into())
-}
-
-/// True for a valid game name.
-pub fn valid_id(id: &str) -> bool {
-    let b = id.as_bytes();
-    !b.is_empty()
-        && b.len() <= 64
-        && b[0].is_ascii_alphanumeric()
-        && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'-' | b'_' | b'.'))
-}
-
-/// The wear of a record.
-pub fn wear_of(w: &WearRecord) -> Wear {
-    Wear { tyres: w.tyres, brakes: w.brakes, gas: w.gas, body: w.body, engine: w.engine, handling: w.handling }
-}
-
-/// The record of a wear.
-pub fn wear_record(w: &Wear) -> WearRecord {
-    WearRecord { tyres: w.tyres, brakes: w.brakes, gas: w.gas, body: w.body, engine: w.engine, handling: w.handling }
-}
-
-/// A one-line summary of what an option costs and does.
-pub fn option_text(t: &Track, o: &MoveOption) -> String {
-    let mut parts = vec![format!("{} space(s) to {}", o.spaces, t.space(o.end).id)];
-    if o.bonus {
-        parts.push("soft-tyre +1 (8-2-1)".into());
-    }
-    if o.slide > 0 {
-        parts.push(format!("slides {} on the wet track (8)", o.slide));
-    }
-    if o.wall > 0 {
-        parts.push(format!("{} wall test(s) (15-0-2)", o.wall));
-    }
-    if o.brakes > 0 {
-        parts.push(format!("brake {} ({} brake point(s))", o.brakes, o.brakes));
-    }
-    if let Some(slip) = &o.slip {
-        parts.push(format!(
-            "slipstream {} time(s) from {} (18-0-3; {} brake point(s))",
-            slip.behind.len(),
-            t.space(slip.from).id,
-            slip.brake_points()
-        ));
-    }
-    if o.blocked > 0 {
-        parts.push(format!(
-            "blocked {} short ({} brake, {} tyre point(s))",
-            o.blocked, o.blocking_brakes, o.blocking_tyres
-        ));
-    }
-    if let Some((c, n)) = o.overshoot {
-        parts.push(format!(
-            "overshoots corner {} by {n} ({} tyre point(s))",
-            t.corners[c.get()].number,
-            o.overshoot_tyres
-        ));
-    }
-    if !o.dangerous.is_empty() {
-        parts.push(format!("{} handling test(s)", o.dangerous.len()));
-    }
-    if let Some((c, n)) = o.stops {
-        parts.push(format!("{n} of {} stop(s) in corner {}", t.corners[c.get()].stops, t.corners[c.get()].number));
-    }
-    match o.fate {
-        Fate::Continues => {}
-        Fate::SpinOut => parts.push("spins out".into()),
-        Fate::Eliminated(e) => parts.push(format!("ELIMINATED ({})", e.name())),
-    }
-    parts.join("; ")
-}
 
 impl Game {
     /// A game from its setup (turn 0's inputs) on `track`. Checks the settings and, when the seed
@@ -245,21 +61,21 @@ impl Game {
         let mut rules = Rulebook::from_setup(&setup.profile, &setup.toggles)?;
         match setup.weather_checks.as_deref() {
             None => {}
-            Some(super::driver::LAP_THIRDS) => rules.set.lap_third_weather = true,
+            Some(super::files::LAP_THIRDS) => rules.set.lap_third_weather = true,
             Some(w) => {
                 return Err(StoreError::BadSetting(format!(
                     "unknown weather_checks `{w}` ({} for 002's three checks a lap; absent for 3-2-4)",
-                    super::driver::LAP_THIRDS
+                    super::files::LAP_THIRDS
                 )));
             }
         }
         match setup.finish_ties.as_deref() {
             None => {}
-            Some(super::driver::FINISH_PORTION) => rules.set.finish_by_portion = true,
+            Some(super::files::FINISH_PORTION) => rules.set.finish_by_portion = true,
             Some(w) => {
                 return Err(StoreError::BadSetting(format!(
                     "unknown finish_ties `{w}` ({} for 004's portion of the move; absent for 21-1-4)",
-                    super::driver::FINISH_PORTION
+                    super::files::FINISH_PORTION
                 )));
             }
         }
@@ -767,58 +583,4 @@ impl Game {
 fn left(now: &Progress, number: u8) -> u8 {
     let had = now.players.iter().find(|p| p.car == number).map_or(0, |p| p.driver_points);
     had.saturating_sub(now.spent.get(&number).copied().unwrap_or(0))
-}
-
-/// The tyres a car starts on (3-0-1, ruling 30): its `wet_tyres` when the track is wet at the
-/// start and it named some, rain tyres for a bot that did not, else its `tyres`.
-pub fn starting_tyres(p: &PlayerRecord, wet: bool, rules: &Rulebook) -> Tyres {
-    let dry = Tyres::parse(&p.tyres).unwrap_or(Tyres::Hard);
-    if !rules.set.tyre_types {
-        return Tyres::Hard; // 003-3 off: hard tyres only (ruling 32)
-    }
-    if !wet {
-        return dry;
-    }
-    match p.wet_tyres.as_deref().and_then(Tyres::parse) {
-        Some(t) => t,
-        None if p.bot => crate::engine::bot::tyres_for(true),
-        None => dry,
-    }
-}
-
-/// The labels on offer, `A to F` style.
-pub fn labels(r: &Rolled) -> String {
-    match r.options.len() {
-        0 => "none".into(),
-        1 => MoveOption::label(0),
-        n => format!("{} to {}", MoveOption::label(0), MoveOption::label(n - 1)),
-    }
-}
-
-/// The option a player's answer names: a label (`B`, any case) or a destination space id.
-pub fn pick(t: &Track, rolled: &Rolled, answer: &str) -> Result<usize, StoreError> {
-    let a = answer.trim();
-    let upper = a.to_ascii_uppercase();
-    if let Some(i) = (0..rolled.options.len()).find(|&i| MoveOption::label(i) == upper) {
-        return Ok(i);
-    }
-    if t.find(a).is_some() {
-        return Ok(explain::choose(t, rolled, a)?);
-    }
-    Err(StoreError::NoSuchOption { got: a.to_string(), labels: labels(rolled) })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{hex32, parse_hex32};
-
-    /// The buffered hex is `hex::encode`'s, digit for digit, and reads back.
-    #[test]
-    fn hex32_is_hex_encode() {
-        for first in (0..=255u8).step_by(32) {
-            let b: [u8; 32] = std::array::from_fn(|i| first.wrapping_add(i as u8));
-            assert_eq!(hex32(&b), hex::encode(b));
-            assert_eq!(parse_hex32(&hex32(&b)), Some(b));
-        }
-    }
 }

@@ -3,10 +3,9 @@
 
 use std::collections::HashMap;
 
+use super::super::builder::{SpaceDraft, TrackBuilder};
 use super::super::check::corner_paths;
-use super::super::model::{
-    CornerIdx, ROW, SpaceDraft, SpaceIdx, SpaceKind, Track, TrackBuilder, WeatherTable, forward_gap,
-};
+use super::super::model::{CornerIdx, ROW, SpaceIdx, SpaceKind, Track, WeatherTable, forward_gap};
 use super::super::problem::{Diagnostic, TrackProblem};
 use super::dat::NodeKind;
 use super::lanes::Lanes;
