@@ -21,7 +21,7 @@ use steward::engine::{CarId, FixedDice, RaceState, Rulebook};
 use steward::sim::{SimConfig, SimWeather};
 use steward::store::files::GameFile;
 use steward::store::fsio::Durability;
-use steward::store::replay::sha256_hex;
+use steward::store::hash::sha256_hex;
 use steward::store::{Game, Store, audit, verify};
 
 #[path = "support/cpu.rs"]

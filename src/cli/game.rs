@@ -14,8 +14,8 @@ use crate::engine::weather::Forecast;
 use crate::engine::{Tyres, Wear};
 use crate::store::driver::{self, Join, Meta, NewGame, Store, load_dir, new_token, os_random};
 use crate::store::files::{By, Source};
+use crate::store::hash::parse_hex32;
 use crate::store::qualifying::GridMethod;
-use crate::store::replay::parse_hex32;
 use crate::store::verify::SeedFrom;
 use crate::store::{Stamp, audit, show, verify};
 

@@ -12,7 +12,7 @@ use crate::dice::LabelledDice;
 use crate::league::config::{BidRecord, GridMethod, League, RaceRecord};
 use crate::league::{grid, results, table};
 use crate::store::driver::{games_dir, os_random};
-use crate::store::replay::{hex32, parse_hex32};
+use crate::store::hash::{hex32, parse_hex32};
 
 /// `steward league ...`.
 #[derive(Debug, Subcommand)]

@@ -353,7 +353,7 @@ pub fn run_with(
             .collect(),
         game_dir: store.game_dir(&game),
         mails_in,
-        mails_out: daemon.outbox().sent().map_err(crate::judge::daemon::io("reading the outbox"))?.len(),
+        mails_out: daemon.outbox().sent().map_err(crate::judge::service::io("reading the outbox"))?.len(),
         final_text: crate::store::show::show(&g),
     })
 }

@@ -6,111 +6,25 @@
 //! flush the outbox, wait; and `serve`, which outlives the failures that clear up by themselves
 //! (a full disk, the mailbox server restarting) by waiting and starting again from the files.
 
-use std::path::Path;
 use std::time::Duration;
 
-use crate::engine::bot::Bot;
+use crate::store::Stamp;
 use crate::store::fsio::Durability;
-use crate::store::{Stamp, Store, StoreError};
 
 use crate::judge::config::ServeConfig;
-use crate::judge::ledger::{Entry, Ledger, key_name};
-use crate::judge::outbox::{Deliver, Envelope, Flushed, Outbox};
-use crate::judge::report::Boards;
-use crate::judge::standing::{Inflight, Standing};
-use crate::mail::compose::{Draft, TemplateError, Templates, build};
+use crate::judge::ledger::{Entry, key_name};
+use crate::judge::outbox::{Deliver, Envelope, Flushed};
+use crate::judge::standing::Inflight;
+use crate::mail::compose::{Draft, build};
 use crate::mail::limits::{STRANGER_TEXT, cap_text};
 use crate::mail::message::{Incoming, check_size};
 use crate::mail::secrets::Secrets;
-use crate::mail::tag::{ReplyTag, TagError, TagKey};
-use crate::mail::transport::{Inbox, TransportError};
+use crate::mail::transport::Inbox;
 use crate::orders;
 use crate::words::Lang;
 
-/// What stops the daemon (a player's bad order never does: it gets a receipt).
-#[derive(Debug, thiserror::Error)]
-pub enum DaemonError {
-    /// A file of the daemon's state cannot be read or written.
-    #[error("{what}: {source}")]
-    Io {
-        /// What was being done.
-        what: String,
-        /// Why it failed.
-        source: std::io::Error,
-    },
-    /// A game cannot be read (a damaged game directory).
-    #[error("game {game}: {source}")]
-    Store {
-        /// The game.
-        game: String,
-        /// Why.
-        source: StoreError,
-    },
-    /// A template does not render.
-    #[error(transparent)]
-    Template(#[from] TemplateError),
-    /// The mailbox failed.
-    #[error("mailbox: {0}")]
-    Transport(#[from] TransportError),
-}
-
-impl DaemonError {
-    /// True when the failure may clear up by itself: the mailbox server unreachable or busy
-    /// ([`TransportError::is_transient`]), a full disk or an exhausted quota under the state or
-    /// the games ([`crate::store::fsio::is_transient`]). A message whose job fails so is not
-    /// recorded: it is read again on a later pass ([`serve`]).
-    pub fn is_transient(&self) -> bool {
-        match self {
-            DaemonError::Io { source, .. } => crate::store::fsio::is_transient(source),
-            DaemonError::Store { source, .. } => source.is_transient(),
-            DaemonError::Transport(e) => e.is_transient(),
-            DaemonError::Template(_) => false,
-        }
-    }
-}
-
-pub(crate) fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> DaemonError {
-    let what = what.into();
-    move |source| DaemonError::Io { what, source }
-}
-
-/// The job being processed: what it touched and what it will send.
-pub(super) struct Job {
-    /// Its ledger key.
-    pub key: String,
-    /// The message id its turns record (a message's own, or one made from the key).
-    pub mid: String,
-    /// The sender (empty for deadline jobs).
-    pub sender: String,
-    /// The sender's language.
-    pub lang: Lang,
-    /// Where each touched game's report starts.
-    pub first: std::collections::BTreeMap<String, u32>,
-    /// The report marks this job moves, as they were before it (kept across a crash).
-    pub marks: std::collections::BTreeMap<String, crate::judge::modes::Mark>,
-    /// Replies to send (masked: `secrets`).
-    pub drafts: Vec<Draft>,
-    /// Mails carrying a secret to the address it belongs to (a welcome and its token): the
-    /// only drafts not masked.
-    pub secret_drafts: Vec<Draft>,
-    /// What the sender wrote that must not be echoed (docs/orders.md).
-    pub secrets: crate::mail::secrets::Secrets,
-    /// Notes for the sender's receipt.
-    pub notes: Vec<String>,
-    /// Whether any order was applied.
-    pub applied: bool,
-    /// Games whose players must get a report, with extra lines for it.
-    pub announce: Vec<(String, String)>,
-    /// What the sender's reply carries besides the notes.
-    pub extras: crate::judge::dispatch::SenderExtras,
-    /// Whether the sender is a stranger to the mail's game (not a player of it, not a
-    /// moderator) whose mail applied nothing: they get a short reply (`limits`).
-    pub stranger: bool,
-    /// When the message arrived in the mailbox, if the mailbox says (lateness is judged on it).
-    pub arrived: Option<Stamp>,
-    /// The signed reply address the message was sent to, verified or refused (`tag`).
-    pub tag: Option<Result<ReplyTag, TagError>>,
-}
+pub use crate::judge::service::{Daemon, DaemonError};
+use crate::judge::service::{Job, io};
 
 /// Counts of one pass of the loop.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -125,97 +39,7 @@ pub struct Pass {
     pub flushed: Flushed,
 }
 
-/// The daemon's state.
-pub struct Daemon {
-    /// Its configuration.
-    pub cfg: ServeConfig,
-    pub(super) store: Store,
-    pub(super) ledger: Ledger,
-    pub(super) outbox: Outbox,
-    pub(super) standing: Standing,
-    pub(super) templates: Templates,
-    pub(super) bot: Bot,
-    pub(super) secret: [u8; 32],
-    pub(super) tag_key: TagKey,
-    clock: Box<dyn FnMut() -> Stamp + Send>,
-    domain: String,
-    /// The boards (pictures, race text boards) of the last positions reported, drawn once for all
-    /// their players.
-    pub(super) boards: Boards,
-    /// Each game's last turn as the deadline scan last read it.
-    pub(super) last_turns: crate::judge::dispatch::unasked::LastTurns,
-}
-
 impl Daemon {
-    /// A daemon over `cfg`'s games and state directories.
-    pub fn new(cfg: ServeConfig, durability: Durability) -> Result<Self, DaemonError> {
-        let ledger = Ledger::open(&cfg.state, durability).map_err(io("opening the ledger"))?;
-        let outbox = Outbox::open(&cfg.state, durability).map_err(io("opening the outbox"))?;
-        let standing = Standing::open(&cfg.state, durability).map_err(io("opening the state directory"))?;
-        let secret = daemon_secret(&cfg.state, durability)?;
-        let tag_key = match &cfg.reply_key {
-            Some(k) => TagKey::from_text(&k.read().map_err(|e| DaemonError::Io {
-                what: "reading reply_key".into(),
-                source: std::io::Error::other(e.to_string()),
-            })?),
-            None => TagKey::load(&cfg.state, durability).map_err(io("reading the reply key"))?,
-        };
-        let templates = Templates::new(cfg.templates.clone())?;
-        let mut store = Store::new(cfg.games.clone()).keeping_games();
-        store.durability = durability;
-        let domain = cfg.address.rsplit('@').next().unwrap_or("steward.invalid").to_string();
-        Ok(Daemon {
-            cfg,
-            store,
-            ledger,
-            outbox,
-            standing,
-            templates,
-            bot: Bot::new(),
-            secret,
-            tag_key,
-            clock: Box::new(Stamp::now),
-            domain,
-            boards: Boards::default(),
-            last_turns: Default::default(),
-        })
-    }
-
-    /// Replaces the clock (tests and the demo run on their own time).
-    pub fn set_clock(&mut self, clock: impl FnMut() -> Stamp + Send + 'static) {
-        self.clock = Box::new(clock);
-    }
-
-    pub(super) fn now(&mut self) -> Stamp {
-        (self.clock)()
-    }
-
-    /// The games directory.
-    pub fn store(&self) -> &Store {
-        &self.store
-    }
-
-    /// The ledger.
-    pub fn ledger(&self) -> &Ledger {
-        &self.ledger
-    }
-
-    /// The outbox.
-    pub fn outbox(&self) -> &Outbox {
-        &self.outbox
-    }
-
-    /// The language of mail to `address`.
-    pub(super) fn lang_of(&self, address: &str) -> Lang {
-        self.standing
-            .lang(address)
-            .ok()
-            .flatten()
-            .or_else(|| Some(self.cfg.language.clone()))
-            .and_then(|l| Lang::parse(&l.to_lowercase()))
-            .unwrap_or_default()
-    }
-
     /// Processes one message read under mailbox key `key`, unless the ledger has it. Returns
     /// whether it was processed now. The caller marks it processed in the mailbox afterwards.
     ///
@@ -600,27 +424,4 @@ pub fn serve(
         wait(delay);
         delay = (delay * 2).min(MAX_BACKOFF);
     }
-}
-
-/// The daemon's own secret (`<state>/secret.toml`, 0600): players' tokens are derived from it
-/// and the message that gave them, so a reply written again after a crash carries the same
-/// token.
-fn daemon_secret(state: &Path, durability: Durability) -> Result<[u8; 32], DaemonError> {
-    #[derive(serde::Serialize, serde::Deserialize)]
-    struct SecretFile {
-        secret: String,
-    }
-    let path = state.join("secret.toml");
-    if let Ok(text) = std::fs::read_to_string(&path) {
-        let f: SecretFile = toml::from_str(&text)
-            .map_err(|e| DaemonError::Io { what: path.display().to_string(), source: std::io::Error::other(e) })?;
-        let v = hex::decode(f.secret.trim()).ok().and_then(|v| <[u8; 32]>::try_from(v).ok()).ok_or_else(|| {
-            DaemonError::Io { what: path.display().to_string(), source: std::io::Error::other("not 64 hex digits") }
-        })?;
-        return Ok(v);
-    }
-    let s = crate::store::driver::os_random().map_err(|e| DaemonError::Store { game: "-".into(), source: e })?;
-    let text = toml::to_string(&SecretFile { secret: hex::encode(s) }).unwrap_or_default();
-    crate::store::fsio::write_atomic(&path, text.as_bytes(), durability, true).map_err(io("writing secret.toml"))?;
-    Ok(s)
 }

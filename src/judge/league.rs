@@ -9,10 +9,9 @@ use crate::league::config::{GridMethod, League, RaceRecord};
 use crate::league::results::{league_standings, next_race, referee};
 use crate::league::table;
 use crate::store::Game;
-use crate::store::replay::token_hash;
+use crate::store::hash::token_hash;
 
-use crate::judge::daemon::{Daemon, DaemonError, Job};
-use crate::judge::dispatch::Failure;
+use crate::judge::service::{Daemon, DaemonError, Failure, Job};
 use crate::mail::compose::Draft;
 use crate::orders::LeagueAction;
 

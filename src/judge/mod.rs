@@ -6,10 +6,12 @@
 pub mod config;
 pub mod daemon;
 mod dispatch;
+pub mod last_turns;
 pub mod league;
 pub mod ledger;
 pub mod modes;
 pub mod outbox;
 pub mod report;
+pub mod service;
 pub mod standing;
 pub mod tracks;

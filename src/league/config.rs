@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::store::fsio::{Durability, write_atomic};
-use crate::store::replay::valid_id;
+use crate::store::game::valid_id;
 
 use super::scoring::{DEFAULT_POINTS, Entrant, Scoring, TeamTies};
 use super::series::{Category, check_design, convert_for_two_laps};

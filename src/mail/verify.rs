@@ -19,7 +19,7 @@ use thiserror::Error;
 
 use crate::dice::{Scheme, face_index};
 use crate::engine::Die;
-use crate::store::replay::{hex32, parse_hex32, sha256_hex};
+use crate::store::hash::{hex32, parse_hex32, sha256_hex};
 use crate::store::verify::{turn_path, verify};
 
 use crate::mail::transport::TransportError;

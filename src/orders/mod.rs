@@ -520,7 +520,7 @@ fn name(order: Kw, what: Arg, word: Option<&&str>) -> Result<String, OrderError>
     if ok { Ok(w.to_string()) } else { Err(OrderError::Invalid { order, what, got: w.to_string() }) }
 }
 
-/// A game's id, lower-cased as the store keeps it (`store::replay::valid_id`).
+/// A game's id, lower-cased as the store keeps it (`store::game::valid_id`).
 fn game_id(order: Kw, word: Option<&&str>) -> Result<String, OrderError> {
     let id = name(order, Arg::GameId, word)?.to_ascii_lowercase();
     if !id.starts_with(|c: char| c.is_ascii_alphanumeric()) {

@@ -390,12 +390,12 @@ pub fn run(sc: &Scenario, dir: &Path) -> Verdict {
     };
     match sc.weather_checks.as_deref() {
         None => {}
-        Some(crate::store::driver::LAP_THIRDS) => rules.set.lap_third_weather = true,
+        Some(crate::store::files::LAP_THIRDS) => rules.set.lap_third_weather = true,
         Some(w) => return Verdict::Fail(vec![format!("weather_checks `{w}` (lap-thirds)")]),
     }
     match sc.finish_ties.as_deref() {
         None => {}
-        Some(crate::store::driver::FINISH_PORTION) => rules.set.finish_by_portion = true,
+        Some(crate::store::files::FINISH_PORTION) => rules.set.finish_by_portion = true,
         Some(w) => return Verdict::Fail(vec![format!("finish_ties `{w}` (portion)")]),
     }
     if (sc.wet || sc.weather.is_some()) && !rules.set.weather {

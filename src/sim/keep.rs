@@ -19,10 +19,10 @@ use crate::engine::bot::Bot;
 use crate::sim::{Broken, RaceResult, SimConfig, check, summary};
 use crate::track::Track;
 
-use crate::store::driver::{Handle, Join, Meta, NewGame, Store};
 use crate::store::error::StoreError;
 use crate::store::fsio::Durability;
 use crate::store::time::Stamp;
+use crate::store::{Handle, Join, Meta, NewGame, Store};
 
 /// Moves after which a race is declared stuck.
 const MAX_MOVES: u32 = 20_000;
@@ -175,6 +175,6 @@ fn result(h: &mut Handle) -> RaceResult {
 }
 
 /// Events of the game's turns citing `article`.
-fn count_events(g: &crate::store::replay::Game, article: &str) -> u32 {
+fn count_events(g: &crate::store::game::Game, article: &str) -> u32 {
     g.turns.iter().flat_map(|t| t.events.iter()).filter(|e| e.article == article).count() as u32
 }

@@ -18,7 +18,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::store::StoreError;
-use crate::store::replay::sha256_hex;
+use crate::store::hash::sha256_hex;
 
 /// Why the site could not be written.
 #[derive(Debug, thiserror::Error)]

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use crate::engine::{RaceState, Status};
 use crate::render::picture::{self, CarMark, Marks};
-use crate::store::replay::hex32;
+use crate::store::hash::hex32;
 use crate::store::{Game, StoreError, audit};
 
 use super::charts;

@@ -9,22 +9,17 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::dice::Scheme;
 use crate::engine::pits::PitChoice;
-use crate::engine::weather::Forecast;
-use crate::engine::{Rulebook, Tyres, Wear};
 use crate::track;
 
 use super::error::StoreError;
-pub use super::files::{FINISH_PORTION, LAP_THIRDS};
-use super::files::{Kind, SecretFile, SetupRecord, Source, TurnFile};
+use super::files::{FINISH_PORTION, Kind, LAP_THIRDS, SecretFile, SetupRecord, TurnFile};
 use super::fsio::{self, DirLock, Durability, write_atomic};
 use super::game::{Game, valid_id};
-pub use super::handle::{Handle, authenticate, bot_pit};
+use super::handle::Handle;
 use super::hash::{hex32, sha256_hex};
-use super::qualifying::GridMethod;
 use super::replayed::Replayed;
-use super::time::Stamp;
+pub use super::requests::{Join, Meta, NewGame};
 use super::verify::{self, render_game_toml};
 
 /// Environment variable naming the games directory.
@@ -33,136 +28,6 @@ pub const GAMES_ENV: &str = "STEWARD_GAMES";
 /// The games directory: `flag`, else `$STEWARD_GAMES`, else `./games`.
 pub fn games_dir(flag: Option<PathBuf>) -> PathBuf {
     flag.or_else(|| std::env::var_os(GAMES_ENV).map(PathBuf::from)).unwrap_or_else(|| PathBuf::from("games"))
-}
-
-/// When and from where a call comes.
-#[derive(Clone, Debug)]
-pub struct Meta {
-    /// When the order was received.
-    pub at: Stamp,
-    /// The message it came from.
-    pub source: Option<Source>,
-}
-
-impl Meta {
-    /// Now, with no message.
-    pub fn now() -> Self {
-        Meta { at: Stamp::now(), source: None }
-    }
-
-    /// Now, on behalf of `who` (`moderator`, `bot`...).
-    pub fn by(who: &str) -> Self {
-        Meta { at: Stamp::now(), source: Some(Source { by: Some(who.into()), ..Source::default() }) }
-    }
-}
-
-/// What a new game is.
-#[derive(Clone, Debug)]
-pub struct NewGame {
-    /// Its name.
-    pub id: String,
-    /// A shipped track's name or a track file.
-    pub track: String,
-    /// Rule profile, optionally with the Eurogames toggles after a colon
-    /// (`eurogames-advanced:tyres,weather`, docs/profiles.md).
-    pub profile: String,
-    /// Laps.
-    pub laps: u16,
-    /// Most cars (default: the grid).
-    pub max_cars: Option<u8>,
-    /// Hours to answer.
-    pub move_hours: u32,
-    /// Joins close at.
-    pub join_by: Option<Stamp>,
-    /// How the race weather is decided (3-0-1).
-    pub weather: Forecast,
-    /// How the grid is made (1, ruling 31).
-    pub grid: GridMethod,
-    /// A changeable sky is tested three times a lap (002 "Weather", ruling 46).
-    pub lap_third_weather: bool,
-    /// Late arrivals may join from the pit-lane exit (004, ruling 47).
-    pub late_arrivals: bool,
-    /// Cars finishing in the same round are placed by the portion of their move used to touch
-    /// the line (004, ruling 50), not by the order of crossing (21-1-4).
-    pub finish_by_portion: bool,
-    /// In which order the players choose their pit boxes (4-0-1; 002 after a d20 grid, ruling 48).
-    pub pit_choice: PitChoice,
-    /// The race plays with 002's backmarkers (ruling 49).
-    pub backmarkers: bool,
-    /// The dice scheme (docs/dice.md): v2 for every new game; `steward sim --keep` writes v1
-    /// games, whose key is the one `steward sim` plays with.
-    pub scheme: Scheme,
-}
-
-impl NewGame {
-    /// A game as the library's callers mostly want it (simulations, benches, tests): the 2004
-    /// rules, sun, the join order as the grid, 48 hours to answer, no other option.
-    pub fn plain(id: &str, track: &str, laps: u16) -> NewGame {
-        NewGame {
-            id: id.into(),
-            track: track.into(),
-            profile: Rulebook::competition_2004().profile_name().into(),
-            laps,
-            max_cars: None,
-            move_hours: 48,
-            join_by: None,
-            weather: Forecast::Sun,
-            grid: GridMethod::Join,
-            lap_third_weather: false,
-            late_arrivals: false,
-            finish_by_portion: false,
-            pit_choice: PitChoice::GridOrder,
-            backmarkers: false,
-            scheme: Scheme::V2,
-        }
-    }
-}
-
-/// A player's join.
-#[derive(Clone, Debug)]
-pub struct Join {
-    /// Mail address.
-    pub address: String,
-    /// The token that will authenticate the player's orders (only its hash is stored).
-    pub token: String,
-    /// Car number wanted (default: the lowest free).
-    pub car: Option<u8>,
-    /// Display name.
-    pub name: Option<String>,
-    /// Wear points.
-    pub wear: Wear,
-    /// Tyres.
-    pub tyres: Tyres,
-    /// Tyres if the track is wet at the start (none: the same).
-    pub wet_tyres: Option<Tyres>,
-    /// Entropy phrase mixed into the dice key.
-    pub entropy: Option<String>,
-    /// The bot drives this car.
-    pub bot: bool,
-    /// The driver's points for this race (002 "Expending Driver Points", ruling 45): 0 for none.
-    pub driver_points: u8,
-    /// The pit boxes wanted, best first, numbered from 1 along the lane (4-0-1, ruling 48).
-    pub boxes: Vec<u8>,
-}
-
-impl Join {
-    /// Car `car` for `address` with `token`: the standard sheet (5-0-2), hard tyres, no phrase,
-    /// no driver point, driven by its player.
-    pub fn plain(address: &str, token: &str, car: u8) -> Join {
-        Join {
-            address: address.into(),
-            token: token.into(),
-            car: Some(car),
-            name: None,
-            wear: Wear::standard(),
-            tyres: Tyres::Hard,
-            wet_tyres: None,
-            entropy: None,
-            bot: false,
-            driver_points: 0,
-            boxes: Vec::new(),
-        }
-    }
 }
 
 /// A directory of games.

@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use crate::engine::bot::Bot;
 use crate::engine::{Step, roll};
 
-use super::driver::{Join, Meta};
 use super::error::StoreError;
 use super::files::{By, Kind, Moderation, OrderRecord, PitRecord, PlayerRecord, TurnFile};
 use super::fsio::{DirLock, Durability, write_atomic};
@@ -15,6 +14,7 @@ use super::game::Game;
 use super::hash::{sha256_hex, token_hash};
 use super::records::{move_label, wear_record};
 use super::replayed::Replayed;
+use super::requests::{Join, Meta};
 use super::verify::{render_game_toml, turn_path};
 
 /// An open game, locked for writing until dropped.

@@ -26,14 +26,16 @@ pub mod qualifying;
 pub mod records;
 pub mod replay;
 pub mod replayed;
+pub mod requests;
 pub mod show;
 pub mod time;
 pub mod verify;
 
-pub use driver::{Handle, Join, Meta, NewGame, Store, games_dir};
+pub use driver::{Join, Meta, NewGame, Store, games_dir};
 pub use error::StoreError;
 pub use files::{By, Moderation};
 pub use game::Game;
+pub use handle::Handle;
 pub use time::Stamp;
 
 /// A small game for the library's unit tests: `cars` players joined on a 1-lap sprint, not

@@ -18,9 +18,9 @@ use std::path::{Path, PathBuf};
 
 use super::check::check;
 use super::graph_file::GraphFile;
-use super::load::weather_table;
 use super::model::Track;
 use super::problem::{Diagnostic, TrackError, TrackProblem};
+use super::weather_ranges::weather_table;
 
 /// An imported track and what the importer had to infer.
 #[derive(Clone, Debug)]

@@ -5,9 +5,9 @@ use std::collections::HashMap;
 
 use super::builder::{SpaceDraft, TrackBuilder};
 use super::graph_file::{GraphFile, KindEntry};
-use super::load::weather_table;
 use super::model::{SpaceIdx, SpaceKind, Track, Weather, WeatherTable};
 use super::problem::{Diagnostic, TrackProblem, line_of};
+use super::weather_ranges::weather_table;
 
 /// Builds the track, pushing every problem found into `diags`. Returns `None` when the problems
 /// prevent building a graph at all. `check` is left to the caller.

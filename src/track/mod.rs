@@ -16,6 +16,7 @@ pub mod load_graph;
 pub mod model;
 pub mod problem;
 pub mod synthetic;
+pub mod weather_ranges;
 
 pub use builder::{SpaceDraft, TrackBuilder};
 pub use model::{Corner, CornerIdx, ROW, Segment, Space, SpaceIdx, SpaceKind, Track, Weather, WeatherTable};

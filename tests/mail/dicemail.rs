@@ -11,7 +11,7 @@ use mail_parser::MessageParser;
 use steward::demo::{DemoSpec, run, run_with};
 use steward::dice::{Scheme, commitment_v2};
 use steward::mail::verify::verify_mail;
-use steward::store::replay::{hex32, sha256_hex};
+use steward::store::hash::{hex32, sha256_hex};
 
 use super::scratch;
 use crate::support::steward;

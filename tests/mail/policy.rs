@@ -8,7 +8,7 @@ use steward::engine::order::advance;
 use steward::engine::{Fate, MoveOption, RaceState, Rulebook, Step, resolve, roll};
 use steward::orders::policy::{Decision, Policy, Rule, apply, decide};
 use steward::sim::field;
-use steward::store::replay::pick;
+use steward::store::records::pick;
 use steward::track::load::resolve as track;
 
 fn wear(o: &MoveOption) -> u16 {

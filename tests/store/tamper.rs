@@ -41,7 +41,7 @@ fn a_move_turn(dir: &Path) -> u32 {
 
 /// Verify must fail at turn `n`, through the library and the command, and say `what`.
 fn fails_at(dir: &Path, n: u32, what: &str, seed: Option<&str>) {
-    let given = seed.map(|s| steward::store::replay::parse_hex32(s).unwrap());
+    let given = seed.map(|s| steward::store::hash::parse_hex32(s).unwrap());
     match verify(dir, given) {
         Err(StoreError::BadTurn { turn, why, .. }) => {
             assert_eq!(turn, n, "verify blamed turn {turn}, not {n}: {why}");

@@ -35,9 +35,9 @@ use super::files::{
     By, Contribution, EventRecord, Kind, Moderation, OptionRecord, OrderRecord, PendingRecord, PitRecord, PlayerRecord,
     RollRecord, TurnFile,
 };
-pub use super::game::{Game, Pending, Progress, Race, valid_id};
-pub use super::hash::{hex32, parse_hex32, sha256_hex, token_hash};
-pub use super::records::{labels, move_label, option_text, pick, starting_tyres, wear_of, wear_record};
+use super::game::{Game, Pending, Progress, Race, valid_id};
+use super::hash::{hex32, parse_hex32};
+use super::records::{labels, move_label, option_text, pick, starting_tyres, wear_of};
 use super::time::Stamp;
 
 impl Game {
