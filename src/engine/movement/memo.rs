@@ -23,7 +23,10 @@ use std::cell::RefCell;
 
 use rustc_hash::FxHashMap;
 
-use super::{Board, Mover, NEAR, Node, Reaches, SCRATCH, for_each_car, plain, report, search};
+use super::fields::for_each_car;
+use super::search::{SCRATCH, grow, plain, report, search};
+use super::{Board, Mover, Node, Reaches};
+use crate::track::model::NEAR;
 use crate::track::{SpaceIdx, Track};
 
 /// The deepest a kept search looks: the longest roll (30, in 6th gear) and the soft-tyre +1.
@@ -108,7 +111,7 @@ pub(super) fn reaches(b: &Board<'_>, root: Node, m: &Mover) -> Option<Reaches> {
     let t = b.track;
     let key = (root.pos(), root.credit());
     let read = |kept: &Kept| match how {
-        Use::Shorter(c) => super::grow(b, &kept.nodes[..kept.upto[c as usize - 1] as usize], m.max, m.min),
+        Use::Shorter(c) => grow(b, &kept.nodes[..kept.upto[c as usize - 1] as usize], m.max, m.min),
         _ => answer(kept, root.k(), m.max, m.min, b.dangerous),
     };
     let found = KEPT.with(|k| {
@@ -158,7 +161,7 @@ fn make(t: &Track, root: Node, depth: u8) -> Kept {
 }
 
 /// The search's answer for a roll of `max` and at least `min` spaces, from kept states: those up
-/// to `max` long, the ways reported as [`super::search_in`] reports them; `dangerous`: the
+/// to `max` long, the ways reported as [`super::search::search_in`] reports them; `dangerous`: the
 /// board's (none within reach).
 fn answer(kept: &Kept, root_k: u8, max: u8, min: u8, dangerous: &[SpaceIdx]) -> Reaches {
     let n = kept.upto[max as usize] as usize;
@@ -179,7 +182,8 @@ fn answer(kept: &Kept, root_k: u8, max: u8, min: u8, dangerous: &[SpaceIdx]) -> 
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Scratch, search_in, tests::all_of};
+    use super::super::search::{Scratch, search_in};
+    use super::super::tests::all_of;
     use super::*;
     use crate::track::load::{resolve, shipped_names};
     use crate::track::{CornerIdx, SpaceIdx};
