@@ -164,7 +164,7 @@ impl Fields {
 }
 
 /// The spaces `occupied` marks, in `out` (emptied first), in order ([`for_each_car`]).
-fn occupied_spaces(occupied: &[bool], out: &mut Vec<u16>) {
+pub(super) fn occupied_spaces(occupied: &[bool], out: &mut Vec<u16>) {
     out.clear();
     for_each_car(occupied, |s| out.push(s as u16));
 }

@@ -1,6 +1,8 @@
 //! The search's tests: its copies agree, it keeps no state between searches, its packed state
 //! and fields are what they stand for.
 
+use super::fields::{DYNAMIC_FIELDS, occupied_spaces};
+use super::search::{Scratch, plain, search_in};
 use super::*;
 use crate::track::load::{resolve, shipped_names};
 
