@@ -13,8 +13,8 @@
 use crate::track::{SpaceIdx, Track};
 
 use super::dice::Dice;
+use super::dice::roll_off;
 use super::events::Event;
-use super::qualifying::grid::roll_off;
 use super::state::{CarId, RaceState, Status};
 
 /// How a car that finished used its last move (004): `used` of its `moved` spaces took it to

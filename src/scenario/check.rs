@@ -2,7 +2,6 @@
 //! articles cited, the dice used and the cars' states after a move.
 
 use super::format::{Expect, OptionSpec, PathSpec, apply_wear};
-use super::run::car_id;
 use crate::engine::inertia::Inertia;
 use crate::engine::order::advance;
 use crate::engine::weather::WeatherState;
@@ -355,4 +354,9 @@ pub(super) fn check_state(t: &Track, s: &RaceState, e: &Expect, at: &str, fails:
 
 fn dry_wet(wet: bool) -> &'static str {
     if wet { "wet" } else { "dry" }
+}
+
+/// The car numbered `number` in `state`.
+pub(super) fn car_id(state: &RaceState, number: u8) -> Option<CarId> {
+    state.ids().find(|&c| state.car(c).number == number)
 }

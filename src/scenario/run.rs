@@ -4,13 +4,13 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::check::{check_articles, check_dice, check_options, check_paths, check_state, describe_options};
+use super::check::{car_id, check_articles, check_dice, check_options, check_paths, check_state, describe_options};
 use super::format::{MoveSpec, Scenario, apply_wear, parse, pit_order};
 use crate::engine::inertia::Inertia;
 use crate::engine::order::advance;
 use crate::engine::weather::WeatherState;
 use crate::engine::{
-    CarId, CarState, Elimination, FixedDice, MoveOption, RaceState, Rulebook, Status, Step, Tyres, Wear, roll,
+    CarState, Elimination, FixedDice, MoveOption, RaceState, Rulebook, Status, Step, Tyres, Wear, roll,
 };
 use crate::track::{self, Track};
 
@@ -209,10 +209,6 @@ fn setup(sc: &Scenario, t: &Track) -> Result<RaceState, String> {
         state.round_leader = Some(id);
     }
     Ok(state)
-}
-
-pub(super) fn car_id(state: &RaceState, number: u8) -> Option<CarId> {
-    state.ids().find(|&c| state.car(c).number == number)
 }
 
 fn play_move(

@@ -3,7 +3,7 @@
 
 use super::Board;
 use super::node::NONE8;
-use super::step::wall_entry;
+use super::wall_entry;
 use crate::track::{SpaceIdx, Track};
 
 #[cfg(test)]

@@ -287,3 +287,10 @@ fn reaches_root(b: &Board<'_>, m: &Mover) -> Node {
 fn reach_of(n: &Node, node: u32) -> Reach {
     Reach { state: *n, node }
 }
+
+/// True if the step `from` → `to` enters an oval's wall lane (15-0-2, 15-0-4: moving along it
+/// is no entry), when the board counts wall entries.
+#[inline]
+pub(super) fn wall_entry(b: &Board<'_>, from: SpaceIdx, to: SpaceIdx) -> bool {
+    b.walls && b.track.has_walls() && b.track.space(to).wall && !b.track.space(from).wall
+}

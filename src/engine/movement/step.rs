@@ -1,9 +1,9 @@
 //! One step of the driving code: the state after moving along one arrow, or none when the code
 //! forbids it (7, 10, 15-0-2).
 
-use super::Board;
 use super::fields::Fields;
 use super::node::{NO_FIELD, NONE8, NONE16, Node, ONE_CROSSING, ONE_K};
+use super::{Board, wall_entry};
 use crate::track::SpaceIdx;
 use crate::track::model::Compact;
 
@@ -102,11 +102,4 @@ pub(super) fn step<const PLAIN: bool>(
         }
     }
     Some(c)
-}
-
-/// True if the step `from` → `to` enters an oval's wall lane (15-0-2, 15-0-4: moving along it
-/// is no entry), when the board counts wall entries.
-#[inline]
-pub(super) fn wall_entry(b: &Board<'_>, from: SpaceIdx, to: SpaceIdx) -> bool {
-    b.walls && b.track.has_walls() && b.track.space(to).wall && !b.track.space(from).wall
 }

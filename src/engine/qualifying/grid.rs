@@ -4,7 +4,7 @@
 
 use thiserror::Error;
 
-use super::super::dice::{Dice, Purpose};
+use super::super::dice::{Dice, Purpose, roll_off};
 use super::super::rulebook::{
     BID_PRORATE_PER_RACE, BID_SEASON_ALLOTMENT, BID_TEAM_SEASON_CAP, Die, QUALIFYING_ERROR_ROLLS,
 };
@@ -30,31 +30,6 @@ impl TieBreak {
             _ => None,
         }
     }
-}
-
-/// Orders `entries` by one black die each (Purpose::Other), re-rolling among those still tied
-/// until every tie is broken; `lowest_first` puts the smallest roll first (002), otherwise the
-/// highest. Returns the entries in their new order; dice are rolled in the entries' order.
-pub fn roll_off<T: Copy>(entries: &[T], lowest_first: bool, dice: &mut dyn Dice) -> Vec<T> {
-    if entries.len() <= 1 {
-        return entries.to_vec();
-    }
-    let mut rolled: Vec<(u8, T)> = entries.iter().map(|&e| (dice.roll(Die::Black, None, Purpose::Other), e)).collect();
-    // A stable sort keeps the entries' order among equals until they roll again.
-    if lowest_first {
-        rolled.sort_by_key(|r| r.0);
-    } else {
-        rolled.sort_by_key(|r| std::cmp::Reverse(r.0));
-    }
-    let mut out = Vec::with_capacity(entries.len());
-    let mut i = 0;
-    while i < rolled.len() {
-        let j = rolled[i..].iter().position(|r| r.0 != rolled[i].0).map_or(rolled.len(), |k| i + k);
-        let group: Vec<T> = rolled[i..j].iter().map(|r| r.1).collect();
-        out.extend(roll_off(&group, lowest_first, dice));
-        i = j;
-    }
-    out
 }
 
 /// One car's qualifying: its lap results, in the order they were completed.
