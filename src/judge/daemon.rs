@@ -153,6 +153,15 @@ impl Daemon {
         let mut job = self.start_job(key, msg.message_id.clone(), &msg.from)?;
         job.arrived = arrived;
         job.secrets = Secrets::of(&[&msg.body, &msg.subject, msg.from_name.as_deref().unwrap_or("")]);
+        if !self.cfg.moderators.is_empty() {
+            // A moderator's token is free text: hidden wherever it was written (issue 45, item 10).
+            let is_moderator_token = |w: &str| {
+                let h = crate::judge::config::moderator_token_hash(w);
+                self.cfg.moderators.iter().any(|m| m.token_sha256 == h)
+            };
+            job.secrets.add_matching(&msg.body, is_moderator_token);
+            job.secrets.add_matching(&msg.subject, is_moderator_token);
+        }
         if let Err(e) = check_size(msg.text_bytes, self.cfg.max_message_bytes) {
             entry.outcome = format!("refused: {e}");
             job.notes.push(e.to_string());
@@ -280,6 +289,7 @@ impl Daemon {
             stranger: false,
             arrived: None,
             tag: None,
+            copies: Vec::new(),
         })
     }
 

@@ -100,6 +100,20 @@ pub(super) struct Job {
     pub arrived: Option<Stamp>,
     /// The signed reply address the message was sent to, verified or refused (`tag`).
     pub tag: Option<Result<ReplyTag, TagError>>,
+    /// Cars whose orders came from another address than their player's: the player gets a
+    /// copy saying what became of them once the mail's orders are done (`dispatch`).
+    pub copies: Vec<OwnerCopy>,
+}
+
+/// An order for a car that came from another address than its player's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct OwnerCopy {
+    pub game: String,
+    pub car: u8,
+    /// The player's address.
+    pub owner: String,
+    /// Signed by the mail's address (a prompt's reply address), not by the car's token.
+    pub via_tag: bool,
 }
 
 /// What the sender's reply carries besides the receipt.

@@ -17,6 +17,16 @@ pub const MAX_MESSAGE_BYTES: usize = 256 * 1024;
 /// its headers read (for the short reply that says it was too large).
 pub const MAX_RAW_BYTES: usize = 32 * 1024 * 1024;
 
+/// Quote levels an HTML mail's text shows (`> ` each): deeper `blockquote`s read as this deep,
+/// so the text stays linear in the mail's bytes however deep the nesting (issue 45, item 7: a
+/// 515 KB mail of nested blockquotes grew with the square of its depth and exhausted memory).
+/// Every quoted line is dropped from the orders anyway.
+pub const MAX_QUOTE_DEPTH: usize = 8;
+
+/// Most bytes of text an HTML mail is turned into; the rest is not read (the daemon's
+/// `max_message_bytes` refuses far smaller mails).
+pub const MAX_HTML_TEXT_BYTES: usize = 8 * 1024 * 1024;
+
 /// Why a mail cannot be read.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum MessageError {
@@ -182,10 +192,16 @@ impl Incoming {
         // HTML-only mail: block elements become lines and blockquotes become `>` quotes, which
         // mail-parser's own conversion does not do.
         let html_only = m.text_part(0).is_some_and(|p| p.is_text_html());
+        let mut html_bytes = 0;
         let full_body = if headers_only {
             String::new()
         } else if html_only {
-            m.body_html(0).map(|h| html_to_text(&h)).unwrap_or_default()
+            m.body_html(0)
+                .map(|h| {
+                    html_bytes = h.len();
+                    html_to_text(&h)
+                })
+                .unwrap_or_default()
         } else {
             let text = m.body_text(0).map(|b| b.into_owned()).unwrap_or_default();
             let attr = |name: &str| {
@@ -200,7 +216,8 @@ impl Incoming {
                 text
             }
         };
-        let text_bytes = if headers_only { raw.len() } else { full_body.len() };
+        // An HTML mail is as big as its HTML: its size limit holds whatever the text became.
+        let text_bytes = if headers_only { raw.len() } else { full_body.len().max(html_bytes) };
         let body = clean_body(&full_body);
         let report = m.root_part().content_type().is_some_and(|ct| {
             ct.ctype().eq_ignore_ascii_case("multipart")
@@ -394,7 +411,9 @@ pub fn clean_body(text: &str) -> String {
 
 /// HTML to plain text for order reading: block elements (`p`, `div`, `br`, `li`, `tr`,
 /// headings) end lines, text inside `blockquote` is quoted with `> `, `head`, `style` and
-/// `script` are dropped, entities are decoded, other tags vanish.
+/// `script` are dropped, entities are decoded, other tags vanish. Time and memory are linear in
+/// `html`'s bytes: at most [`MAX_QUOTE_DEPTH`] quote marks a line, at most
+/// [`MAX_HTML_TEXT_BYTES`] of text.
 pub fn html_to_text(html: &str) -> String {
     let mut out = String::new();
     let mut quote = 0usize;
@@ -405,7 +424,7 @@ pub fn html_to_text(html: &str) -> String {
         out.push('\n');
         *at_line_start = true;
     };
-    while !rest.is_empty() {
+    while !rest.is_empty() && out.len() < MAX_HTML_TEXT_BYTES {
         if let Some(tag_start) = rest.strip_prefix('<') {
             let end = tag_start.find('>').unwrap_or(tag_start.len());
             let tag = &tag_start[..end];
@@ -460,7 +479,7 @@ pub fn html_to_text(html: &str) -> String {
                 if c == ' ' {
                     continue;
                 }
-                out.extend(std::iter::repeat_n("> ", quote));
+                out.extend(std::iter::repeat_n("> ", quote.min(MAX_QUOTE_DEPTH)));
                 at_line_start = false;
             }
             out.push(c);

@@ -38,11 +38,35 @@ pub struct Secrets {
 /// Secret keywords, squashed.
 const ANNOUNCING: [&str; 7] = ["token", "jeton", "password", "passwd", "motdepasse", "mdp", "secret"];
 
-/// Whether a word announces a secret: a secret keyword, or a word ending in one (a mail whose
-/// line breaks were lost glues `GAME g` and `TOKEN x` into `gTOKEN x`).
+/// The keywords of the token lines, squashed, whose misspellings announce a secret too: a
+/// `TOKN <moderator token>` line is refused as an unknown order and echoed, and a moderator's
+/// token is free text, which no hexadecimal rule finds (issue 45, item 10).
+const MISSPELT: [&str; 2] = ["token", "jeton"];
+
+/// Whether a word announces a secret: a secret keyword, a word ending in one (a mail whose
+/// line breaks were lost glues `GAME g` and `TOKEN x` into `gTOKEN x`), or a token keyword
+/// one letter off (`TOKN`, `TOKEM`, `TOKENS`, `JETOM`).
 fn announces(word: &str) -> bool {
     let w = squash(word);
     ANNOUNCING.iter().any(|k| w == *k || (w.len() > k.len() && w.ends_with(k)))
+        || MISSPELT.iter().any(|k| one_edit_apart(&w, k))
+}
+
+/// Whether `a` becomes `b` by one letter added, dropped or changed (or two neighbours swapped).
+fn one_edit_apart(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a == b || a.len().abs_diff(b.len()) > 1 {
+        return false;
+    }
+    let head = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let (ra, rb) = (&a[head..], &b[head..]);
+    match ra.len().cmp(&rb.len()) {
+        std::cmp::Ordering::Less => ra == &rb[1..],
+        std::cmp::Ordering::Greater => &ra[1..] == rb,
+        std::cmp::Ordering::Equal => {
+            ra[1..] == rb[1..] || (ra.len() >= 2 && ra[0] == rb[1] && ra[1] == rb[0] && ra[2..] == rb[2..])
+        }
+    }
 }
 
 /// Characters of a word that may be a secret (`orders::name`: letters, digits, `-`, `_`, `.`).
@@ -100,6 +124,18 @@ impl Secrets {
             let run = text[a..b].to_ascii_lowercase();
             for i in 0..run.len().saturating_sub(TOKEN_HEX_DIGITS - 1) {
                 self.windows.insert(run[i..i + TOKEN_HEX_DIGITS].to_string());
+            }
+        }
+    }
+
+    /// Adds every word of `text` for which `secret` holds (the daemon passes the check of its
+    /// moderators' token hashes, so a moderator's token is hidden wherever it was written).
+    /// Words shorter than the shortest secret or longer than 128 characters are not tried.
+    pub fn add_matching(&mut self, text: &str, secret: impl Fn(&str) -> bool) {
+        for (a, b) in runs(text, word_char) {
+            let w = text[a..b].trim_matches('.');
+            if (MIN_SECRET..=128).contains(&w.chars().count()) && secret(w) {
+                self.words.insert(w.to_lowercase());
             }
         }
     }
@@ -168,6 +204,33 @@ mod tests {
     use super::*;
 
     const T: &str = "0123456789abcdef01234567";
+
+    #[test]
+    fn a_misspelt_token_keyword_still_hides_the_free_text_after_it() {
+        for line in
+            ["TOKN moderator-secret", "tokem moderator-secret", "JETOM moderator-secret", "Tokens: moderator-secret"]
+        {
+            let s = Secrets::of(&[line]);
+            let echo = s.mask(&format!("line 3: unknown order: {line}"));
+            assert!(!echo.contains("moderator-secret"), "{line}: {echo}");
+        }
+        // A word one edit away from nothing announced, and the keyword far off, hide nothing.
+        for line in ["TOKYO moderator-secret", "TAKEN moderator-secret", "TICKET moderator-secret"] {
+            let s = Secrets::of(&[line]);
+            assert!(s.mask(line).contains("moderator-secret"), "{line}");
+        }
+        assert!(
+            one_edit_apart("tokn", "token") && one_edit_apart("otken", "token") && !one_edit_apart("token", "token")
+        );
+    }
+
+    #[test]
+    fn a_word_the_daemon_knows_for_a_secret_is_hidden_without_a_keyword() {
+        let mut s = Secrets::of(&["hello"]);
+        s.add_matching("please use moderator-secret. thanks", |w| w == "moderator-secret");
+        let echo = s.mask("line 1: unknown order: please use moderator-secret. thanks");
+        assert!(!echo.contains("moderator-secret") && echo.contains("thanks"), "{echo}");
+    }
 
     #[test]
     fn tokens_are_hidden_wherever_they_are_echoed() {

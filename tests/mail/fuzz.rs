@@ -42,6 +42,47 @@ fn check_mail(raw: &[u8]) {
     }
 }
 
+/// An HTML-only mail whose body is `html`, as a client would send it.
+fn html_mail(html: &str) -> Vec<u8> {
+    format!(
+        "From: bomb@fuzz.invalid\r\nTo: steward@fuzz.invalid\r\nSubject: b\r\nMessage-ID: <b@fuzz.invalid>\r\nContent-Type: text/html; charset=utf-8\r\n\r\n{html}\r\n"
+    )
+    .into_bytes()
+}
+
+/// HTML bombs (issue 45, item 7): nesting that made the text grow with the square of the depth
+/// (a 515 KB mail exhausted memory and aborted the daemon on every restart), and other
+/// shapes a converter can blow up on. Each mail's text stays within a fixed multiple of its
+/// bytes, and orders before the bomb are still read.
+#[test]
+fn html_bombs_turn_into_text_linear_in_their_bytes() {
+    let depth = 40_000;
+    let bombs = [
+        format!("GEAR 3<br>{}", "<blockquote>x".repeat(depth)),
+        format!("GEAR 3<br>{}", "<blockquote><p>x</p>".repeat(depth)),
+        format!("GEAR 3<br>{}{}", "<blockquote>".repeat(depth), "x<br>".repeat(depth)),
+        format!("GEAR 3<br>{}", "<div>&amp;</div>".repeat(depth)),
+        format!("GEAR 3<br>{}", "<br>".repeat(depth * 4)),
+        format!("GEAR 3<br><style>{}", "<".repeat(depth)),
+        format!("GEAR 3<br>{}", "<blockquote".repeat(depth)),
+    ];
+    for html in &bombs {
+        let raw = html_mail(html);
+        let m = Incoming::parse(&raw).expect("an HTML mail is read");
+        assert!(
+            m.full_body.len() <= 20 * raw.len() + 1024,
+            "{} bytes of text from {} bytes",
+            m.full_body.len(),
+            raw.len()
+        );
+        assert!(m.text_bytes >= html.len() / 2, "the size limit sees the HTML's bytes");
+        assert!(m.body.lines().next().is_some_and(|l| l.trim() == "GEAR 3"), "{:?}", &m.body[..m.body.len().min(80)]);
+        let text = html_to_text(html);
+        assert!(text.len() <= 20 * html.len() + 1024);
+        check_text(&m.body);
+    }
+}
+
 /// A mutation of a fixture: byte flips, insertions of mail-ish fragments, deletions, a cut.
 #[derive(Clone, Debug)]
 enum Edit {

@@ -219,7 +219,7 @@ fn a_tag_stands_for_its_car_only_and_tells_the_owner() {
     w.reply(&who, &tag, "", "POLICY BOT");
     assert!(bodies(&w.read(&who)).contains("needs your TOKEN"));
     w.reply(&who, &tag, "", "PAUSE");
-    assert!(bodies(&w.read(&who)).contains("Only a moderator"));
+    assert!(bodies(&w.read(&who)).contains("needs your TOKEN"), "no moderator power by a reply address");
     assert_eq!(w.game("g").next_turn(), before, "nothing applied");
     // The same lines as the tag, and the token: applied.
     let t = &tokens[car as usize - 1];
@@ -232,6 +232,49 @@ fn a_tag_stands_for_its_car_only_and_tells_the_owner() {
     assert!(w.game("g").next_turn() > before);
     let copy = bodies(&w.read(&owner));
     assert!(copy.contains("leak@test.invalid"), "the owner gets a copy: {copy}");
+}
+
+#[test]
+fn an_old_reply_address_answers_nothing_but_its_own_open_prompt() {
+    // Issue 45, items 1, 2 and 11: a stranger holding any reply address a car was mailed.
+    let mut w = World::new("leaked");
+    w.started("g");
+    let (car, owner, gear_tag, _) = prompt(&w, "g");
+    // Whatever changes the car's standing needs the token, even at an open prompt's address.
+    for order in ["RETIRE", "ABSENT 2026-01-01 2099-12-31", "POLICY BOT", "WATCH g", "UNWATCH g"] {
+        let before = w.game("g").next_turn();
+        w.reply("stranger@test.invalid", &gear_tag, "", order);
+        let reply = bodies(&w.read("stranger@test.invalid"));
+        assert!(reply.contains("needs your TOKEN"), "{order}: {reply}");
+        assert_eq!(w.game("g").next_turn(), before, "{order}: nothing applied");
+    }
+    // The owner answers; the same address, now answered, sets nothing: not the next gear.
+    w.reply(&owner, &gear_tag, "", "GEAR 1");
+    let (car2, owner2, choice_tag, _) = to_choice(&mut w);
+    w.reply(&owner2, &choice_tag, "", "A");
+    w.read(&owner2);
+    w.read(&owner);
+    let queued = |w: &World| {
+        let car = |c: u8| std::fs::read_to_string(w.root.join(format!("mail-state/games/g/car-{c}.toml")));
+        (car(1).unwrap_or_default(), car(2).unwrap_or_default())
+    };
+    let before = (w.game("g").next_turn(), queued(&w));
+    for (tag, c) in [(&gear_tag, car), (&choice_tag, car2)] {
+        w.reply("stranger@test.invalid", tag, "", "GEAR 2");
+        let reply = bodies(&w.read("stranger@test.invalid"));
+        assert!(reply.contains("Stale order"), "car {c}'s answered prompt: {reply}");
+    }
+    assert_eq!((w.game("g").next_turn(), queued(&w)), before, "no gear kept, nothing applied");
+    // At an open gear prompt, a stranger's illegal answer is refused, and the owner's copy
+    // says so instead of "it was applied".
+    let (_, owner3, open_tag, _) = prompt(&w, "g");
+    w.read(&owner3);
+    let before = w.game("g").next_turn();
+    w.reply("stranger@test.invalid", &open_tag, "", "GEAR 6");
+    assert_eq!(w.game("g").next_turn(), before, "six gears up at once is refused");
+    let copy = bodies(&w.read(&owner3));
+    assert!(copy.contains("stranger@test.invalid") && copy.contains("It was refused"), "{copy}");
+    assert!(!copy.contains("It was applied"), "{copy}");
 }
 
 #[test]

@@ -167,6 +167,25 @@ fn refusals_and_echoed_subjects_never_show_a_token() {
 }
 
 #[test]
+fn a_moderator_s_token_is_never_echoed_even_under_a_misspelt_keyword() {
+    // Issue 45, item 10: `TOKN <moderator token>` was echoed in clear to the mail's Reply-To.
+    let mut r = Rig::new("sec-tokn");
+    r.game(2);
+    let to = "Reply-To: list@elsewhere.invalid\r\nSubject: o";
+    r.drop_mail(&format!("From: {MOD}\r\n{to}"), &format!("GAME g\nTOKN {MOD_TOKEN}\nPAUSE"));
+    r.drop_mail(&format!("From: {MOD}\r\n{to}"), &format!("GAME g\nTOKEN\nPAUSE {MOD_TOKEN}"));
+    r.drop_mail(&format!("From: {MOD}\r\n{to}"), &format!("GAME g\nmy key is {MOD_TOKEN} PAUSE"));
+    r.pass();
+    let mails = r.mails();
+    let to_list: Vec<_> = mails.iter().filter(|m| m.mailbox.contains("list@elsewhere")).collect();
+    assert!(to_list.len() >= 3, "each mail is answered at its Reply-To: {mails:?}");
+    for m in &mails {
+        assert!(!m.text.contains(MOD_TOKEN) && !m.subject.contains(MOD_TOKEN), "to {}:\n{}", m.mailbox, m.text);
+    }
+    assert!(to_list.iter().all(|m| m.text.contains("********")), "the echoes are masked, not dropped");
+}
+
+#[test]
 fn a_join_mails_the_token_to_from_never_to_reply_to() {
     let mut r = Rig::new("sec-replyto");
     r.game(1);

@@ -23,7 +23,7 @@ use crate::store::qualifying::GridMethod;
 use crate::store::{By, Game, Handle, Join, Meta, Moderation, NewGame, Stamp, StoreError};
 
 use crate::judge::config::moderator_token_hash;
-use crate::judge::service::{Daemon, DaemonError, Failure, Job, io, store_failure};
+use crate::judge::service::{Daemon, DaemonError, Failure, Job, OwnerCopy, io, store_failure};
 use crate::judge::standing::QueuedGear;
 use crate::mail::compose::Draft;
 use crate::mail::limits::MAX_ORDERS;
@@ -241,6 +241,7 @@ impl Daemon {
             boxes: actions.iter().find_map(|o| if let Order::Boxes(b) = o { Some(b.clone()) } else { None }),
         };
         let mut touched = BTreeSet::new();
+        let mut refusal = None;
         for o in &actions {
             match self.act(job, msg, &head, o, &sheet) {
                 Ok(Some(game)) => {
@@ -248,12 +249,14 @@ impl Daemon {
                 }
                 Ok(None) => {}
                 Err(Failure::Note(note)) => {
+                    refusal = Some(note.clone());
                     job.notes.push(note);
                     break;
                 }
                 Err(Failure::System(e)) => return Err(e),
             }
         }
+        self.mail_copies(job, refusal.as_deref());
         for g in touched {
             self.cascade(job, &g)?;
         }
@@ -278,7 +281,8 @@ impl Daemon {
                 return Err(format!("There is no car {car} in game {}.", g.setup.id));
             }
             Self::replaced_since(job, g, car, turn)?;
-            self.copy_to_owner(job, g, car);
+            Self::answered_since(job, g, car, turn)?;
+            Self::copy_to_owner(job, g, car, true);
             return Ok(car);
         }
         let (Some(car), Some(token)) = (head.car, head.token.as_deref()) else {
@@ -298,21 +302,33 @@ impl Daemon {
                 &format!("Ce jeton n'est pas celui de la voiture {car} : rien n'a ete applique."),
             ));
         }
-        self.copy_to_owner(job, g, car);
+        Self::copy_to_owner(job, g, car, false);
         Ok(car)
     }
 
-    /// An order for `car` signed on from another address than its player's: applied, and the
-    /// player gets a copy.
-    fn copy_to_owner(&self, job: &mut Job, g: &Game, car: u8) {
+    /// An order for `car` signed on from another address than its player's: the player gets a
+    /// copy, written once the mail's orders are done ([`Daemon::mail_copies`]).
+    fn copy_to_owner(job: &mut Job, g: &Game, car: u8, via_tag: bool) {
         let Some((_, p)) = g.player(car) else { return };
-        if !p.address.eq_ignore_ascii_case(&job.sender) {
-            let ctx = serde_json::json!({ "game": g.setup.id, "car": car, "sender": job.sender });
-            let lang = self.lang_of(&p.address);
+        let copy = OwnerCopy { game: g.setup.id.clone(), car, owner: p.address.clone(), via_tag };
+        if !p.address.eq_ignore_ascii_case(&job.sender) && !job.copies.contains(&copy) {
+            job.copies.push(copy);
+        }
+    }
+
+    /// The copies of [`Daemon::copy_to_owner`]: each says whether the mail's orders were applied
+    /// (`refusal`: the note that stopped them), never more than the sender's receipt says.
+    fn mail_copies(&self, job: &mut Job, refusal: Option<&str>) {
+        for c in std::mem::take(&mut job.copies) {
+            let ctx = serde_json::json!({
+                "game": c.game, "car": c.car, "sender": job.sender, "via_tag": c.via_tag,
+                "applied": refusal.is_none(), "refusal": refusal.unwrap_or(""),
+            });
+            let lang = self.lang_of(&c.owner);
             if let Ok(text) = self.templates.render(lang, "copy", ctx) {
                 job.drafts.push(Draft {
-                    to: vec![p.address.clone()],
-                    subject: format!("[{}] order for car {car} from {}", g.setup.id, job.sender),
+                    to: vec![c.owner.clone()],
+                    subject: format!("[{}] order for car {} from {}", c.game, c.car, job.sender),
                     text,
                     in_reply_to: None,
                     message_id: String::new(),

@@ -73,11 +73,27 @@ impl Daemon {
                         ),
                     ));
                 }
-                if head.token.is_none() && actions.iter().any(|o| matches!(o, Order::Policy(_))) {
+                // A reply address answers its own prompt and nothing else (issue 45, items 1
+                // and 2): anything that changes the car's standing (RETIRE, ABSENT, POLICY,
+                // WATCH...) needs the car's token.
+                let answers = |o: &&Order| {
+                    matches!(
+                        o,
+                        Order::Gear(_)
+                            | Order::Choose(_)
+                            | Order::Pit { .. }
+                            | Order::Reroll
+                            | Order::Help
+                            | Order::Board
+                            | Order::History(_)
+                            | Order::Standings
+                    )
+                };
+                if head.token.is_none() && actions.iter().any(|o| !answers(o)) {
                     return Err(tr(
                         lang,
-                        "A reply address answers its prompt only (GEAR, CHOOSE, PIT, REROLL): a POLICY needs your TOKEN line. Nothing was applied.",
-                        "Une adresse de reponse sert a repondre a sa demande seulement (VITESSE, CHOIX, STAND, RELANCE) : une POLITIQUE demande votre ligne JETON. Rien n'a ete applique.",
+                        "A reply address answers its prompt only (GEAR, CHOOSE, PIT, REROLL): every other order (POLICY, RETIRE, ABSENT, WATCH, JOIN, LANG...) needs your TOKEN line. Nothing was applied.",
+                        "Une adresse de reponse sert a repondre a sa demande seulement (VITESSE, CHOIX, STAND, RELANCER) : tout autre ordre (CONSIGNE, ABANDON, ABSENT, SUIVRE, REJOINDRE, LANGUE...) demande votre ligne JETON. Rien n'a ete applique.",
                     ));
                 }
                 head.game = Some(t.game);
@@ -86,6 +102,32 @@ impl Daemon {
                 head.tag = true;
                 Ok(())
             }
+        }
+    }
+
+    /// Why a tag for car `car` answering turn `turn` stands for nothing any more: its prompt was
+    /// answered (an order of the car, or its move played by a bot or a moderator, at a later
+    /// turn made by another mail). A reply address answers its own prompt while it is open,
+    /// nothing else (issue 45, item 2): an answered choice prompt's address must not set the
+    /// car's next gear.
+    pub(super) fn answered_since(job: &Job, g: &Game, car: u8, turn: u32) -> Result<(), String> {
+        let answered = g.turns.iter().skip(turn as usize + 1).find(|t| {
+            t.source.as_ref().and_then(|s| s.message_id.as_deref()) != Some(job.mid.as_str())
+                && (t.orders.iter().any(|o| o.car == car) || t.player.as_ref().is_some_and(|p| p.car == car))
+        });
+        match answered {
+            None => Ok(()),
+            Some(t) => Err(tr(
+                job.lang,
+                &format!(
+                    "Stale order: this reply address answers car {car}'s prompt of turn {turn}, which was answered at turn {}. Nothing was applied: reply to your latest report, or write CAR and TOKEN lines.",
+                    t.turn
+                ),
+                &format!(
+                    "Ordre perime : cette adresse de reponse repond a la demande du tour {turn} a la voiture {car}, deja repondue au tour {}. Rien n'a ete applique : repondez a votre dernier rapport, ou ecrivez les lignes VOITURE et JETON.",
+                    t.turn
+                ),
+            )),
         }
     }
 
