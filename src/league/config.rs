@@ -231,11 +231,6 @@ fn is_one(n: &u32) -> bool {
 }
 
 impl DriverRecord {
-    /// The name shown in tables.
-    pub fn display(&self) -> &str {
-        self.name.as_deref().unwrap_or(&self.address)
-    }
-
     /// True when the driver is entered for race `n` (1-based).
     pub fn entered_for(&self, n: u32) -> bool {
         self.joined <= n && self.withdrawn.is_none_or(|w| n < w)
@@ -494,9 +489,10 @@ impl League {
     pub fn entrants(&self) -> Vec<Entrant> {
         self.drivers
             .iter()
-            .map(|d| Entrant {
+            .enumerate()
+            .map(|(i, d)| Entrant {
                 driver: d.address.clone(),
-                name: d.display().to_string(),
+                name: crate::words::names::public_name(d.name.as_deref(), || format!("driver {}", i + 1)),
                 team: d.team.clone().map(|t| (t, d.team_from)),
             })
             .collect()

@@ -67,6 +67,9 @@ pub enum LoopReason {
     AutoReplyHeader(String),
     /// A delivery or disposition report (`multipart/report`, RFC 3462).
     Report,
+    /// A subject that only an automatic reply has ("Out of Office", "Absence du bureau",
+    /// "Réponse automatique"...), from a client that sets no header for it.
+    AutoReplySubject(String),
 }
 
 impl fmt::Display for LoopReason {
@@ -79,6 +82,7 @@ impl fmt::Display for LoopReason {
             LoopReason::ListHeader(h) => write!(f, "mailing-list header {h}"),
             LoopReason::AutoReplyHeader(h) => write!(f, "auto-reply header {h}"),
             LoopReason::Report => write!(f, "delivery report"),
+            LoopReason::AutoReplySubject(s) => write!(f, "automatic-reply subject {s:?}"),
         }
     }
 }
@@ -223,7 +227,12 @@ impl Incoming {
             ct.ctype().eq_ignore_ascii_case("multipart")
                 && ct.subtype().is_some_and(|s| s.eq_ignore_ascii_case("report"))
         });
-        let loop_reason = if report { Some(LoopReason::Report) } else { loop_reason(&headers, &from) };
+        let subject = m.subject().unwrap_or_default().trim().to_string();
+        let loop_reason = if report {
+            Some(LoopReason::Report)
+        } else {
+            loop_reason(&headers, &from).or_else(|| auto_reply_subject(&subject))
+        };
         Ok(Incoming {
             from,
             from_name,
@@ -232,7 +241,7 @@ impl Incoming {
             message_id: m.message_id().map(str::to_string),
             in_reply_to: ids(m.in_reply_to()),
             references: ids(m.references()),
-            subject: m.subject().unwrap_or_default().trim().to_string(),
+            subject,
             date: m.date().map(|d| d.to_rfc3339()),
             body,
             full_body,
@@ -280,6 +289,47 @@ fn loop_reason(headers: &[(String, String)], from: &str) -> Option<LoopReason> {
         }
     }
     None
+}
+
+/// How the automatic replies of mail clients and servers begin their subject when they set no
+/// `Auto-Submitted` header (Outlook, Exchange, Lotus, Zimbra, Gmail's vacation responder in
+/// English, French, German, Spanish, Italian), folded to lower-case ASCII.
+const AUTO_REPLY_SUBJECTS: &[&str] = &[
+    "out of office",
+    "out of the office",
+    "automatic reply",
+    "auto reply",
+    "auto-reply",
+    "autoreply",
+    "auto:",
+    "away from the office",
+    "on vacation",
+    "vacation reply",
+    "absence du bureau",
+    "reponse automatique",
+    "message d'absence",
+    "absent du bureau",
+    "abwesenheitsnotiz",
+    "automatische antwort",
+    "fuera de la oficina",
+    "respuesta automatica",
+    "risposta automatica",
+    "fuori sede",
+];
+
+/// An automatic reply told by its subject alone (issue 45, item 14).
+fn auto_reply_subject(subject: &str) -> Option<LoopReason> {
+    let folded: String = subject
+        .chars()
+        .map(|c| match c {
+            'é' | 'è' | 'ê' | 'É' | 'È' => 'e',
+            'á' | 'Á' => 'a',
+            'ó' => 'o',
+            _ => c.to_ascii_lowercase(),
+        })
+        .collect();
+    let folded = folded.trim_start_matches(['[', ' ']);
+    AUTO_REPLY_SUBJECTS.iter().any(|p| folded.starts_with(p)).then(|| LoopReason::AutoReplySubject(subject.to_string()))
 }
 
 /// Undoes `format=flowed` (RFC 3676): a line ending in a space goes on with the next line of the

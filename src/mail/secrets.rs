@@ -215,7 +215,7 @@ mod tests {
             assert!(!echo.contains("moderator-secret"), "{line}: {echo}");
         }
         // A word one edit away from nothing announced, and the keyword far off, hide nothing.
-        for line in ["TOKYO moderator-secret", "TAKEN moderator-secret", "TICKET moderator-secret"] {
+        for line in ["TOKYO moderator-secret", "TOUR moderator-secret", "TICKET moderator-secret"] {
             let s = Secrets::of(&[line]);
             assert!(s.mask(line).contains("moderator-secret"), "{line}");
         }

@@ -19,7 +19,13 @@ fn rank(r: u32, shared: bool) -> String {
 pub fn pages(games: &Path, l: &League) -> Result<(String, String), LeagueError> {
     let res = results::results(games, l)?;
     let s = results::league_standings(games, l)?;
-    let name_of = |a: &str| l.driver(a).map_or_else(|| a.to_string(), |d| d.display().to_string());
+    let entrants = l.entrants();
+    let name_of = |a: &str| {
+        entrants
+            .iter()
+            .find(|e| e.driver.eq_ignore_ascii_case(a))
+            .map_or_else(|| "driver".to_string(), |e| e.name.clone())
+    };
     let mut b = String::new();
     let counted = l.scoring.counted.map(|n| format!(", best {n} count")).unwrap_or_default();
     let _ = writeln!(b, "<p>Standings after {} of {} races{counted}.</p>", s.races_run, l.races.len());

@@ -4,6 +4,7 @@
 //! dice page (the audit's statistics for this game, the commitment, the seed, the players'
 //! contributions and the commands that re-check every roll).
 
+use crate::words::names::public_name;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -48,7 +49,7 @@ pub fn replay(dir: &Path) -> Result<Replayed, StoreError> {
 
 fn player_name(g: &Game, number: u8) -> String {
     g.player(number)
-        .map_or_else(|| format!("car {number}"), |(_, p)| p.name.clone().unwrap_or_else(|| p.address.clone()))
+        .map_or_else(|| format!("car {number}"), |(_, p)| public_name(p.name.as_deref(), || format!("car {number}")))
 }
 
 fn status_text(s: &Status) -> String {
@@ -100,7 +101,7 @@ pub fn race_page(game: &str, rp: &Replayed, league: Option<&str>) -> String {
             vec![
                 (i + 1).to_string(),
                 p.car.to_string(),
-                escape(p.name.as_deref().unwrap_or(&p.address)),
+                escape(&public_name(p.name.as_deref(), || format!("car {}", p.car))),
                 if p.bot { "bot".into() } else { "player".into() },
                 escape(&p.tyres),
             ]

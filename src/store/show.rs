@@ -64,7 +64,7 @@ pub fn show(game: &Game) -> String {
                     out,
                     "  car {:>2}  {}{}  {} tyres, {}",
                     p.car,
-                    shown_name(p),
+                    shown_name(p, "-"),
                     if p.bot { " (bot)" } else { "" },
                     p.tyres,
                     wear_line(&p.wear)
@@ -204,7 +204,7 @@ pub(crate) fn turn_summary(t: &TurnFile, out: &mut String) {
         }
     }
     if let Some(p) = &t.player {
-        let _ = writeln!(out, "{} joins with car {}", shown_name(p), p.car);
+        let _ = writeln!(out, "{} joins with car {}", shown_name(p, "A player"), p.car);
     }
     for c in &t.contributions {
         let _ = writeln!(out, "Car {} contributes entropy {:?}", c.car, c.entropy);
@@ -264,7 +264,7 @@ pub(crate) fn sheets(game: &Game, st: &RaceState, out: &mut String) {
         let c = &st.cars[i];
         // Backmarkers come after the players (002, ruling 49): nobody drives them.
         let who: String = match game.now.players.get(i) {
-            Some(p) => shown_name(p),
+            Some(p) => shown_name(p, "-"),
             None if c.backmarker => "backmarker".into(),
             None => "-".into(),
         };
@@ -343,7 +343,8 @@ fn positions(game: &Game, st: &RaceState) -> Vec<Option<usize>> {
 }
 
 /// A player as shown to the others: the display name cleaned and shortened (`crate::words::names`;
-/// names stored before cleaning existed are cleaned here too), else the address.
-fn shown_name(p: &super::files::PlayerRecord) -> String {
-    p.name.as_deref().and_then(crate::words::names::clean_display_name).unwrap_or_else(|| p.address.clone())
+/// names stored before cleaning existed are cleaned here too), else `fallback`, never the
+/// address (issue 45, item 9).
+fn shown_name(p: &super::files::PlayerRecord, fallback: &str) -> String {
+    crate::words::names::public_name(p.name.as_deref(), || fallback.to_string())
 }

@@ -120,6 +120,15 @@ pub fn clean_display_name(name: &str) -> Option<String> {
     Some(format!("{}...", cut.trim_end()))
 }
 
+/// The name of a player or a driver as others see it (reports, pages, tables): the display name
+/// cleaned ([`clean_display_name`]), else `fallback` ("car 3", "driver 2"). Never an address:
+/// a bare `From:` has no name, and a display name that is itself an address is not used
+/// (issue 45, item 9: a player who joined with a bare `From:` had their address on the public
+/// race page and in every other player's report).
+pub fn public_name(name: Option<&str>, fallback: impl FnOnce() -> String) -> String {
+    name.and_then(clean_display_name).filter(|n| !n.contains('@')).unwrap_or_else(fallback)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -237,6 +237,33 @@ fn absent_players_are_played_without_reminders_and_refusals_are_worded() {
     assert!(w.read(&p(car)).contains("est passe"));
 }
 
+#[test]
+fn an_absence_that_begins_while_the_car_is_awaited_plays_it_that_day() {
+    // Issue 45, item 13: the car waited for its deadline although the docs say it is played
+    // "as soon as it is awaited".
+    let mut w = World::new("absent-begins");
+    let t = w.game_with_players("ad", 2);
+    w.send(MOD, &format!("GAME ad\nTOKEN {MOD_TOKEN}\nSTART"));
+    let (car, _) = w.game("ad").awaited().unwrap();
+    // Tomorrow: nothing happens today.
+    w.signed("ad", car, &t, "ABSENT 2026-11-23 2026-11-30");
+    assert!(w.read(&p(car)).contains("2026-11-23"), "the absence is kept");
+    let before = w.game("ad").next_turn();
+    w.advance_hours(6);
+    w.pass();
+    assert_eq!(w.game("ad").next_turn(), before, "not absent yet (18:00 on the 22nd)");
+    // The next morning, hours before the deadline (noon on the 23rd), the car is played.
+    w.advance_hours(8);
+    w.pass();
+    let g = w.game("ad");
+    assert!(g.next_turn() > before, "played on the first day of the absence");
+    let by: Vec<_> = g.turns[before as usize..].iter().filter_map(|t| t.source.as_ref()?.by.clone()).collect();
+    assert!(by.iter().any(|b| b == "absent"), "{by:?}");
+    let turns = w.game("ad").next_turn();
+    w.pass();
+    assert_eq!(w.game("ad").next_turn(), turns, "a second pass plays nothing more");
+}
+
 /// A league may cap the absences a driver declares in a season (`max_absences` in league.toml,
 /// docs/leagues.md): the first ABSENT of a league race counts, a cancelled one stays counted,
 /// and the next past the cap is refused in the player's language.

@@ -145,6 +145,15 @@ fn bounces_auto_replies_and_lists_are_never_answered() {
     }
 }
 
+/// A plain mail with this subject (RFC 2047-encoded, as clients send accents).
+fn subjected(subject: &str) -> Incoming {
+    let encoded: String = subject.bytes().map(|b| format!("={b:02X}")).collect();
+    let raw = format!(
+        "From: a@x.org\r\nTo: steward@example.org\r\nSubject: =?utf-8?q?{encoded}?=\r\n\r\nJe suis absent.\r\n"
+    );
+    Incoming::parse(raw.as_bytes()).unwrap()
+}
+
 fn mail(headers: &str) -> Incoming {
     let raw = format!("{headers}\r\nTo: steward@example.org\r\nSubject: x\r\n\r\nGEAR 4\r\n");
     Incoming::parse(raw.as_bytes()).unwrap()
@@ -167,6 +176,20 @@ fn each_loop_signal_alone() {
     for (h, ok) in cases {
         let r = mail(h).loop_reason();
         assert!(r.as_ref().is_some_and(ok), "{h}: {r:?}");
+    }
+    // Plain-text automatic replies with no header for it (issue 45, item 14): told by subject.
+    for subject in [
+        "Absence du bureau",
+        "Réponse automatique : [g] turn 4",
+        "Automatic reply: [g] turn 4",
+        "Out of Office: Re: x",
+        "AUTO: away",
+    ] {
+        let r = subjected(subject).loop_reason();
+        assert!(matches!(r, Some(LoopReason::AutoReplySubject(_))), "{subject}: {r:?}");
+    }
+    for subject in ["Re: [g] turn 4", "GEAR 4", "my absence next week"] {
+        assert_eq!(subjected(subject).loop_reason(), None, "{subject}");
     }
     for h in ["From: a@x.org\r\nAuto-Submitted: no", "From: a@x.org\r\nPrecedence: first-class", "From: a@x.org"] {
         assert_eq!(mail(h).loop_reason(), None, "{h}");

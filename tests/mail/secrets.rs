@@ -198,6 +198,36 @@ fn a_join_mails_the_token_to_from_never_to_reply_to() {
 }
 
 #[test]
+fn a_player_without_a_display_name_is_car_n_never_their_address() {
+    // Issue 45, item 9: a bare `From:` put the address on the race page and in every report.
+    let mut r = Rig::new("sec-bare");
+    r.game(2);
+    r.send(MOD, &format!("GAME g\nTOKEN {MOD_TOKEN}\nSTART"));
+    let mails = r.mails();
+    for (me, other) in [("p1@sec.invalid", "p2@sec.invalid"), ("p2@sec.invalid", "p1@sec.invalid")] {
+        let mine: Vec<&Out> = mails.iter().filter(|m| m.mailbox == me).collect();
+        assert!(mine.iter().any(|m| m.text.contains("car 2") || m.text.contains("Car 2")), "reports name the cars");
+        for m in mine {
+            assert!(!m.text.contains(other) && !m.subject.contains(other), "{other} shown to {me}:\n{}", m.text);
+        }
+    }
+    let out = r.root.join("site");
+    steward::site::build(&r.root.join("games"), &out).unwrap();
+    let mut pages = String::new();
+    for e in std::fs::read_dir(&out).unwrap().flatten() {
+        if e.path().is_dir() {
+            for f in std::fs::read_dir(e.path()).unwrap().flatten() {
+                pages.push_str(&std::fs::read_to_string(f.path()).unwrap_or_default());
+            }
+        } else {
+            pages.push_str(&std::fs::read_to_string(e.path()).unwrap_or_default());
+        }
+    }
+    assert!(pages.contains("car 1"), "the race page names the car");
+    assert!(!pages.contains("@sec.invalid"), "an address on the public pages");
+}
+
+#[test]
 fn display_names_are_cleaned_before_anyone_sees_them() {
     let mut r = Rig::new("sec-names");
     r.game(1);

@@ -151,6 +151,19 @@ impl Daemon {
             };
             let Some(&car) = cars.first() else { continue };
             let named = cars.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ");
+            // An absence that began while its car was awaited plays the car now, not at the
+            // deadline (docs/orders.md: "as soon as it is awaited"; issue 45, item 13). Once a
+            // turn: the ledger keeps the key.
+            if cars.iter().any(|&c| self.absent_on(&id, c, now)) {
+                let key = format!("absent:{id}:{}", last.turn);
+                if self.ledger.get(&key).map_err(io("reading the ledger"))?.is_none() {
+                    let mut job = self.start_job(&key, None, "")?;
+                    self.cascade(&mut job, &id)?;
+                    self.commit_job(&key, format!("absent car(s) {named} played"), &mut job)?;
+                    jobs += 1;
+                    continue;
+                }
+            }
             if now >= due {
                 let key = format!("deadline:{id}:{}", last.turn);
                 if self.ledger.get(&key).map_err(io("reading the ledger"))?.is_some() {
