@@ -262,6 +262,15 @@ fn a_lang_without_the_token_changes_nobody_s_language() {
     // With the token, it is kept.
     r.send("p1@sec.invalid", &format!("GAME g\nCAR 1\nTOKEN {}\nLANG fr", t[0]));
     assert_eq!(r.daemon_lang("p1@sec.invalid"), Some("fr".into()));
+    // Issue 45, item 4: a forged JOIN of another game with LANG changes no player's language.
+    r.send(MOD, &format!("TOKEN {MOD_TOKEN}\nCREATE g3 TRACK sprint LAPS 1 CARS 6 HOURS 24"));
+    for (who, lang) in [("p1@sec.invalid", "en"), ("p2@sec.invalid", "fr")] {
+        r.send(who, &format!("JOIN g3\nLANG {lang}"));
+        assert_ne!(r.daemon_lang(who).as_deref(), Some(lang), "{who}'s language set by a forged JOIN");
+    }
+    // A new address's JOIN keeps its LANG.
+    r.send("p9@sec.invalid", "JOIN g3\nLANG fr");
+    assert_eq!(r.daemon_lang("p9@sec.invalid"), Some("fr".into()));
 }
 
 impl Rig {

@@ -125,7 +125,22 @@ impl Daemon {
         // A preference is kept only for a sender who proved who they are: From can be forged,
         // and a LANG must not change another player's language (docs/orders.md).
         if let Some(l) = wanted {
-            if self.signed_on(job, &Header::of(&all)) {
+            // A JOIN proves nothing about who sent it (From can be forged): with only a JOIN,
+            // a LANG sets the language of an address new to steward (no language kept, no car
+            // in another game), never another player's (issue 45, item 4: a forged `JOIN` with
+            // `LANG fr` changed a player's language in every game).
+            let head = Header::of(&all);
+            let by_join_only = !self.is_moderator(&job.sender, head.token.as_deref()) && head.token.is_none();
+            let known = by_join_only
+                && (self.standing.lang(&job.sender).map_err(io("reading a language"))?.is_some_and(|h| h != l.code())
+                    || self.plays_elsewhere(&job.sender, head.game.as_deref()));
+            if known {
+                job.notes.push(tr(
+                    job.lang,
+                    "LANG changed this reply only: this address already plays with steward, and a JOIN alone does not change its language. Send LANG with your GAME, CAR and TOKEN lines.",
+                    "LANGUE vaut pour cette reponse seulement : cette adresse joue deja avec steward, et un REJOINDRE seul ne change pas sa langue. Envoyez LANGUE avec vos lignes PARTIE, VOITURE et JETON.",
+                ));
+            } else if self.signed_on(job, &head) {
                 self.standing.set_lang(&job.sender, l.code()).map_err(io("writing a language"))?;
             } else {
                 job.notes.push(tr(
@@ -170,6 +185,15 @@ impl Daemon {
         ));
         job.applied = true;
         Ok(())
+    }
+
+    /// Whether `address` drives a car in a game other than `joined`.
+    fn plays_elsewhere(&self, address: &str, joined: Option<&str>) -> bool {
+        self.store.list().unwrap_or_default().iter().filter(|id| Some(id.as_str()) != joined).any(|id| {
+            self.store
+                .load(id, None)
+                .is_ok_and(|g| g.now.players.iter().any(|p| p.address.eq_ignore_ascii_case(address)))
+        })
     }
 
     /// Whether the mail proves its sender: a moderator's token from the moderator's address,
