@@ -317,6 +317,16 @@ fn list_and_watch_show_nothing_secret_and_observers_can_be_shut_out() {
     w.send(fan, "WATCH wa");
     assert!(w.read(fan).contains("You watch game wa"));
     assert!(w.read(&p(1)).contains("fan@test.invalid now watches"));
+    // Issue 45, item 6: each new observer is announced to the players, not to every observer
+    // (30 WATCHes made 585 mails, 300 made 46,350): N observers, N mails to each player.
+    for k in 0..20 {
+        w.send(&format!("fan{k}@test.invalid"), "WATCH wa");
+    }
+    assert_eq!(w.desk.messages(fan).len(), 0, "the first observer is not told of the others");
+    for k in 0..20 {
+        assert_eq!(w.desk.messages(&format!("fan{k}@test.invalid")).len(), 1, "fan{k}: its own reply only");
+    }
+    assert_eq!(w.desk.messages(&p(1)).len(), 20, "a mail to a player per new observer");
     w.play_one("wa", &t);
     let report = w.read(fan);
     assert!(report.contains("Game: wa"), "{report}");

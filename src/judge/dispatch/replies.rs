@@ -71,8 +71,12 @@ impl Daemon {
             {
                 recipients.push((creator, None));
             }
-            // Observers (WATCH): the report without a car, so never a prompt or a token.
-            for w in self.watchers(&game) {
+            // Observers (WATCH): the report without a car, so never a prompt or a token; only
+            // when the game moved: an announcement alone (a new observer...) goes to the
+            // players, so that N observers joining make N mails to each player, not N² in all
+            // (issue 45, item 6: 300 WATCHes made 46,350 mails).
+            let moved = g.next_turn() > first;
+            for w in self.watchers(&game).into_iter().filter(|_| moved) {
                 if !recipients.iter().any(|(a, _)| a.eq_ignore_ascii_case(&w)) {
                     recipients.push((w, None));
                 }
