@@ -252,8 +252,6 @@ fn an_old_reply_address_answers_nothing_but_its_own_open_prompt() {
     w.reply(&owner, &gear_tag, "", "GEAR 1");
     let (car2, owner2, choice_tag, _) = to_choice(&mut w);
     w.reply(&owner2, &choice_tag, "", "A");
-    w.read(&owner2);
-    w.read(&owner);
     let queued = |w: &World| {
         let car = |c: u8| std::fs::read_to_string(w.root.join(format!("mail-state/games/g/car-{c}.toml")));
         (car(1).unwrap_or_default(), car(2).unwrap_or_default())
