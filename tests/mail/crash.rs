@@ -170,3 +170,97 @@ fn killing_the_daemon_at_random_points_loses_and_doubles_nothing() {
     }
     assert!(delivered >= promised.len(), "{delivered} delivered for {} replies", promised.len());
 }
+
+/// Every mail `address` received, as text (its Maildir's `new/` and `cur/`).
+fn mailbox_text(root: &std::path::Path, address: &str) -> String {
+    let mut out = String::new();
+    for sub in ["new", "cur"] {
+        for e in std::fs::read_dir(root.join("mail").join(address).join(sub)).into_iter().flatten().flatten() {
+            let raw = std::fs::read(e.path()).unwrap();
+            if let Ok(m) = Incoming::parse(&raw) {
+                out.push_str(&m.full_body);
+                out.push_str("\n=====\n");
+            }
+        }
+    }
+    out
+}
+
+/// Issue 45, item 8: WATCH, UNWATCH and ABSENT CANCEL changed the daemon's state before the
+/// commit point, so a mail read again after a crash was answered "you do not watch" or "no
+/// absence to cancel", or its announcement was lost. Each command's mail is read by a daemon
+/// that aborts after 1, 2, 4, 7... write steps, until one run gets through: the answer is the
+/// first time's, the state is right, and the refusal is never mailed.
+#[test]
+fn a_crash_at_any_write_of_a_judge_command_answers_as_the_first_time() {
+    let root = scratch("crash-judge");
+    let config = root.join("steward.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "address = \"{STEWARD}\"\ngames = \"games\"\nstate = \"state\"\npoll_seconds = 1\nrate_per_hour = 1000000\n\
+             [inbox]\nkind = \"maildir\"\ndir = \"mail/{STEWARD}\"\n[send]\nkind = \"maildir\"\ndir = \"mail\"\n\
+             [[moderator]]\naddress = \"{MOD}\"\ntoken_sha256 = \"{}\"\n",
+            moderator_token_hash("m")
+        ),
+    )
+    .unwrap();
+    let inbox = root.join("mail").join(STEWARD);
+    let mut n = 0;
+    let mut say = |from: &str, body: &str| {
+        n += 1;
+        let raw = format!(
+            "From: {from}\r\nTo: {STEWARD}\r\nSubject: o\r\nMessage-ID: <j{n}@crash.invalid>\r\n\r\n{body}\r\n"
+        );
+        deliver(&inbox, raw.as_bytes()).unwrap();
+    };
+    // Whether the run got through (no fault injected, or not reached).
+    let serve = |crash_after: Option<u64>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_steward"));
+        c.args(["serve", "--once", "--config"]).arg(&config);
+        if let Some(n) = crash_after {
+            c.env("STEWARD_CRASH_AFTER", n.to_string());
+        }
+        c.output().unwrap().status.success()
+    };
+    say(MOD, "TOKEN m\nCREATE g TRACK sprint LAPS 1 CARS 2");
+    say("d1@crash.invalid", "JOIN g CAR 1");
+    say("d2@crash.invalid", "JOIN g CAR 2");
+    assert!(serve(None));
+    let mut d1 = Player::new("d1@crash.invalid", 1, &root.join("mail").join("d1@crash.invalid"), false).unwrap();
+    d1.read_token().unwrap();
+    let t1 = d1.token.clone().unwrap();
+    say(MOD, "GAME g\nTOKEN m\nSTART");
+    say("d1@crash.invalid", &format!("GAME g\nCAR 1\nTOKEN {t1}\nABSENT 2099-01-01 2099-01-02"));
+    assert!(serve(None));
+    let judge = || std::fs::read_to_string(root.join("state/games/g/judge.toml")).unwrap_or_default();
+    assert!(judge().contains("2099-01-01"), "the absence is kept: {}", judge());
+    // Who sends, the mail, the refusal a re-read must not give, the state after.
+    type Case = (&'static str, String, &'static str, fn(&str) -> bool);
+    let cases: [Case; 3] = [
+        ("fan@crash.invalid", "WATCH g".into(), "do not watch", |j| j.contains("fan@crash.invalid")),
+        ("fan@crash.invalid", "UNWATCH g".into(), "do not watch", |j| !j.contains("fan@crash.invalid")),
+        ("d1@crash.invalid", format!("GAME g\nCAR 1\nTOKEN {t1}\nABSENT CANCEL"), "no absence to cancel", |j| {
+            !j.contains("2099-01-01")
+        }),
+    ];
+    let mut crashed = 0;
+    for (who, body, refusal, state_ok) in cases {
+        say(who, &body);
+        // Each run gets further (a reply with its picture is thousands of 64-byte steps).
+        let mut steps = 1;
+        while !serve(Some(steps)) {
+            crashed += 1;
+            steps += 1 + steps / 2;
+            assert!(steps < 1 << 26, "{body}: the daemon never got through");
+        }
+        assert!(serve(None));
+        assert!(state_ok(&judge()), "{body}: {}", judge());
+        let mails = mailbox_text(&root, who);
+        assert!(!mails.contains(refusal), "{body}: answered `{refusal}` after a crash:\n{mails}");
+    }
+    assert!(crashed >= 6, "the daemon was stopped {crashed} times");
+    let players = mailbox_text(&root, "d2@crash.invalid");
+    assert!(players.contains("fan@crash.invalid now watches"), "the announcement survives the crashes");
+    assert!(players.contains("the absence is cancelled"), "{players}");
+}

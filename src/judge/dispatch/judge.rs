@@ -29,6 +29,31 @@ pub(in crate::judge) struct JudgeState {
     /// Under a league's name: the absences each driver (address) declared this season.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub season_absences: BTreeMap<String, u32>,
+    /// The Message-IDs of the last mails that changed this state, newest last (at most
+    /// [`DONE_KEPT`]): a mail read again after a crash between this file's write and the
+    /// ledger's commit is answered as the first time, not with "you do not watch" or "no
+    /// absence to cancel" (issue 45, item 8), as a turn's `Message-ID` does for orders.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub done: Vec<String>,
+}
+
+/// Message-IDs a judge state keeps ([`JudgeState::done`]).
+const DONE_KEPT: usize = 64;
+
+impl JudgeState {
+    /// Whether the mail `mid` changed this state already.
+    fn did(&self, mid: &str) -> bool {
+        self.done.iter().any(|m| m == mid)
+    }
+
+    /// Records that the mail `mid` changed this state.
+    fn record(&mut self, mid: &str) {
+        if !self.did(mid) {
+            self.done.push(mid.to_string());
+        }
+        let over = self.done.len().saturating_sub(DONE_KEPT);
+        self.done.drain(..over);
+    }
 }
 
 fn is_false(b: &bool) -> bool {
@@ -266,9 +291,13 @@ impl Daemon {
             )
             .into());
         }
-        if !s.watchers.iter().any(|w| w.eq_ignore_ascii_case(&job.sender)) {
-            s.watchers.push(job.sender.to_lowercase());
-            self.set_judge_state(game, &s)?;
+        let watching = s.watchers.iter().any(|w| w.eq_ignore_ascii_case(&job.sender));
+        if !watching || s.did(&job.mid) {
+            if !watching {
+                s.watchers.push(job.sender.to_lowercase());
+                s.record(&job.mid);
+                self.set_judge_state(game, &s)?;
+            }
             job.announce.push((game.to_string(), format!("{} now watches this game (an observer).", job.sender)));
         }
         job.applied = true;
@@ -285,7 +314,7 @@ impl Daemon {
         let mut s = self.judge_state_to_change(game)?;
         let before = s.watchers.len();
         s.watchers.retain(|w| !w.eq_ignore_ascii_case(&job.sender));
-        if s.watchers.len() == before {
+        if s.watchers.len() == before && !s.did(&job.mid) {
             return Err(tr(
                 job.lang,
                 &format!("You do not watch game {game}."),
@@ -293,6 +322,7 @@ impl Daemon {
             )
             .into());
         }
+        s.record(&job.mid);
         self.set_judge_state(game, &s)?;
         job.applied = true;
         job.notes.push(tr(
@@ -322,7 +352,7 @@ impl Daemon {
         let Some((from, to)) = dates else {
             let before = s.absences.len();
             s.absences.retain(|a| a.car != car);
-            if before == s.absences.len() {
+            if before == s.absences.len() && !s.did(&job.mid) {
                 return Err(tr(
                     lang,
                     &format!("Car {car} has no absence to cancel."),
@@ -330,6 +360,7 @@ impl Daemon {
                 )
                 .into());
             }
+            s.record(&job.mid);
             self.set_judge_state(&game, &s)?;
             job.applied = true;
             job.announce.push((game.clone(), format!("Car {car}'s player is back: the absence is cancelled.")));
