@@ -145,7 +145,7 @@ fn code_of(text: &str) -> String {
 
 /// Every path a file's code names from `crate::`, `super::` or `self::`, resolved to a path from
 /// the crate root; `use` groups (`a::{b, c::d}`) are expanded.
-fn paths_named(module: &[String], is_mod_rs: bool, code: &str) -> Vec<Vec<String>> {
+fn paths_named(module: &[String], code: &str) -> Vec<Vec<String>> {
     let chars: Vec<char> = code.chars().collect();
     let mut found = Vec::new();
     let ident_at = |i: usize| -> Option<(String, usize)> {
@@ -202,12 +202,8 @@ fn paths_named(module: &[String], is_mod_rs: bool, code: &str) -> Vec<Vec<String
         found.push(prefix);
         i
     }
-    let parent = |n: usize| -> Vec<String> {
-        // `super` of a `mod.rs` is its folder's parent; of `x.rs`, its folder.
-        let own = module.len();
-        let _ = is_mod_rs;
-        module[..own.saturating_sub(n)].to_vec()
-    };
+    // `super` of module `a::b` (`a/b.rs` or `a/b/mod.rs`) is `a`.
+    let parent = |n: usize| -> Vec<String> { module[..module.len().saturating_sub(n)].to_vec() };
     let mut i = 0;
     while i < chars.len() {
         let boundary = i == 0 || !(chars[i - 1].is_alphanumeric() || chars[i - 1] == '_' || chars[i - 1] == ':');
@@ -254,7 +250,7 @@ fn module_edges() -> Vec<(Vec<String>, String, String)> {
         }
         let text = std::fs::read_to_string(f).unwrap();
         let module = module_path(f);
-        for to in paths_named(&module, name == "mod.rs", &code_of(&text)) {
+        for to in paths_named(&module, &code_of(&text)) {
             let common = module.iter().zip(&to).take_while(|(a, b)| a == b).count();
             if common >= module.len() || common >= to.len() {
                 continue;
@@ -385,7 +381,7 @@ fn the_circle_check_sees_a_circle() {
     assert!(circles(&nodes, &[(0, 1), (1, 2), (0, 2)]).is_empty());
     let m = vec!["store".to_string(), "replay".to_string(), "apply".to_string()];
     let code = "use super::super::{game::Game, hash::{self, x}};\nuse crate::engine::{Rulebook, state::CarId};\n";
-    let named = paths_named(&m, false, &code_of(code));
+    let named = paths_named(&m, &code_of(code));
     for want in [vec!["store", "game", "Game"], vec!["store", "hash"], vec!["engine", "state", "CarId"]] {
         assert!(named.iter().any(|p| p.iter().eq(want.iter())), "{want:?} not in {named:?}");
     }

@@ -354,7 +354,7 @@ pub fn squash(word: &str) -> String {
 }
 
 /// Whether two words differ by one edit (or one swap of neighbours).
-fn near(a: &str, b: &str) -> bool {
+pub(crate) fn near(a: &str, b: &str) -> bool {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     if a == b {

@@ -14,6 +14,7 @@ mod receipt;
 mod report_mode;
 
 pub use error::{Arg, OrderError};
+pub(crate) use keyword::near;
 pub use keyword::{Kw, fold, squash};
 pub use lines::parse;
 pub use receipt::{RECEIPT_WIDTH, masked, receipt};

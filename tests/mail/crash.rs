@@ -31,9 +31,8 @@ impl Lcg {
     }
 }
 
-#[test]
-fn killing_the_daemon_at_random_points_loses_and_doubles_nothing() {
-    let root = scratch("crash");
+/// The daemon's configuration under `root` (Maildirs, moderator token `m`); its path.
+fn write_config(root: &std::path::Path) -> std::path::PathBuf {
     let config = root.join("steward.toml");
     std::fs::write(
         &config,
@@ -45,6 +44,23 @@ fn killing_the_daemon_at_random_points_loses_and_doubles_nothing() {
         ),
     )
     .unwrap();
+    config
+}
+
+/// One `steward serve --once`, aborted at write step `crash_after` if given.
+fn serve_once(config: &std::path::Path, crash_after: Option<u64>) -> std::process::Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_steward"));
+    c.args(["serve", "--once", "--config"]).arg(config);
+    if let Some(n) = crash_after {
+        c.env("STEWARD_CRASH_AFTER", n.to_string());
+    }
+    c.output().unwrap()
+}
+
+#[test]
+fn killing_the_daemon_at_random_points_loses_and_doubles_nothing() {
+    let root = scratch("crash");
+    let config = write_config(&root);
     let inbox = root.join("mail").join(STEWARD);
     let sent = std::cell::Cell::new(0u32);
     // Mails each address sent.
@@ -61,12 +77,7 @@ fn killing_the_daemon_at_random_points_loses_and_doubles_nothing() {
     let mut rng = Lcg(2026);
     let crashes = std::cell::Cell::new(0u32);
     let serve = |crash_after: Option<u64>| {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_steward"));
-        c.args(["serve", "--once", "--config"]).arg(&config);
-        if let Some(n) = crash_after {
-            c.env("STEWARD_CRASH_AFTER", n.to_string());
-        }
-        let out = c.output().unwrap();
+        let out = serve_once(&config, crash_after);
         if !out.status.success() {
             assert!(
                 crash_after.is_some(),
@@ -194,17 +205,7 @@ fn mailbox_text(root: &std::path::Path, address: &str) -> String {
 #[test]
 fn a_crash_at_any_write_of_a_judge_command_answers_as_the_first_time() {
     let root = scratch("crash-judge");
-    let config = root.join("steward.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "address = \"{STEWARD}\"\ngames = \"games\"\nstate = \"state\"\npoll_seconds = 1\nrate_per_hour = 1000000\n\
-             [inbox]\nkind = \"maildir\"\ndir = \"mail/{STEWARD}\"\n[send]\nkind = \"maildir\"\ndir = \"mail\"\n\
-             [[moderator]]\naddress = \"{MOD}\"\ntoken_sha256 = \"{}\"\n",
-            moderator_token_hash("m")
-        ),
-    )
-    .unwrap();
+    let config = write_config(&root);
     let inbox = root.join("mail").join(STEWARD);
     let mut n = 0;
     let mut say = |from: &str, body: &str| {
@@ -215,14 +216,7 @@ fn a_crash_at_any_write_of_a_judge_command_answers_as_the_first_time() {
         deliver(&inbox, raw.as_bytes()).unwrap();
     };
     // Whether the run got through (no fault injected, or not reached).
-    let serve = |crash_after: Option<u64>| {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_steward"));
-        c.args(["serve", "--once", "--config"]).arg(&config);
-        if let Some(n) = crash_after {
-            c.env("STEWARD_CRASH_AFTER", n.to_string());
-        }
-        c.output().unwrap().status.success()
-    };
+    let serve = |crash_after: Option<u64>| serve_once(&config, crash_after).status.success();
     say(MOD, "TOKEN m\nCREATE g TRACK sprint LAPS 1 CARS 2");
     say("d1@crash.invalid", "JOIN g CAR 1");
     say("d2@crash.invalid", "JOIN g CAR 2");
