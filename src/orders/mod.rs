@@ -17,6 +17,7 @@ pub use error::{Arg, OrderError};
 pub(crate) use keyword::near;
 pub use keyword::{Kw, fold, squash};
 pub use lines::parse;
+pub(crate) use receipt::wrap;
 pub use receipt::{RECEIPT_WIDTH, masked, receipt};
 pub use report_mode::ReportMode;
 

@@ -142,7 +142,7 @@ pub fn masked(text: &str) -> String {
 
 /// Words of `text` in lines of at most [`RECEIPT_WIDTH`] characters, each indented by
 /// `indent`; a word longer than a line is cut.
-fn wrap(out: &mut String, text: &str, indent: usize) {
+pub(crate) fn wrap(out: &mut String, text: &str, indent: usize) {
     let room = RECEIPT_WIDTH - indent;
     let mut line = String::new();
     let mut len = 0;

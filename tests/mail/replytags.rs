@@ -273,6 +273,7 @@ fn an_old_reply_address_answers_nothing_but_its_own_open_prompt() {
     let copy = bodies(&w.read(&owner3));
     assert!(copy.contains("stranger@test.invalid") && copy.contains("It was refused"), "{copy}");
     assert!(!copy.contains("It was applied"), "{copy}");
+    assert!(copy.lines().all(|l| l.chars().count() <= 78), "a copy over 78 columns:\n{copy}");
 }
 
 #[test]

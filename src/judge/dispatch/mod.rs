@@ -343,10 +343,15 @@ impl Daemon {
     /// The copies of [`Daemon::copy_to_owner`]: each says whether the mail's orders were applied
     /// (`refusal`: the note that stopped them), never more than the sender's receipt says.
     fn mail_copies(&self, job: &mut Job, refusal: Option<&str>) {
+        let wrapped = |text: &str| {
+            let mut out = String::new();
+            orders::wrap(&mut out, text, 0);
+            out
+        };
         for c in std::mem::take(&mut job.copies) {
             let ctx = serde_json::json!({
                 "game": c.game, "car": c.car, "sender": job.sender, "via_tag": c.via_tag,
-                "applied": refusal.is_none(), "refusal": refusal.unwrap_or(""),
+                "applied": refusal.is_none(), "refusal": wrapped(refusal.unwrap_or("")).trim_end(),
             });
             let lang = self.lang_of(&c.owner);
             if let Ok(text) = self.templates.render(lang, "copy", ctx) {
