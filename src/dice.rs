@@ -35,6 +35,13 @@ pub const COMMIT_DOMAIN_V2: &[u8] = b"steward-commit-v2";
 /// Domain separation prefix of the v2 key derivation.
 pub const KEY_DOMAIN_V2: &[u8] = b"steward-key-v2";
 
+/// The name of the v3 scheme, as game files record it: v2's commitment and key, and roll labels
+/// that carry the line of decisions they follow, so that a rollback never re-rolls.
+pub const SCHEME_V3: &str = "steward-dice-v3";
+
+/// Domain separation prefix of the v3 line of decisions.
+pub const LINE_DOMAIN_V3: &[u8] = b"steward-line-v3";
+
 /// A game's dice scheme: how its commitment and its key are made (rolls are derived from the key
 /// the same way in both).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
@@ -43,8 +50,12 @@ pub enum Scheme {
     V1,
     /// `steward-dice-v2`: the game id bound into the commitment; the phrases in car-number order;
     /// an optional beacon.
-    #[default]
     V2,
+    /// `steward-dice-v3`: v2's commitment and key; every roll label ends with `@` and the line
+    /// of decisions made since the start, so that the same decisions give the same dice
+    /// whatever was rolled back, and a changed decision gives rolls nobody has seen.
+    #[default]
+    V3,
 }
 
 impl Scheme {
@@ -53,6 +64,7 @@ impl Scheme {
         match name {
             SCHEME => Some(Scheme::V1),
             SCHEME_V2 => Some(Scheme::V2),
+            SCHEME_V3 => Some(Scheme::V3),
             _ => None,
         }
     }
@@ -62,14 +74,30 @@ impl Scheme {
         match self {
             Scheme::V1 => SCHEME,
             Scheme::V2 => SCHEME_V2,
+            Scheme::V3 => SCHEME_V3,
         }
+    }
+
+    /// Every scheme's name, oldest first (for messages).
+    pub fn names() -> String {
+        [SCHEME, SCHEME_V2, SCHEME_V3].join(", ")
+    }
+
+    /// True when the contributions are taken in car-number order (v2 and v3), not grid order.
+    pub fn by_car_number(self) -> bool {
+        self != Scheme::V1
+    }
+
+    /// True when roll labels carry the line of decisions (v3).
+    pub fn has_line(self) -> bool {
+        self == Scheme::V3
     }
 
     /// The commitment of game `game` to `seed`.
     pub fn commit(self, game: &str, seed: &[u8; 32]) -> [u8; 32] {
         match self {
             Scheme::V1 => commitment(seed),
-            Scheme::V2 => commitment_v2(game, seed),
+            Scheme::V2 | Scheme::V3 => commitment_v2(game, seed),
         }
     }
 
@@ -78,9 +106,34 @@ impl Scheme {
     pub fn key(self, game: &str, seed: &[u8; 32], beacon: &str, contributions: &[(u8, &str)]) -> [u8; 32] {
         match self {
             Scheme::V1 => dice_key(seed, contributions),
-            Scheme::V2 => dice_key_v2(game, seed, beacon, contributions),
+            Scheme::V2 | Scheme::V3 => dice_key_v2(game, seed, beacon, contributions),
         }
     }
+}
+
+/// The line of decisions before the first decision of a v3 race: 32 zero bytes.
+pub const LINE_START: [u8; 32] = [0u8; 32];
+
+/// The line after one more decision: `SHA-256("steward-line-v3" || 0x00 || line ||
+/// lp(decision))`, the decision written as the store's
+/// `decision_text` gives it (docs/dice.md, section 3a).
+pub fn line_step(line: &[u8; 32], decision: &str) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(LINE_DOMAIN_V3);
+    h.update([0u8]);
+    h.update(line);
+    update_len_prefixed(&mut h, decision.as_bytes());
+    h.finalize().into()
+}
+
+/// The suffix a v3 label carries: `@` and the first 8 bytes of the line, in hex.
+pub fn line_suffix(line: &[u8; 32]) -> String {
+    let mut s = String::with_capacity(17);
+    s.push('@');
+    for b in &line[..8] {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
 }
 
 fn update_len_prefixed(h: &mut Sha256, bytes: &[u8]) {
@@ -191,6 +244,7 @@ pub struct LoggedRoll {
 pub struct LabelledDice {
     key: [u8; 32],
     turn: String,
+    suffix: String,
     index: u32,
     /// Rolls made so far.
     pub log: Vec<LoggedRoll>,
@@ -199,7 +253,12 @@ pub struct LabelledDice {
 impl LabelledDice {
     /// Dice for `key`, starting at turn `turn`.
     pub fn new(key: [u8; 32], turn: &str) -> Self {
-        LabelledDice { key, turn: turn.into(), index: 0, log: Vec::new() }
+        LabelledDice { key, turn: turn.into(), suffix: String::new(), index: 0, log: Vec::new() }
+    }
+
+    /// Dice whose labels end with `suffix` (a v3 line, [`line_suffix`]), from roll index `index`.
+    pub fn with_suffix(key: [u8; 32], turn: &str, suffix: String, index: u32) -> Self {
+        LabelledDice { key, turn: turn.into(), suffix, index, log: Vec::new() }
     }
 
     /// Starts a new turn: labels now read `<turn>/...`, indices restart at 0.
@@ -210,7 +269,9 @@ impl LabelledDice {
 
     /// The label the next roll for `car` and `purpose` will carry.
     pub fn label(&self, car: Option<CarId>, purpose: Purpose) -> String {
-        roll_label(&self.turn, car, purpose, self.index)
+        let mut l = roll_label(&self.turn, car, purpose, self.index);
+        l.push_str(&self.suffix);
+        l
     }
 }
 

@@ -34,7 +34,10 @@ DOMAIN = b"steward-dice-v1"
 KEY_DOMAIN = b"steward-key-v1"
 COMMIT_DOMAIN_V2 = b"steward-commit-v2"
 KEY_DOMAIN_V2 = b"steward-key-v2"
-SCHEMES = ("steward-dice-v1", "steward-dice-v2")
+LINE_DOMAIN_V3 = b"steward-line-v3"
+SCHEMES = ("steward-dice-v1", "steward-dice-v2", "steward-dice-v3")
+# v2 and v3 share the commitment and the key; v3's labels carry the line of decisions.
+BY_NUMBER = ("steward-dice-v2", "steward-dice-v3")
 
 # The faces of the real dice (docs/dice.md): the gear dice are not uniform.
 FACES = {
@@ -211,11 +214,11 @@ def dice_key_v2(game, seed, beacon, contributions):
 
 
 def commit_for(scheme, game, seed):
-    return commitment_v2(game, seed) if scheme == "steward-dice-v2" else commitment(seed)
+    return commitment_v2(game, seed) if scheme in BY_NUMBER else commitment(seed)
 
 
 def key_for(scheme, game, seed, contributions, beacon=""):
-    if scheme == "steward-dice-v2":
+    if scheme in BY_NUMBER:
         return dice_key_v2(game, seed, beacon, contributions)
     return dice_key(seed, contributions)
 
@@ -238,8 +241,11 @@ class Bad(Exception):
 HEADER = re.compile(r"^\[\[?([A-Za-z0-9_.]+)\]\]?[ \t]*$", re.M)
 # The tables of a turn file the dice checks read; the rest (pending options, other events) is
 # left out before parsing, which is most of the time a verification takes.
-KEEP = {"setup", "player", "player.wear", "contribution", "order", "roll", "source", "moderation", "rollback"}
-ROOT_KEYS = re.compile(r"(?:turn|kind|prev|move|seed) = ")
+KEEP = {
+    "setup", "player", "player.wear", "contribution", "order", "order.pit", "order.pit.repairs", "roll",
+    "source", "moderation", "rollback", "retire",
+}
+ROOT_KEYS = re.compile(r"(?:turn|kind|prev|move|seed|beacon) = ")
 ROLLED = re.compile(r"^(?:car (\d+) rolls (\S+) for (\w+)|(\S+) rolled for (\w+)): (\d+)$")
 
 
@@ -292,12 +298,18 @@ def read_turns(game_dir):
 
 
 EPOCH = re.compile(r"r([1-9][0-9]*)$")
+LINE = re.compile(r"[0-9a-f]{16}$")
 
 
 def split_label(label):
-    """(namespace, move, car, purpose, index) of `[r<k>/]<move>/<car>/<purpose>/<index>`; the
-    namespace is 0 before the game's first rollback (docs/dice.md, section 3a). None when the label
-    has another shape."""
+    """(namespace, move, car, purpose, index, line) of `[r<k>/]<move>/<car>/<purpose>/<index>` and,
+    in steward-dice-v3, `@<line>` at the end (docs/dice.md, sections 3 and 3a); the namespace is 0
+    before a v1/v2 game's first rollback, the line "" before v3. None for another shape."""
+    line = ""
+    if "@" in label:
+        label, line = label.split("@", 1)
+        if not LINE.match(line):
+            return None
     parts = label.split("/")
     epoch = 0
     if len(parts) == 5:
@@ -307,7 +319,45 @@ def split_label(label):
         epoch, parts = int(m.group(1)), parts[1:]
     if len(parts) != 4:
         return None
-    return epoch, parts[0], parts[1], parts[2], parts[3]
+    return epoch, parts[0], parts[1], parts[2], parts[3], line
+
+
+def line_step(line, decision):
+    """The v3 line after one more decision (docs/dice.md, section 3a)."""
+    d = decision.encode("utf-8")
+    return hashlib.sha256(LINE_DOMAIN_V3 + b"\x00" + line + len(d).to_bytes(4, "big") + d).digest()
+
+
+def decision_text(o):
+    """A decision as the v3 line takes it: `3 gear 4`, `3 choose B [pit <kind> <tyres> part=n…]`,
+    `3 reroll`."""
+    s = str(o["car"])
+    if "gear" in o:
+        s += f" gear {o['gear']}"
+    if "choose" in o:
+        s += f" choose {o['choose']}"
+    if o.get("reroll"):
+        s += " reroll"
+    if "pit" in o:
+        p = o["pit"]
+        s += f" pit {p.get('kind', '-')} {p.get('tyres', '-')}"
+        for part in sorted(p.get("repairs", {})):
+            s += f" {part}={p['repairs'][part]}"
+    return s
+
+
+def decisions(t, started):
+    """The decisions a turn adds to the v3 line, in order: every order but those the rules
+    played themselves (a single option, a backmarker), a retirement, a late arrival."""
+    out = []
+    if t.get("kind") == "join" and started and "player" in t:
+        out.append(f"{t['player']['car']} join")
+    if t.get("kind") == "player" and "retire" in t:
+        out.append(f"{t['retire']['car']} retire")
+    for o in t.get("order", []):
+        if o.get("by") not in ("forced", "backmarker"):
+            out.append(decision_text(o))
+    return out
 
 
 def purpose_of(label):
@@ -375,6 +425,11 @@ def verify_game(game_dir, seed_hex=None):
     epoch = 0  # the dice namespace: the number of rollbacks so far
     live = []  # the turns of the current line (a rollback drops the turns it undoes)
     start = None
+    v3 = scheme == "steward-dice-v3"
+    line = None  # v3: the line of decisions since the start
+    line_after = {}  # v3: the line after each turn, to restore at a rollback
+    discarded = 0  # rolls of the turns rolled back
+    listed = []  # one line per rollback, with the rolls it discarded
     # Turn by turn, as steward does: the chain link to the previous file, then the rolls.
     for n, t in enumerate(turns):
         if t.get("turn") != n:
@@ -383,8 +438,8 @@ def verify_game(game_dir, seed_hex=None):
             raise Bad(n, "its prev is not the SHA-256 of the previous turn file")
         if t.get("kind") == "join" and "player" in t:
             p = t["player"]
-            if scheme == "steward-dice-v2" and p.get("bot") and p.get("entropy"):
-                raise Bad(n, f"bot car {p['car']} joins with a phrase: a bot contributes none (steward-dice-v2)")
+            if scheme in BY_NUMBER and p.get("bot") and p.get("entropy"):
+                raise Bad(n, f"bot car {p['car']} joins with a phrase: a bot contributes none ({scheme})")
             joined.append((p["car"], p.get("entropy", "")))
         if t.get("kind") == "rollback":
             # The game returns to the end of turn `to`; the turns after it stay in the chain and
@@ -400,16 +455,36 @@ def verify_game(game_dir, seed_hex=None):
             if r.get("epoch") != epoch + 1:
                 raise Bad(n, f"the rollback opens dice namespace r{r.get('epoch')}, r{epoch + 1} expected")
             epoch = r["epoch"]
+            gone = [r2 for x in live if x > to for r2 in turns[x].get("roll", [])]
+            discarded += len(gone)
+            listed.append(
+                f"rollback in turn {n} to the end of turn {to}: {len(gone)} roll(s) discarded"
+                + (": " + ", ".join(f"{g['label']} {g['die']} = {g['value']}" for g in gone) if gone else "")
+            )
             live = [x for x in live if x <= to]
+            if v3:
+                line = line_after.get(to)
         live.append(n)
         if t.get("kind") == "start":
             start = n
             got = [(c["car"], c["entropy"]) for c in t.get("contribution", [])]
-            want = sorted(joined) if scheme == "steward-dice-v2" else joined
+            want = sorted(joined) if scheme in BY_NUMBER else joined
             if got != want:
                 raise Bad(n, f"the contributions {got} are not the phrases of the join turns {want}")
             if seed is not None:
                 key = key_for(scheme, game, seed, got)
+        if v3 and t.get("kind") == "start":
+            line = bytes(32)
+        # v3: the lines this turn's rolls may carry, in order: before its first decision, then
+        # after each (a roll follows the decision that led to it).
+        lines = [line]
+        if v3 and line is not None:
+            for d in decisions(t, start is not None and t.get("kind") != "start"):
+                line = line_step(line, d)
+                lines.append(line)
+            line_after[n] = line
+        at_line = 0
+        turn_labels = set()
         check_rolled_events(n, t)
         check_gears(n, t)
         if seed is None:
@@ -421,15 +496,26 @@ def verify_game(game_dir, seed_hex=None):
             parts = split_label(label)
             if parts is None or parts[1] != str(t.get("move")):
                 raise Bad(n, f"roll label {label!r} does not name this turn's move {t.get('move')}")
-            if parts[0] != epoch:
-                raise Bad(n, f"roll label {label!r} is not in the game's dice namespace r{epoch} (docs/dice.md)")
-            if label in seen:
-                raise Bad(n, f"roll label {label!r} is used twice")
-            seen.add(label)
-            move, index = (parts[0], parts[1]), int(parts[4])
-            if index != next_index.get(move, 0):
-                raise Bad(n, f"roll label {label!r}: index {next_index.get(move, 0)} expected")
-            next_index[move] = index + 1
+            if v3:
+                # The same decisions give the same labels (and dice) after a rollback; a label
+                # carries the line of the decisions it follows, and is used once in its turn.
+                want = [x[:8].hex() for x in lines[at_line:] if x is not None]
+                if parts[0] != 0 or parts[5] not in want:
+                    raise Bad(n, f"roll label {label!r} does not end with the line of this turn's decisions (docs/dice.md, section 3a)")
+                at_line += want.index(parts[5])
+                if label in turn_labels:
+                    raise Bad(n, f"roll label {label!r} is used twice in the turn")
+                turn_labels.add(label)
+            else:
+                if parts[0] != epoch or parts[5]:
+                    raise Bad(n, f"roll label {label!r} is not in the game's dice namespace r{epoch} (docs/dice.md)")
+                if label in seen:
+                    raise Bad(n, f"roll label {label!r} is used twice")
+                seen.add(label)
+                move, index = (parts[0], parts[1]), int(parts[4])
+                if index != next_index.get(move, 0):
+                    raise Bad(n, f"roll label {label!r}: index {next_index.get(move, 0)} expected")
+                next_index[move] = index + 1
             faces = FACES.get(r["die"])
             if faces is None:
                 raise Bad(n, f"unknown die {r['die']!r}")
@@ -447,8 +533,19 @@ def verify_game(game_dir, seed_hex=None):
             f"{len(turns)} turns chained, but no seed is revealed (nor given with --seed): "
             f"none of the {rolls} rolls can be checked"
         )
-    back = f" ({epoch} rollback(s); {len(turns) - len(live)} turn(s) rolled back, checked too)" if epoch else ""
-    return f"{len(turns)} turns chained{back}; {checked} rolls re-derived from the committed seed, all agree", checked
+    back = (
+        f" ({epoch} rollback(s); {len(turns) - len(live)} turn(s) rolled back with {discarded} roll(s), checked too)"
+        if epoch
+        else ""
+    )
+    start_t = turns[start] if start is not None else {}
+    if setup.get("beacon"):
+        trust = f"public beacon {setup['beacon']} = {start_t.get('beacon', '(not yet given)')}: check that value at its source"
+    else:
+        trust = NO_BEACON
+    end = "" if turns[-1].get("seed") else "\nthe last turn reveals no seed: the race is not over, or the turns after it are missing (check the receipts you were mailed: --mail)"
+    text = f"{len(turns)} turns chained{back}; {checked} rolls re-derived from the committed seed, all agree\n{trust}"
+    return text + "".join(f"\n{x}" for x in listed) + end, checked
 
 
 # --- From a player's mails ------------------------------------------------------------------
@@ -512,8 +609,27 @@ class MailBad(Exception):
     pass
 
 
+NO_BEACON = (
+    "no public beacon: the operator, who holds the seed, could have tried keys before the start "
+    "by steering seats and phrases (docs/dice.md, section 6)"
+)
+
+
+class NotChecked(Exception):
+    """The mails lack something a check needs (exit 4): nothing disagrees."""
+
+
+def start_turn(gdir):
+    """The start turn of a game directory, or None."""
+    try:
+        turns, _ = read_turns(gdir)
+    except Bad:
+        return None
+    return next((t for t in turns if t.get("kind") == "start"), None)
+
+
 def verify_mail(path, games=None):
-    mails = []
+    mails, lacks = [], []
     for place, raw in read_mails(path):
         msg = BytesParser(policy=policy.default).parsebytes(raw)
         body = msg.get_body(preferencelist=("plain",))
@@ -540,7 +656,10 @@ def verify_mail(path, games=None):
             m = BLOCK.match(line)
             if m:
                 game, turn, dice = m.group(1), int(m.group(2)), m.group(3)
-                cur = g.setdefault(game, {"dice": dice, "commit": None, "receipts": {}, "seed": None, "phrases": {}, "rolls": {}})
+                cur = g.setdefault(
+                    game,
+                    {"dice": dice, "commit": None, "receipts": {}, "seed": None, "phrases": {}, "rolls": {}, "beacon": None, "source": None},
+                )
                 where = f"the mail of turn {turn} ({place})"
                 if cur["dice"] != dice:
                     raise MailBad(f"game {game}: {where} names dice {dice}, an earlier mail {cur['dice']}")
@@ -561,6 +680,13 @@ def verify_mail(path, games=None):
                         f"game {game}: {where} carries commitment {c}, but the first mail ({cur['commit'][1]}) "
                         f"committed to {cur['commit'][0]}: the game was re-seeded after the commitment was published"
                     )
+            elif line.startswith("Beacon value: "):
+                v = line[14:].strip()
+                if cur["beacon"] is not None and cur["beacon"][0] != v:
+                    raise MailBad(f"game {game}: two beacon values were mailed: {cur['beacon'][0]} and {v} in {where}")
+                cur["beacon"] = (v, where)
+            elif line.startswith("Beacon: "):
+                cur["source"] = cur["source"] or line[8:].strip()
             elif line.startswith("Seed: "):
                 s = line[6:].strip()
                 if cur["seed"] is not None and cur["seed"][0] != s:
@@ -592,17 +718,34 @@ def verify_mail(path, games=None):
             c = commit_for(s["dice"], game, seed).hex()
             if c != first:
                 raise MailBad(f"game {game}: the seed revealed in {where} commits to {c}, not to {first}, the commitment of the first mail ({first_where})")
-            if s["rolls"] and not s["phrases"]:
-                raise MailBad(f"game {game}: rolls were mailed but not the start's phrases: the key cannot be derived")
-            key = key_for(s["dice"], game, seed, sorted(s["phrases"].items()))
-            for label, (die, face, value, where) in s["rolls"].items():
+            # The key's other inputs: the phrases as mailed (the mail with the seed carries them),
+            # else as the game directory's start turn gives them; the beacon's value likewise.
+            phrases = dict(s["phrases"])
+            beacon = s["beacon"][0] if s["beacon"] else None
+            if not phrases and games is not None:
+                start = start_turn(os.path.join(games, game))
+                if start is not None:
+                    phrases = {c["car"]: c["entropy"] for c in start.get("contribution", [])}
+                    beacon = beacon or start.get("beacon")
+            lack = None
+            if s["rolls"] and s["source"] and beacon is None:
+                lack = "the beacon's value (`Beacon value:`, in every mail after the start)"
+            elif s["rolls"] and not phrases:
+                lack = "the start's phrases (`Car N contributes entropy`, in the mail that reveals the seed): give --games DIR"
+            if lack:
+                lacks.append(f"game {game}: {lack}")
+            key = key_for(s["dice"], game, seed, sorted(phrases.items()), beacon or "")
+            for label, (die, face, value, where) in ([] if lack else s["rolls"].items()):
                 faces = FACES.get(die)
                 if faces is None:
                     raise MailBad(f"game {game}: roll {label} in {where} names an unknown die {die}")
                 f = face_index(key, label, len(faces))
                 if (face, value) != (f, faces[f]):
                     raise MailBad(f"game {game}: roll {label} on {die} was mailed as face {face} = {value} in {where}, the committed dice give face {f} = {faces[f]}")
-            said.append(f"the revealed seed matches it; {len(s['rolls'])} mailed roll(s) re-derived, all agree")
+            if lack:
+                said.append("the revealed seed matches it; no roll re-derived")
+            else:
+                said.append(f"the revealed seed matches it; {len(s['rolls'])} mailed roll(s) re-derived, all agree")
             anything = True
         else:
             said.append("the seed is not revealed in these mails: no roll checked")
@@ -630,7 +773,14 @@ def verify_mail(path, games=None):
                 raise MailBad(f"game {game}: the game directory commits to {dir_commit}, the first mail ({first_where}) to {first}: the game was re-seeded")
             said.append(f"{len(s['receipts'])} mailed receipt(s) match the game directory")
             anything = anything or bool(s["receipts"])
+        if s["source"]:
+            v = f" = {s['beacon'][0]}" if s["beacon"] else ""
+            said.append(f"public beacon {s['source']}{v}: check that value at its source")
+        else:
+            said.append(NO_BEACON)
         lines.append(f"game {game}: " + "; ".join(said))
+    if lacks:
+        raise NotChecked("; ".join(lacks) + "\n" + "\n".join(lines))
     if not anything:
         raise NotVerified(f"{len(mails)} mail(s) hold no revealed seed, and no games directory was given")
     return f"{len(mails)} mail(s) from steward read\n" + "\n".join(lines)
@@ -664,6 +814,9 @@ def check_vectors(path):
             contributions = [tuple(c) for c in json.loads(f[4])]
             got = dice_key_v2(f[1], bytes.fromhex(f[2]), f[3], contributions).hex()
             ok = got == f[5]
+        elif kind == "line":
+            got = line_step(bytes.fromhex(f[1]), f[2]).hex()
+            ok = got == f[3]
         elif kind == "roll":
             key, label, die = bytes.fromhex(f[1]), f[2], f[3]
             face = face_index(key, label, len(FACES[die]))
@@ -724,7 +877,10 @@ def main(argv):
         return 1
     except NotVerified as e:
         print(f"{target}: NOT VERIFIED: {e}")
-        return 1
+        return 4 if "--mail" in opts else 1
+    except NotChecked as e:
+        print(f"{target}: NOT CHECKED: the mails lack {e}")
+        return 4
     print(f"{target}: ok: {msg}")
     return 0
 

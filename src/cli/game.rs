@@ -110,6 +110,11 @@ pub enum GameCommand {
         /// slow cars no player drives (002 "Backmarkers"; ruling 49).
         #[arg(long)]
         backmarkers: bool,
+        /// A public beacon mixed into the dice key at the start, named before any join:
+        /// `drand:<round>` (drand mainnet) or `nist:<minute>` (the NIST beacon's pulse,
+        /// `nist:2026-12-10T20:00:00Z`); joins close when its value becomes public (docs/dice.md).
+        #[arg(long)]
+        beacon: Option<String>,
         #[command(flatten)]
         games: GamesArg,
     },
@@ -156,10 +161,14 @@ pub enum GameCommand {
         #[command(flatten)]
         games: GamesArg,
     },
-    /// Start the race: the dice key is derived from the seed and every player's phrase.
+    /// Start the race: the dice key is derived from the seed, every player's phrase and the
+    /// game's beacon value, if it names one.
     Start {
         /// The game.
         game: String,
+        /// The value of the game's beacon, as read at its source (64 or 128 hex digits).
+        #[arg(long)]
+        beacon: Option<String>,
         #[command(flatten)]
         games: GamesArg,
     },
@@ -210,7 +219,7 @@ pub enum GameCommand {
         games: GamesArg,
     },
     /// Replay a game and check everything; exits 1 naming the first bad turn, 3 when there is
-    /// no such game (or mailbox) to check.
+    /// no such game (or mailbox) to check, 4 when the mails lack what a check needs.
     Verify {
         /// The game (a name, or a game directory); not with --mail.
         #[arg(required_unless_present = "mail", conflicts_with = "mail")]
@@ -245,6 +254,9 @@ pub enum GameCommand {
 /// The exit code of `verify` when there is nothing to check: no such game, mailbox or games
 /// directory (a tampered game exits 1).
 const NO_SUCH_GAME: u8 = 3;
+
+/// The exit code of a check that could not be made (what is missing is printed): not a failure.
+const NOT_CHECKED: u8 = 4;
 
 /// Where game `name` lives: a directory given as a path, else `<games>/<name>`.
 fn locate(games: &GamesArg, name: &str) -> (Store, String) {
@@ -289,8 +301,18 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
             finish_ties,
             pit_choice,
             backmarkers,
+            beacon,
             games,
         } => {
+            let beacon = match beacon {
+                Some(b) => {
+                    let (kind, arg) = b
+                        .split_once(':')
+                        .with_context(|| format!("--beacon takes drand:<round> or nist:<minute>, not `{b}`"))?;
+                    Some(crate::store::Beacon::parse(kind, arg).map_err(anyhow::Error::msg)?)
+                }
+                None => None,
+            };
             let finish_by_portion = match finish_ties.as_str() {
                 "crossing" => false,
                 crate::store::files::FINISH_PORTION => true,
@@ -335,7 +357,8 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
                 finish_by_portion,
                 pit_choice,
                 backmarkers,
-                scheme: crate::dice::Scheme::V2,
+                scheme: crate::dice::Scheme::V3,
+                beacon,
             };
             let h = store.create(&req, os_random()?, Meta::by("moderator"))?;
             let g = h.game();
@@ -398,10 +421,17 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        GameCommand::Start { game, games } => {
+        GameCommand::Start { game, beacon, games } => {
             let (store, id) = locate(&games, &game);
             let mut h = store.open(&id)?;
-            h.start(Meta::by("moderator"))?;
+            let beacon = match beacon {
+                Some(b) => Some(
+                    crate::store::beacon_value(&b)
+                        .with_context(|| format!("--beacon takes the value: 64 or 128 hex digits, not `{b}`"))?,
+                ),
+                None => None,
+            };
+            h.start_with(beacon.as_deref(), Meta::by("moderator"))?;
             out!("{}", show::brief(h.game()));
             Ok(ExitCode::SUCCESS)
         }
@@ -471,7 +501,17 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
                     for g in &r.games {
                         outln!("{}", g.line());
                     }
+                    if r.games.iter().any(|g| g.lacks.is_some()) {
+                        return Ok(ExitCode::from(NOT_CHECKED));
+                    }
                     Ok(ExitCode::SUCCESS)
+                }
+                Err(
+                    e @ (crate::mail::verify::MailCheckError::Nothing(_)
+                    | crate::mail::verify::MailCheckError::NoReceipts(_)),
+                ) => {
+                    outln!("{}: {e}", path.display());
+                    Ok(ExitCode::from(NOT_CHECKED))
                 }
                 Err(e) => {
                     outln!("{}: FAILED: {e}", path.display());
@@ -514,6 +554,9 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
                     );
                     outln!("{rolls} rolls {how}");
                     outln!("last turn hash: {}", g.hashes.last().map_or("-", String::as_str));
+                    for line in verify::trust_lines(g) {
+                        outln!("{line}");
+                    }
                     for n in r.notes {
                         outln!("note: {n}");
                     }

@@ -35,8 +35,21 @@ pub fn proof(game: &Game) -> String {
         game.hashes.last().map(String::as_str).unwrap_or_default(),
         game.setup.commitment
     );
+    let start = game.start_turn().map(|n| &game.turns[n as usize]);
+    if let Some(source) = &game.setup.beacon {
+        let at = game.setup.beacon_at.as_deref().unwrap_or("-");
+        let _ = writeln!(o, "Beacon: {source}, public from {at}");
+    }
+    if let Some(v) = start.and_then(|t| t.beacon.as_deref()) {
+        let _ = writeln!(o, "Beacon value: {v}");
+    }
     if let Some(seed) = game.now.revealed {
         let _ = writeln!(o, "Seed: {}", hex::encode(seed));
+        // With the seed, the key's other inputs: whoever holds this one mail can re-derive every
+        // roll they were mailed, whatever the reports they chose (docs/dice.md, section 5).
+        for c in start.map(|t| t.contributions.as_slice()).unwrap_or_default() {
+            let _ = writeln!(o, "Car {} contributes entropy {:?}", c.car, c.entropy);
+        }
     }
     o
 }

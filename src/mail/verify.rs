@@ -79,6 +79,8 @@ struct GameMails {
     commitments: Vec<(String, From_)>,
     receipts: BTreeMap<u32, (String, From_)>,
     seed: Option<(String, From_)>,
+    beacon_source: Option<String>,
+    beacon: Option<(String, From_)>,
     contributions: BTreeMap<u8, String>,
     rolls: BTreeMap<String, MailedRoll>,
 }
@@ -100,6 +102,10 @@ pub struct GameChecked {
     pub receipts: usize,
     /// The game directory replayed with every check.
     pub replayed: bool,
+    /// The public beacon the game named, with the value mailed at its start.
+    pub beacon: Option<String>,
+    /// What the mails lack for a check they could not make (nothing failed).
+    pub lacks: Option<String>,
 }
 
 impl GameChecked {
@@ -111,14 +117,23 @@ impl GameChecked {
     /// One line for the player.
     pub fn line(&self) -> String {
         let mut parts = vec![format!("commitment {} from the first mail, {}", self.commitment, self.first_mail)];
-        if self.seed_checked {
+        if self.seed_checked && self.lacks.is_some() {
+            parts.push("the revealed seed matches it; no roll re-derived".into());
+        } else if self.seed_checked {
             parts.push(format!("the revealed seed matches it; {} mailed roll(s) re-derived, all agree", self.rolls));
         } else {
             parts.push("the seed is not revealed in these mails: no roll checked".into());
         }
+        if let Some(l) = &self.lacks {
+            parts.push(format!("NOT CHECKED: the mails lack {l}"));
+        }
         if self.replayed {
             parts.push(format!("{} mailed receipt(s) match the game directory, which replays", self.receipts));
         }
+        parts.push(match &self.beacon {
+            Some(b) => format!("public beacon {b}: check that value at its source"),
+            None => "no public beacon: the operator, who holds the seed, could have tried keys before the start by steering seats and phrases (docs/dice.md, section 6)".into(),
+        });
         format!("game {}: {}", self.game, parts.join("; "))
     }
 }
@@ -226,6 +241,20 @@ fn read_mail(place: &str, text: &str, by_game: &mut BTreeMap<String, GameMails>)
                 g.commitment = Some((c.clone(), from.clone()));
             }
             g.commitments.push((c, from.clone()));
+        } else if let Some(v) = l.strip_prefix("Beacon value: ") {
+            let v = v.trim().to_string();
+            match &g.beacon {
+                Some((other, first)) if *other != v => {
+                    return Err(disagree(
+                        game,
+                        format!("two beacon values were mailed: {other} in {first}, {v} in {from}"),
+                    ));
+                }
+                Some(_) => {}
+                None => g.beacon = Some((v, from.clone())),
+            }
+        } else if let Some(b) = l.strip_prefix("Beacon: ") {
+            g.beacon_source.get_or_insert_with(|| b.trim().to_string());
         } else if let Some(s) = l.strip_prefix("Seed: ") {
             let s = s.trim().to_string();
             match &g.seed {
@@ -334,6 +363,11 @@ fn check_game(game: &str, m: &GameMails, games: Option<&Path>) -> Result<GameChe
         rolls: 0,
         receipts: 0,
         replayed: false,
+        beacon: m.beacon_source.as_ref().map(|s| match &m.beacon {
+            Some((v, _)) => format!("{s} = {v}"),
+            None => s.clone(),
+        }),
+        lacks: None,
     };
     if let Some((text, from)) = &m.seed {
         let seed = parse_hex32(text)
@@ -348,16 +382,27 @@ fn check_game(game: &str, m: &GameMails, games: Option<&Path>) -> Result<GameChe
             ));
         }
         checked.seed_checked = true;
-        if !m.rolls.is_empty() && m.contributions.is_empty() {
-            return Err(disagree(
-                game,
-                "rolls were mailed but not the start's phrases (`Car N contributes entropy`): the key cannot be derived"
-                    .into(),
-            ));
+        // The key's other inputs: the start's phrases as mailed (every mail with the seed
+        // carries them), else as the game directory's start turn gives them.
+        let mut contributions = m.contributions.clone();
+        let mut beacon = m.beacon.as_ref().map(|(v, _)| v.clone());
+        if contributions.is_empty()
+            && let Some(start) = games.and_then(|d| start_turn(&d.join(game)))
+        {
+            contributions = start.contributions.iter().map(|c| (c.car, c.entropy.clone())).collect();
+            beacon = beacon.or(start.beacon);
         }
-        let pairs: Vec<(u8, &str)> = m.contributions.iter().map(|(c, p)| (*c, p.as_str())).collect();
-        let key = scheme.key(game, &seed, "", &pairs);
-        for (label, r) in &m.rolls {
+        if m.beacon_source.is_some() && beacon.is_none() && !m.rolls.is_empty() {
+            checked.lacks = Some("the beacon's value (`Beacon value:`, in every mail after the start)".into());
+        } else if !m.rolls.is_empty() && contributions.is_empty() {
+            checked.lacks = Some(
+                "the start's phrases (`Car N contributes entropy`, in the mail that reveals the seed): give --games DIR"
+                    .into(),
+            );
+        }
+        let pairs: Vec<(u8, &str)> = contributions.iter().map(|(c, p)| (*c, p.as_str())).collect();
+        let key = scheme.key(game, &seed, beacon.as_deref().unwrap_or_default(), &pairs);
+        for (label, r) in m.rolls.iter().filter(|_| checked.lacks.is_none()) {
             let die = die_named(&r.die)
                 .ok_or_else(|| disagree(game, format!("roll {label} in {} names an unknown die {}", r.from, r.die)))?;
             let faces = die.faces();
@@ -415,4 +460,14 @@ fn check_game(game: &str, m: &GameMails, games: Option<&Path>) -> Result<GameChe
         checked.replayed = true;
     }
     Ok(checked)
+}
+
+/// The start turn of the game directory `dir`, if it has one.
+fn start_turn(dir: &Path) -> Option<crate::store::files::TurnFile> {
+    (1..10_000u32)
+        .map_while(|n| {
+            let text = std::fs::read_to_string(dir.join(turn_path(n))).ok()?;
+            toml::from_str::<crate::store::files::TurnFile>(&text).ok()
+        })
+        .find(|t| t.kind == crate::store::files::Kind::Start)
 }

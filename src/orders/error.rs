@@ -104,6 +104,8 @@ pub enum Arg {
     Date,
     /// A confirmation code.
     Code,
+    /// A public beacon (CREATE) or its value (START).
+    Beacon,
 }
 
 impl Arg {
@@ -129,6 +131,10 @@ impl Arg {
             Arg::Track => ("a track", "un circuit"),
             Arg::Laps => ("a number of laps", "un nombre de tours"),
             Arg::Hours => ("a number of hours", "un nombre d'heures"),
+            Arg::Beacon => (
+                "a beacon: DRAND <round> or NIST <minute, like 2026-12-10T20:00:00Z>, and at START its value (64 or 128 hex digits)",
+                "une balise : DRAND <tirage> ou NIST <minute, comme 2026-12-10T20:00:00Z>, et au départ sa valeur (64 ou 128 chiffres hexadécimaux)",
+            ),
             Arg::Address => ("a mail address", "une adresse mail"),
             Arg::LeagueAction => {
                 ("ENTER, WITHDRAW, TEAM, RACE or STANDINGS", "INSCRIRE, RETIRER, EQUIPE, COURSE ou CLASSEMENT")

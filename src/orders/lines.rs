@@ -236,7 +236,7 @@ fn order(k: Kw, args: &[&str], line: &str) -> Result<Order, OrderError> {
         Kw::Reports => player::reports(args),
         Kw::Create => moderator::create(args),
         Kw::League => moderator::league(args),
-        Kw::Start => bare(Order::Start),
+        Kw::Start => moderator::start(args),
         Kw::Pause => bare(Order::Pause),
         Kw::Resume => bare(Order::Resume),
         Kw::Deadline => moderator::deadline(args),

@@ -128,6 +128,9 @@ pub enum Order {
         /// `BACKMARKERS YES`: 002's backmarkers join the race after the leader's first lap
         /// (ruling 49).
         backmarkers: bool,
+        /// `BEACON DRAND 5700000` or `BEACON NIST 2026-12-10T20:00:00Z`: a public value mixed into
+        /// the dice key at the start (docs/dice.md, section 6).
+        beacon: Option<crate::store::Beacon>,
     },
     /// A league edit (moderators) or the league's standings (anyone).
     League {
@@ -136,8 +139,8 @@ pub enum Order {
         /// What to do.
         action: LeagueAction,
     },
-    /// Moderator: start the race.
-    Start,
+    /// Moderator: start the race; with the beacon's value, for a game that names one.
+    Start(Option<String>),
     /// Moderator: stop the clock.
     Pause,
     /// Moderator: restart the clock.
@@ -218,7 +221,7 @@ impl Order {
                         | LeagueAction::Race { .. },
                     ..
                 }
-                | Order::Start
+                | Order::Start(_)
                 | Order::Pause
                 | Order::Resume
                 | Order::Deadline(_)

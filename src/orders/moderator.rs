@@ -13,6 +13,7 @@ pub(super) fn create(args: &[&str]) -> Result<Order, OrderError> {
     let (mut track, mut laps, mut cars, mut hours, mut profile) = (None, None, None, None, None);
     let (mut weather, mut grid, mut lap_thirds, mut late, mut pits) = (None, None, false, false, None);
     let mut backmarkers = false;
+    let mut beacon = None;
     let mut i = 1;
     while i < args.len() {
         let next = args.get(i + 1);
@@ -58,6 +59,17 @@ pub(super) fn create(args: &[&str]) -> Result<Order, OrderError> {
                     _ => return Err(OrderError::Invalid { order: k, what: Arg::Checks, got: w.to_string() }),
                 };
             }
+            "beacon" | "balise" => {
+                let (Some(kind), Some(arg)) = (next, args.get(i + 2)) else {
+                    return Err(OrderError::Missing { order: k, what: Arg::Beacon });
+                };
+                beacon = Some(crate::store::Beacon::parse(kind, arg).map_err(|_| OrderError::Invalid {
+                    order: k,
+                    what: Arg::Beacon,
+                    got: format!("{kind} {arg}"),
+                })?);
+                i += 1;
+            }
             "grid" | "grille" => {
                 let w = next.ok_or(OrderError::Missing { order: k, what: Arg::Grid })?;
                 grid = Some(grid_method(&squash(w)).ok_or_else(|| OrderError::Invalid {
@@ -72,7 +84,36 @@ pub(super) fn create(args: &[&str]) -> Result<Order, OrderError> {
     }
     let track = track.ok_or(OrderError::Missing { order: k, what: Arg::Track })?;
     let laps = laps.ok_or(OrderError::Missing { order: k, what: Arg::Laps })?;
-    Ok(Order::Create { game, track, laps, cars, hours, profile, weather, grid, lap_thirds, late, pits, backmarkers })
+    Ok(Order::Create {
+        game,
+        track,
+        laps,
+        cars,
+        hours,
+        profile,
+        weather,
+        grid,
+        lap_thirds,
+        late,
+        pits,
+        backmarkers,
+        beacon,
+    })
+}
+
+/// `START`, or `START BEACON <value>` for a game that names a beacon (docs/dice.md, section 6).
+pub(super) fn start(args: &[&str]) -> Result<Order, OrderError> {
+    let k = Kw::Start;
+    match args {
+        [] => Ok(Order::Start(None)),
+        [w, v] if matches!(squash(w).as_str(), "beacon" | "balise") => crate::store::beacon_value(v)
+            .map(|v| Order::Start(Some(v)))
+            .ok_or_else(|| OrderError::Invalid { order: k, what: Arg::Beacon, got: v.to_string() }),
+        [w] if matches!(squash(w).as_str(), "beacon" | "balise") => {
+            Err(OrderError::Missing { order: k, what: Arg::Beacon })
+        }
+        [w, ..] => Err(OrderError::Unexpected { order: k, got: w.to_string() }),
+    }
 }
 
 /// A CREATE setting's `YES` or `NO`, English or French.

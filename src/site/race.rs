@@ -243,6 +243,14 @@ pub fn dice_page(game: &str, games_dir: &Path, rp: &Replayed, league: Option<&st
             "<p class=\"flag\">The seed is not yet revealed: the rolls can be re-checked once the race is over.</p>\n",
         ),
     }
+    // What the files cannot prove, and what the moderator undid (docs/dice.md, 3a and 6).
+    b.push_str("<h2 id=\"trust\">What to check yourself</h2>\n<ul>\n");
+    for line in crate::store::verify::trust_lines(g) {
+        let class =
+            if line.starts_with("no public beacon") || line.starts_with("rollback") { " class=\"flag\"" } else { "" };
+        let _ = writeln!(b, "<li{class}>{}</li>", escape(&line));
+    }
+    b.push_str("</ul>\n<p>The statistics below count the rolls of the race as it was played: the rolls of turns a rollback undid are listed above, not counted.</p>\n");
     b.push_str("<h2 id=\"contributions\">The key's contributions</h2>\n");
     let mut rows = Vec::new();
     for t in &g.turns {

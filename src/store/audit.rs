@@ -2,6 +2,7 @@
 //! files are counted against the real face distribution (a chi-square test), the longest run of
 //! one value is weighed, a plain-text histogram is drawn, and anything improbable is flagged.
 //!
+//! It counts the rolls of each game's current line (not those of turns a rollback undid).
 //! This reads the logged rolls only; `verify` is what proves each roll was derived from the
 //! committed seed. The statistics are in `docs/store.md`.
 
@@ -55,6 +56,13 @@ pub struct DieReport {
 struct RollsOnly {
     #[serde(default)]
     roll: Vec<RollRecord>,
+    #[serde(default)]
+    rollback: Option<RollbackTo>,
+}
+
+#[derive(Deserialize)]
+struct RollbackTo {
+    to: u32,
 }
 
 /// The die a name in the files stands for.
@@ -67,9 +75,20 @@ pub fn collect(dirs: &[PathBuf]) -> Result<BTreeMap<String, DieRolls>, StoreErro
     let mut by_die: BTreeMap<String, DieRolls> = BTreeMap::new();
     for dir in dirs {
         let raw = super::verify::read(dir)?;
+        // The current line only: the rolls of turns a rollback undid are not the dice the race
+        // was played with (a moderator who rolled back until a roll suited them would otherwise
+        // hide among them), and are listed apart by `steward verify` (docs/dice.md, 3a).
+        let mut live: Vec<(u32, RollsOnly)> = Vec::new();
         for (n, bytes) in &raw.turns {
             let text = std::str::from_utf8(bytes).map_err(|_| bad(dir, *n, "not UTF-8"))?;
             let t: RollsOnly = toml::from_str(text).map_err(|e| bad(dir, *n, &e.to_string()))?;
+            if let Some(r) = &t.rollback {
+                live.retain(|(m, _)| *m <= r.to);
+            }
+            live.push((*n, t));
+        }
+        for (n, t) in live {
+            let n = &n;
             for r in t.roll {
                 let entry = by_die.entry(r.die.to_string()).or_default();
                 let ok = die_named(&r.die).is_some_and(|d| d.faces().get(r.face as usize) == Some(&r.value));

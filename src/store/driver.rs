@@ -152,9 +152,19 @@ impl Store {
             finish_ties: req.finish_by_portion.then(|| FINISH_PORTION.to_string()),
             pit_choice: (req.pit_choice != PitChoice::GridOrder).then(|| req.pit_choice.name().to_string()),
             backmarkers: req.backmarkers,
+            beacon: req.beacon.as_ref().map(|b| b.source.clone()),
+            beacon_at: req.beacon.as_ref().map(|b| b.at.to_string()),
             dice: req.scheme.name().into(),
             commitment: hex32(&req.scheme.commit(&req.id, &seed)),
         };
+        if let Some(b) = &req.beacon
+            && b.at <= meta.at
+        {
+            return Err(StoreError::BadSetting(format!(
+                "the beacon's value is public from {}: name one that is not known yet (docs/dice.md, section 6)",
+                b.at
+            )));
+        }
         let mut input = TurnFile::new(0, Kind::Create, meta.at.to_string());
         input.source = meta.source;
         input.setup = Some(setup);

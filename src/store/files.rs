@@ -76,7 +76,15 @@ pub struct SetupRecord {
     /// The race plays with 002's backmarkers (ruling 49); absent: without.
     #[serde(default, skip_serializing_if = "is_false")]
     pub backmarkers: bool,
-    /// Dice derivation (`steward-dice-v2`, or `steward-dice-v1` in older games; docs/dice.md).
+    /// A public beacon named before any join (docs/dice.md, section 6): where anyone looks its
+    /// value up, e.g. `drand mainnet round 5700000`. Its value is mixed into the dice key at the
+    /// start, after every seat and phrase is fixed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beacon: Option<String>,
+    /// When the beacon's value becomes public (UTC): joins close then, and the start waits for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beacon_at: Option<String>,
+    /// Dice derivation (`steward-dice-v3`; `steward-dice-v2` or `-v1` in older games; docs/dice.md).
     pub dice: String,
     /// The commitment to the secret seed (v1: `SHA-256(seed)`; v2 binds the game id), published
     /// before any roll.
@@ -227,6 +235,10 @@ pub struct TurnFile {
     /// The player who joins (join turns).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub player: Option<PlayerRecord>,
+    /// The beacon's value, as the moderator read it at its source (the start turn of a game
+    /// that names a beacon): lowercase hex, mixed into the dice key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beacon: Option<String>,
     /// Every car's entropy phrase, in grid order (the start turn).
     #[serde(default, rename = "contribution", skip_serializing_if = "Vec::is_empty")]
     pub contributions: Vec<Contribution>,
@@ -331,6 +343,7 @@ impl TurnFile {
             source: None,
             setup: None,
             player: None,
+            beacon: None,
             contributions: Vec::new(),
             orders: Vec::new(),
             rolls: Vec::new(),

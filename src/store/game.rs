@@ -63,6 +63,28 @@ pub struct Progress {
     /// The dice namespace: 0 until the first rollback, then the number of rollbacks made; the
     /// labels of rolls made in namespace `k > 0` start with `r<k>/` (docs/dice.md).
     pub epoch: u32,
+    /// The line of decisions since the start (`steward-dice-v3`; `None` in older schemes): the
+    /// end of every roll label, so that the same decisions give the same dice (docs/dice.md).
+    pub line: Option<[u8; 32]>,
+}
+
+impl Progress {
+    /// The move part and the end of the labels of the rolls made now for move `move_no`:
+    /// `r1/12` and nothing after a first rollback in v1 and v2, `12` and `@` the line of decisions
+    /// in v3 (docs/dice.md, sections 3 and 3a).
+    pub fn label_parts(&self, move_no: u32) -> (String, String) {
+        match &self.line {
+            Some(l) => (move_no.to_string(), crate::dice::line_suffix(l)),
+            None => (super::records::move_label(self.epoch, move_no), String::new()),
+        }
+    }
+
+    /// One more decision on the line (v3; nothing in older schemes), before the rolls it leads to.
+    pub fn decide(&mut self, decision: &str) {
+        if let Some(l) = &mut self.line {
+            *l = crate::dice::line_step(l, decision);
+        }
+    }
 }
 
 /// A game: its setup, its track, and where its turns have brought it.
@@ -87,6 +109,10 @@ pub struct Game {
     pub keep_after_move: bool,
     /// Every roll label used by the turns applied (a label is used once, docs/dice.md).
     pub labels: std::collections::HashSet<String>,
+    /// The progress after some turns, kept while a rollback replays the turns before its target
+    /// (the targets of the rollbacks among them), so that a chain of rollbacks replays each turn
+    /// once instead of once per rollback before it.
+    pub snapshots: std::collections::HashMap<u32, Progress>,
 }
 
 /// True for a valid game name.

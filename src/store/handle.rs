@@ -132,8 +132,14 @@ impl Handle {
 
     /// The moderator starts the race: the dice key is derived from the seed and every phrase.
     pub fn start(&mut self, meta: Meta) -> Result<&TurnFile, StoreError> {
+        self.start_with(None, meta)
+    }
+
+    /// The start of a game that names a beacon, with its value as read at its source.
+    pub fn start_with(&mut self, beacon: Option<&str>, meta: Meta) -> Result<&TurnFile, StoreError> {
         self.need_seed()?;
-        let input = self.input(Kind::Start, meta);
+        let mut input = self.input(Kind::Start, meta);
+        input.beacon = beacon.map(str::to_string);
         self.commit(input)
     }
 
@@ -228,7 +234,7 @@ impl Handle {
         // will make) to pick the option in the same turn.
         let key = g.now.key;
         if let Some(key) = key {
-            let mut dice = crate::dice::LabelledDice::new(key, &move_label(g.now.epoch, race.moves + 1));
+            let mut dice = after_decision(&g.now, key, race.moves + 1, &OrderRecord::gear(car, By::Bot, gear));
             if let Ok(Step::Choose(r)) = roll(&g.track, &race.state, id, gear, &mut dice, &g.rules)
                 && (r.options.len() > 1 || crate::engine::play::reaches_box(&g.track, &r, 0))
             {
@@ -263,7 +269,7 @@ impl Handle {
         input.orders.push(order(Some(gear), None));
         if let Some(key) = g.now.key {
             // The roll the gear gives (derived dice): choose in the same turn.
-            let mut dice = crate::dice::LabelledDice::new(key, &move_label(g.now.epoch, q.moves + 1));
+            let mut dice = after_decision(&g.now, key, q.moves + 1, &order(Some(gear), None));
             if let Ok(r) = e.lap.roll(&g.track, gear, &mut dice)
                 && r.options.len() > 1
             {
@@ -347,4 +353,20 @@ pub fn bot_pit(
         tyres: o.tyres.map(|x| x.name().to_string()),
         repairs: o.repairs.iter().map(|&(p, n)| (p.name().to_string(), n)).collect(),
     })
+}
+
+/// The dice a decision leads to, as the turn that records it will derive them: labelled with move
+/// `move_no` and, in v3, the line of decisions with this one added (docs/dice.md).
+fn after_decision(
+    now: &super::game::Progress,
+    key: [u8; 32],
+    move_no: u32,
+    o: &OrderRecord,
+) -> crate::dice::LabelledDice {
+    let text = super::records::decision_text(o);
+    let (label, suffix) = match &now.line {
+        Some(l) => (move_no.to_string(), crate::dice::line_suffix(&crate::dice::line_step(l, &text))),
+        None => (move_label(now.epoch, move_no), String::new()),
+    };
+    crate::dice::LabelledDice::with_suffix(key, &label, suffix, 0)
 }

@@ -36,6 +36,7 @@ pub use error::StoreError;
 pub use files::{By, Moderation};
 pub use game::Game;
 pub use handle::Handle;
+pub use requests::{Beacon, beacon_value};
 pub use time::Stamp;
 
 /// A small game for the library's unit tests: `cars` players joined on a 1-lap sprint, not

@@ -6,12 +6,35 @@ use crate::engine::{Fate, MoveOption, Rolled, Rulebook, Tyres, Wear, explain};
 use crate::track::Track;
 
 use super::error::StoreError;
-use super::files::{PlayerRecord, WearRecord};
+use super::files::{OrderRecord, PlayerRecord, WearRecord};
 
 /// The move part of a roll label in dice namespace `epoch`: `12`, or `r1/12` after the game's
 /// first rollback (docs/dice.md, section 3).
 pub fn move_label(epoch: u32, move_no: u32) -> String {
     if epoch == 0 { move_no.to_string() } else { format!("r{epoch}/{move_no}") }
+}
+
+/// A decision as the v3 line of decisions takes it (docs/dice.md, section 3a): `3 gear 4`,
+/// `3 choose B` (with ` pit <kind> <tyres> <part>=<n>...` when the choice settles a stop), `3
+/// reroll`; a retirement is `3 retire`, a late arrival `3 join` (written by their callers).
+pub fn decision_text(o: &OrderRecord) -> String {
+    let mut s = o.car.to_string();
+    if let Some(g) = o.gear {
+        s.push_str(&format!(" gear {g}"));
+    }
+    if let Some(c) = &o.choose {
+        s.push_str(&format!(" choose {c}"));
+    }
+    if o.reroll {
+        s.push_str(" reroll");
+    }
+    if let Some(p) = &o.pit {
+        s.push_str(&format!(" pit {} {}", p.kind.as_deref().unwrap_or("-"), p.tyres.as_deref().unwrap_or("-")));
+        for (part, n) in &p.repairs {
+            s.push_str(&format!(" {part}={n}"));
+        }
+    }
+    s
 }
 
 /// The wear of a record.

@@ -67,6 +67,75 @@ pub struct NewGame {
     /// The dice scheme (docs/dice.md): v2 for every new game; `steward sim --keep` writes v1
     /// games, whose key is the one `steward sim` plays with.
     pub scheme: Scheme,
+    /// A public beacon mixed into the dice key at the start (docs/dice.md, section 6).
+    pub beacon: Option<Beacon>,
+}
+
+/// A public random value named at the creation of a game, before any join, and entered by a
+/// moderator at the start: nothing the operator controls before the start can then steer the
+/// dice key, since nobody knows the value until after the joins close.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Beacon {
+    /// Where anyone looks the value up.
+    pub source: String,
+    /// When the value becomes public.
+    pub at: Stamp,
+}
+
+/// drand's default ("mainnet") chain: the time of round 1 and the seconds between rounds
+/// (https://api.drand.sh/info).
+pub const DRAND_GENESIS: i64 = 1_595_431_050;
+/// Seconds between two drand mainnet rounds.
+pub const DRAND_PERIOD: i64 = 30;
+
+impl Beacon {
+    /// `drand <round>` (drand's mainnet chain; the value is the round's `randomness`, 64 hex
+    /// digits, at https://api.drand.sh/public/<round>) or `nist <YYYY-MM-DDTHH:MM:00Z>` (the NIST
+    /// Randomness Beacon's pulse of that minute; the value is its `outputValue`, 128 hex digits).
+    pub fn parse(kind: &str, arg: &str) -> Result<Beacon, String> {
+        match kind.to_ascii_lowercase().as_str() {
+            "drand" => {
+                let round: i64 = arg
+                    .parse()
+                    .ok()
+                    .filter(|&r| (1..=1_000_000_000).contains(&r))
+                    .ok_or_else(|| format!("a drand round is a number, like 5700000, not `{arg}`"))?;
+                Ok(Beacon {
+                    source: format!(
+                        "drand mainnet round {round} (https://api.drand.sh/public/{round}, its randomness)"
+                    ),
+                    at: Stamp(DRAND_GENESIS + (round - 1) * DRAND_PERIOD),
+                })
+            }
+            "nist" => {
+                let at = Stamp::parse(arg).filter(|s| s.0 % 60 == 0).ok_or_else(|| {
+                    format!("a NIST pulse is named by its minute, like 2026-12-10T20:00:00Z, not `{arg}`")
+                })?;
+                Ok(Beacon {
+                    source: format!(
+                        "NIST Randomness Beacon pulse of {at} (https://beacon.nist.gov/beacon/2.0/pulse/time/{}, its outputValue)",
+                        at.0 * 1000
+                    ),
+                    at,
+                })
+            }
+            _ => Err(format!("a beacon is `drand <round>` or `nist <minute>`, not `{kind}`")),
+        }
+    }
+
+    /// The first drand mainnet round at least `hours` after `now`: a sensible beacon for a game
+    /// whose joins close then.
+    pub fn drand_after(now: Stamp, hours: u32) -> Beacon {
+        let t = now.plus_hours(hours).0;
+        let round = (t - DRAND_GENESIS + DRAND_PERIOD - 1).div_euclid(DRAND_PERIOD) + 1;
+        Beacon::parse("drand", &round.to_string()).expect("a round number")
+    }
+}
+
+/// A beacon value as a moderator reads it at its source: 64 or 128 hex digits, kept lowercase.
+pub fn beacon_value(text: &str) -> Option<String> {
+    let t = text.trim();
+    (matches!(t.len(), 64 | 128) && t.bytes().all(|b| b.is_ascii_hexdigit())).then(|| t.to_ascii_lowercase())
 }
 
 impl NewGame {
@@ -88,7 +157,8 @@ impl NewGame {
             finish_by_portion: false,
             pit_choice: PitChoice::GridOrder,
             backmarkers: false,
-            scheme: Scheme::V2,
+            scheme: Scheme::V3,
+            beacon: None,
         }
     }
 }

@@ -359,6 +359,45 @@ pub fn verify(dir: &Path, given: Option<[u8; 32]>) -> Result<Report, StoreError>
     Ok(Report { game: l.game, seed_from: l.seed_from, notes })
 }
 
+/// What a verification cannot prove from the files, and what the moderator undid, one line
+/// each: the beacon (or that there is none), every rollback with the rolls it discarded, and
+/// whether the last turn is the reveal (docs/dice.md, sections 3a and 6).
+pub fn trust_lines(g: &Game) -> Vec<String> {
+    let mut out = Vec::new();
+    let start = g.start_turn().map(|n| &g.turns[n as usize]);
+    out.push(match &g.setup.beacon {
+        Some(b) => format!(
+            "public beacon {b} = {}: check that value at its source",
+            start.and_then(|t| t.beacon.as_deref()).unwrap_or("(not yet given)")
+        ),
+        None => "no public beacon: the operator, who holds the seed, could have tried keys before the start by steering seats and phrases (docs/dice.md, section 6)".into(),
+    });
+    let mut live: Vec<u32> = Vec::new();
+    for t in &g.turns {
+        if let (super::files::Kind::Rollback, Some(r)) = (t.kind, &t.rollback) {
+            let gone: Vec<String> = live
+                .iter()
+                .filter(|&&n| n > r.to)
+                .flat_map(|&n| g.turns[n as usize].rolls.iter())
+                .map(|x| format!("{} {} = {}", x.label, x.die, x.value))
+                .collect();
+            let list = if gone.is_empty() { String::new() } else { format!(": {}", gone.join(", ")) };
+            out.push(format!(
+                "rollback in turn {} to the end of turn {}: {} roll(s) discarded{list}",
+                t.turn,
+                r.to,
+                gone.len()
+            ));
+            live.retain(|&n| n <= r.to);
+        }
+        live.push(t.turn);
+    }
+    if g.turns.last().is_some_and(|t| t.seed.is_none()) {
+        out.push("the last turn reveals no seed: the race is not over, or the turns after it are missing (the receipts players were mailed tell: --mail)".into());
+    }
+    out
+}
+
 fn order_text(o: &OrderRecord) -> String {
     let by = format!("{:?}", o.by).to_lowercase();
     match (&o.gear, &o.choose) {

@@ -169,7 +169,7 @@ fn every_first_mail_carries_the_commitment_and_every_report_its_receipt() {
             let turn: u32 = body[i + head.len()..].split_whitespace().next().unwrap().parse().unwrap();
             let hash = &g.hashes[turn as usize];
             if body[i..].starts_with(&format!(
-                "{head}{turn}  Dice: steward-dice-v2\nReceipt: {hash}\nCommitment: {commitment}\n"
+                "{head}{turn}  Dice: steward-dice-v3\nReceipt: {hash}\nCommitment: {commitment}\n"
             )) {
                 with_block += 1;
             }
@@ -225,8 +225,58 @@ fn an_honest_race_verifies_from_every_players_mails() {
     std::fs::create_dir_all(only_first.join("cur")).unwrap();
     std::fs::copy(&first, only_first.join("cur").join("welcome")).unwrap();
     let out = steward(&["verify", "--mail", &only_first.display().to_string()]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(4), "nothing to check is not a failure: its own code");
     assert!(String::from_utf8_lossy(&out.stdout).contains("NOT VERIFIED"));
+    let out = crate::store::python(&["tools/verify_game.py", "--mail", &only_first.display().to_string()]);
+    assert_eq!(out.status.code(), Some(4), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn the_last_mail_alone_verifies_every_roll_it_carries() {
+    // A player who kept nothing but the mail that ends the race (a watcher, a late arrival, a
+    // player whose reports were cut short): it carries the seed and the key's other inputs.
+    let dir = honest();
+    let mut with_rolls = 0;
+    for car in 1..=2u8 {
+        let last = ["cur", "new"]
+            .iter()
+            .filter_map(|s| std::fs::read_dir(mailbox(dir, car).join(s)).ok())
+            .flatten()
+            .map(|e| e.unwrap().path())
+            .find(|p| {
+                let raw = std::fs::read(p).unwrap();
+                let msg = MessageParser::default().parse(&raw).unwrap();
+                let t = msg.body_text(0).unwrap();
+                t.contains("\nSeed: ")
+            })
+            .expect("a mail reveals the seed");
+        let only = scratch(&format!("dicemail-last-only-{car}"));
+        std::fs::create_dir_all(only.join("cur")).unwrap();
+        std::fs::copy(&last, only.join("cur").join("last")).unwrap();
+        let r = verify_mail(&only, None).unwrap();
+        let g = &r.games[0];
+        assert!(g.seed_checked && g.lacks.is_none(), "{g:?}");
+        with_rolls += usize::from(g.rolls > 0);
+        assert!(g.line().contains("no public beacon"), "{}", g.line());
+        let out = crate::store::python(&["tools/verify_game.py", "--mail", &only.display().to_string()]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success() && text.contains(&format!("{} mailed roll(s) re-derived", g.rolls)), "{text}");
+        if g.rolls == 0 {
+            continue; // the race ended on this car's choice: its last mail reports no roll
+        }
+        // Without the phrases (a mail cut before them), the check says what it lacks: exit 4.
+        let body = std::fs::read_to_string(only.join("cur").join("last")).unwrap();
+        let cut: String =
+            body.lines().filter(|l| !l.contains("contributes entropy")).map(|l| format!("{l}\n")).collect();
+        std::fs::write(only.join("cur").join("last"), cut).unwrap();
+        let out = steward(&["verify", "--mail", &only.display().to_string()]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.code() == Some(4) && text.contains("NOT CHECKED"), "{text}");
+        let out = crate::store::python(&["tools/verify_game.py", "--mail", &only.display().to_string()]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.code() == Some(4) && text.contains("NOT CHECKED"), "{text}");
+    }
+    assert!(with_rolls > 0, "the last mails carry the last rolls");
 }
 
 #[test]

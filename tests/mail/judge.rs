@@ -65,7 +65,7 @@ fn python(args: &[&str]) -> (bool, String) {
 }
 
 #[test]
-fn a_rollback_over_a_seen_roll_rolls_again_under_a_fresh_label_and_both_verifiers_pass() {
+fn a_rollback_never_rerolls_a_seen_roll_and_both_verifiers_list_it() {
     let mut w = World::new("rollback");
     let t = w.game_with_players("rb", 2);
     w.send(MOD, &format!("GAME rb\nTOKEN {MOD_TOKEN}\nSTART"));
@@ -95,7 +95,7 @@ fn a_rollback_over_a_seen_roll_rolls_again_under_a_fresh_label_and_both_verifier
     let seen = w.game("rb").turns[target as usize + 1].rolls[0].clone();
     // The move's roll of the round the car plays in (round 3, or later after a stall).
     let round: u32 = seen.label.split('/').next().unwrap().parse().unwrap();
-    assert!(round >= 3 && seen.label.ends_with("/move/0") && seen.die == "gear2-d6", "{seen:?}");
+    assert!(round >= 3 && seen.label.contains("/move/0@") && seen.die == "gear2-d6", "{seen:?}");
     let mail_before = w.read(&p(car));
     assert!(mail_before.contains(&seen.label), "the player saw the roll: {mail_before}");
     // FR refusal first (a rolled-back line cannot be the target later; here: past the end).
@@ -107,21 +107,31 @@ fn a_rollback_over_a_seen_roll_rolls_again_under_a_fresh_label_and_both_verifier
     let rb = g.turns.last().unwrap();
     assert_eq!(rb.kind, steward::store::files::Kind::Rollback);
     assert_eq!(rb.rollback.as_ref().map(|r| (r.to, r.epoch)), Some((target, 1)));
+    assert!(rb.events[0].text.contains("the same decisions give the same dice"), "{:?}", rb.events);
     assert!(g.rolled_back_turns().contains(&(target + 1)), "the turn with the seen roll is rolled back");
     assert_eq!(g.awaited(), Some((car, false)), "the car is asked for its gear again");
     let news = w.read(&p(3 - car));
     assert!(news.contains("rolls the game back to the end of turn"), "every player is told: {news}");
-    // Another gear: a roll from a fresh label, never the seen one again.
+    // The same gear again: the same roll, under the same label (a rollback never re-rolls).
+    w.signed("rb", car, &t, "GEAR 2");
+    let again = w.game("rb").turns.last().unwrap().rolls[0].clone();
+    assert_eq!(again, seen, "the same decisions give the same dice");
+    // Rolled back once more to the same turn, another gear: its own label, which nobody saw.
+    w.send(MOD, &format!("GAME rb\nTOKEN {MOD_TOKEN}\nROLLBACK {target}"));
+    w.read(&p(car));
     w.signed("rb", car, &t, "GEAR 1");
     let g = w.game("rb");
-    let again = &g.turns.last().unwrap().rolls[0];
-    assert_eq!(again.label, format!("r1/{}", seen.label), "the same roll's place, in namespace r1");
-    assert_eq!(&*again.die, "gear1-d4");
-    let mut labels: Vec<&str> = g.turns.iter().flat_map(|t| t.rolls.iter().map(|r| r.label.as_str())).collect();
+    let other = &g.turns.last().unwrap().rolls[0];
+    assert!(other.label.starts_with(&format!("{round}/")) && other.label != seen.label, "{other:?} {seen:?}");
+    assert_eq!(&*other.die, "gear1-d4");
+    // On the current line a label is used once.
+    let live = g.live_turns();
+    let mut labels: Vec<&str> =
+        live.iter().flat_map(|&n| g.turns[n as usize].rolls.iter().map(|r| r.label.as_str())).collect();
     let n = labels.len();
     labels.sort();
     labels.dedup();
-    assert_eq!(labels.len(), n, "no label is used twice, the rolled-back branch included");
+    assert_eq!(labels.len(), n, "no label is used twice on the current line");
     // Both verifiers, before the reveal (the operator's seed) and after it.
     let dir = w.root.join("games").join("rb");
     steward::store::verify::verify(&dir, None).unwrap();
@@ -132,7 +142,7 @@ fn a_rollback_over_a_seen_roll_rolls_again_under_a_fresh_label_and_both_verifier
     assert!(ok && out.contains("rolled back"), "{out}");
     w.send(MOD, &format!("GAME rb\nTOKEN {MOD_TOKEN}\nREVEAL"));
     let (ok, out) = python(&["tools/verify_game.py", d]);
-    assert!(ok && out.contains("1 rollback(s)"), "{out}");
+    assert!(ok && out.contains("2 rollback(s)") && out.contains("roll(s)"), "{out}");
     let cli = Command::new(env!("CARGO_BIN_EXE_steward"))
         .args(["verify", "rb"])
         .env("STEWARD_GAMES", w.root.join("games"))

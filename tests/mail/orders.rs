@@ -107,7 +107,12 @@ fn requests_and_moderator_commands() {
         ("HELP", "AIDE", Order::Help),
         ("STANDINGS", "CLASSEMENT", Order::Standings),
         ("LANG fr", "LANGUE français", Order::Lang(Lang::Fr)),
-        ("START", "DÉMARRER", Order::Start),
+        ("START", "DÉMARRER", Order::Start(None)),
+        (
+            &format!("START BEACON {}", "AB".repeat(32)),
+            &format!("DÉMARRER BALISE {}", "ab".repeat(32)),
+            Order::Start(Some("ab".repeat(32))),
+        ),
         ("PAUSE", "pause", Order::Pause),
         ("RESUME", "REPRENDRE", Order::Resume),
         ("DEADLINE 48", "DÉLAI 48", Order::Deadline(48)),
@@ -123,6 +128,24 @@ fn requests_and_moderator_commands() {
         assert_eq!(one(fr), want, "{fr}");
     }
     assert!(one("REVEAL").is_moderator() && !one("GEAR 3").is_moderator());
+    // A beacon named at the creation: drand's round 5700000 is public 30 s a round after round 1.
+    let Order::Create { beacon: Some(b), .. } = one("CREATE m TRACK monaco LAPS 1 BEACON drand 5700000") else {
+        panic!("a beacon")
+    };
+    assert_eq!(b.at.0, 1_595_431_050 + 5_699_999 * 30);
+    assert!(b.source.starts_with("drand mainnet round 5700000"), "{}", b.source);
+    assert_eq!(
+        one("CRÉER m CIRCUIT monaco TOURS 1 BALISE nist 2027-01-01T20:00:00Z"),
+        one("CREATE m TRACK monaco LAPS 1 BEACON NIST 2027-01-01T20:00:00Z")
+    );
+    for bad in [
+        "CREATE m TRACK monaco LAPS 1 BEACON drand soon",
+        "CREATE m TRACK monaco LAPS 1 BEACON nist 2027-01-01T20:00:30Z",
+        "CREATE m TRACK monaco LAPS 1 BEACON lottery 5",
+        "START BEACON 12ab",
+    ] {
+        assert!(matches!(err(bad), OrderError::Invalid { .. }), "{bad}");
+    }
     assert_eq!(
         one("CREATE monaco-1 TRACK monaco LAPS 3 CARS 6 HOURS 24 PROFILE competition-2004"),
         Order::Create {
@@ -138,6 +161,7 @@ fn requests_and_moderator_commands() {
             late: false,
             pits: None,
             backmarkers: false,
+            beacon: None,
         }
     );
     assert_eq!(
@@ -155,6 +179,7 @@ fn requests_and_moderator_commands() {
             late: false,
             pits: None,
             backmarkers: false,
+            beacon: None,
         }
     );
     assert_eq!(

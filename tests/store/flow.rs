@@ -619,7 +619,7 @@ fn backmarkers_join_a_stored_race_and_every_roll_is_re_derived() {
 }
 
 #[test]
-fn no_seat_steers_the_key_under_steward_dice_v2() {
+fn no_seat_steers_the_key_under_steward_dice_v3() {
     let g = scratch("dice-v2-order");
     // The same cars and phrases, joined in two orders: the same contributions, the same key.
     for (game, order) in [("ab", [3u8, 5]), ("ba", [5, 3])] {
@@ -641,7 +641,7 @@ fn no_seat_steers_the_key_under_steward_dice_v2() {
     for game in ["ab", "ba"] {
         let dir = g.join(game);
         let setup = steward::store::driver::load_dir(&dir, None).unwrap().setup;
-        assert_eq!(setup.dice, "steward-dice-v2");
+        assert_eq!(setup.dice, "steward-dice-v3");
         let out = python(&["tools/verify_game.py", &dir.display().to_string()]);
         // The seed is not revealed yet: the independent verifier checks no die and says so.
         assert_eq!(out.status.code(), Some(1));

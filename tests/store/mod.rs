@@ -4,9 +4,11 @@
 //! the game commands work end to end.
 
 mod audit;
+mod beacon;
 mod crash;
 mod flow;
 mod reroll;
+mod rollback;
 mod tamper;
 mod vectors;
 

@@ -4,7 +4,7 @@
 
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
-use steward::dice::{commitment, commitment_v2, dice_key, dice_key_v2, face_index, roll_seed};
+use steward::dice::{LINE_START, commitment, commitment_v2, dice_key, dice_key_v2, face_index, line_step, roll_seed};
 use steward::engine::Die;
 
 use super::python;
@@ -87,6 +87,21 @@ pub fn vectors() -> String {
             serde_json::to_string(&json).unwrap(),
             hex::encode(dice_key_v2(game, &seed, beacon, c))
         ));
+    }
+    out.push_str("# line | line | decision | the line after it (steward-dice-v3, section 3a)\n");
+    let mut line = LINE_START;
+    for d in [
+        "1 gear 1",
+        "1 choose A",
+        "2 gear 2",
+        "2 reroll",
+        "2 choose B pit long soft body=1 brakes=2",
+        "3 retire",
+        "4 join",
+    ] {
+        let next = line_step(&line, d);
+        out.push_str(&format!("line | {} | {d} | {}\n", hex::encode(line), hex::encode(next)));
+        line = next;
     }
     out.push_str("# roll | key | label | die | roll seed | face index | value\n");
     let key = dice_key(&seed, &[(1, "hello world"), (7, "")]);

@@ -112,6 +112,7 @@ impl Daemon {
                 late,
                 pits,
                 backmarkers,
+                beacon,
             } => {
                 if let Ok(h) = self.store.open(game) {
                     if Self::done_before(h.game(), &job.mid, Kind::Create, None) {
@@ -143,7 +144,8 @@ impl Daemon {
                     finish_by_portion: false,
                     pit_choice: pits.unwrap_or_default(),
                     backmarkers: *backmarkers,
-                    scheme: crate::dice::Scheme::V2,
+                    scheme: crate::dice::Scheme::V3,
+                    beacon: beacon.clone(),
                 };
                 let seed = crate::store::driver::os_random().map_err(store_failure(game))?;
                 self.touch(job, game, 0)?;

@@ -451,7 +451,7 @@ impl Daemon {
             Order::Lang(_) | Order::Reports(_) | Order::Game(_) | Order::Car(_) | Order::Token(_) | Order::Turn(_) => {
                 Ok(None)
             }
-            Order::Start
+            Order::Start(_)
             | Order::Reveal
             | Order::Pause
             | Order::Resume

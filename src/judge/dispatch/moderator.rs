@@ -8,11 +8,11 @@ impl Daemon {
     /// START, REVEAL, PAUSE, RESUME, DEADLINE, REPLACE and FORCE.
     pub(super) fn moderate(&mut self, job: &mut Job, head: &Header, o: &Order) -> Result<Option<String>, Failure> {
         match o {
-            Order::Start | Order::Reveal | Order::Pause | Order::Resume | Order::Deadline(_) => {
+            Order::Start(_) | Order::Reveal | Order::Pause | Order::Resume | Order::Deadline(_) => {
                 let game = Self::need_game(job, head)?;
                 let mut h = self.open(&game)?;
                 let (kind, action) = match o {
-                    Order::Start => (Kind::Start, None),
+                    Order::Start(_) => (Kind::Start, None),
                     Order::Reveal => (Kind::Reveal, None),
                     Order::Pause => (Kind::Moderate, Some(Moderation::Pause { reason: None })),
                     Order::Resume => (Kind::Moderate, Some(Moderation::Resume)),
@@ -24,7 +24,9 @@ impl Daemon {
                     self.touch(job, &game, next)?;
                     let meta = self.meta(job, Some("moderator"));
                     let r = match (kind, action) {
-                        (Kind::Start, _) => h.start(meta),
+                        (Kind::Start, _) => {
+                            h.start_with(if let Order::Start(b) = o { b.as_deref() } else { None }, meta)
+                        }
                         (Kind::Reveal, _) => h.reveal(meta),
                         (_, Some(m)) => h.moderate(m, meta),
                         _ => unreachable!("every kind has its call"),

@@ -37,7 +37,7 @@ use super::files::{
 };
 use super::game::{Game, Pending, Progress, Race, valid_id};
 use super::hash::{hex32, parse_hex32};
-use super::records::{labels, move_label, option_text, pick, starting_tyres, wear_of};
+use super::records::{decision_text, labels, move_label, option_text, pick, starting_tyres, wear_of};
 use super::time::Stamp;
 
 impl Game {
@@ -117,12 +117,7 @@ impl Game {
             )));
         }
         let Some(scheme) = Scheme::parse(&setup.dice) else {
-            return Err(StoreError::BadSetting(format!(
-                "unknown dice scheme `{}` ({} or {})",
-                setup.dice,
-                Scheme::V1.name(),
-                Scheme::V2.name()
-            )));
+            return Err(StoreError::BadSetting(format!("unknown dice scheme `{}` ({})", setup.dice, Scheme::names())));
         };
         if let Some(j) = &setup.join_by
             && Stamp::parse(j).is_none()
@@ -150,6 +145,7 @@ impl Game {
             hashes: Vec::new(),
             keep_after_move: false,
             labels: std::collections::HashSet::new(),
+            snapshots: std::collections::HashMap::new(),
         };
         Ok((game, out))
     }
@@ -261,6 +257,9 @@ impl Game {
                     .ok_or_else(|| StoreError::BadSetting("a join turn names its player".into()))?;
                 self.check_join(&p, at)?;
                 Arc::make_mut(&mut next.players).push(p.clone());
+                if next.race.is_some() {
+                    next.decide(&format!("{} join", p.car));
+                }
                 if let Some(race) = next.race.as_mut() {
                     self.late_arrival(race, &p, &mut out)?;
                 }
@@ -281,11 +280,17 @@ impl Game {
                 out.contributions =
                     next.players.iter().map(|p| Contribution { car: p.car, entropy: p.entropy.clone() }).collect();
                 let scheme = self.scheme();
-                if scheme == Scheme::V2 {
+                if scheme.by_car_number() {
                     out.contributions.sort_by_key(|c| c.car);
                 }
+                if scheme.has_line() {
+                    next.line = Some(crate::dice::LINE_START);
+                }
+                let beacon = self.beacon_at_start(input, at)?;
+                out.beacon = beacon.clone();
                 let pairs: Vec<(u8, &str)> = out.contributions.iter().map(|c| (c.car, c.entropy.as_str())).collect();
-                next.key = self.seed.map(|s| scheme.key(&self.setup.id, &s, "", &pairs));
+                let beacon = beacon.unwrap_or_default();
+                next.key = self.seed.map(|s| scheme.key(&self.setup.id, &s, &beacon, &pairs));
                 if self.grid_method().qualifies() {
                     // The qualifying's weather (3-1-1), then every car on its timed lap (ruling 31).
                     let mut dice = TurnDice::new(&next, &input.rolls, 0, 0);
@@ -397,10 +402,13 @@ impl Game {
         self.finish_apply(out, next, at)
     }
 
-    /// A label is used once in a game's whole history, rolled-back turns included (docs/dice.md).
+    /// A label is used once in a game's whole history, rolled-back turns included (docs/dice.md);
+    /// in v3 the same decisions after a rollback use the same labels again, on purpose, and a
+    /// label is used once in a turn.
     fn check_labels(&self, out: &TurnFile) -> Result<(), StoreError> {
+        let whole = !self.scheme().has_line();
         for (i, r) in out.rolls.iter().enumerate() {
-            if self.labels.contains(&r.label) || out.rolls[..i].iter().any(|q| q.label == r.label) {
+            if (whole && self.labels.contains(&r.label)) || out.rolls[..i].iter().any(|q| q.label == r.label) {
                 return Err(StoreError::BadSetting(format!(
                     "roll label `{}` was already used: a label is used once (docs/dice.md)",
                     r.label
@@ -506,13 +514,51 @@ impl Game {
         Scheme::parse(&self.setup.dice).unwrap_or(Scheme::V1)
     }
 
+    /// The beacon value a start mixes into the key: the one its turn gives, required when the game
+    /// names a beacon (and refused otherwise), given once the value is public (docs/dice.md, 6).
+    fn beacon_at_start(&self, input: &TurnFile, at: Stamp) -> Result<Option<String>, StoreError> {
+        match (&self.setup.beacon, &input.beacon) {
+            (None, None) => Ok(None),
+            (None, Some(_)) => {
+                Err(StoreError::BadModeration("this game names no beacon: START takes no BEACON value".into()))
+            }
+            (Some(source), None) => Err(StoreError::BadModeration(format!(
+                "this game's dice key mixes in a public beacon, {source}: once its value is public ({}), start with `START BEACON <the value>`",
+                self.setup.beacon_at.as_deref().unwrap_or("-")
+            ))),
+            (Some(source), Some(v)) => {
+                let value = super::requests::beacon_value(v).filter(|x| x == v).ok_or_else(|| {
+                    StoreError::BadModeration(format!(
+                        "`{v}` is not a beacon value: 64 or 128 hex digits, as {source} gives it"
+                    ))
+                })?;
+                if let Some(b) = self.setup.beacon_at.as_deref().and_then(Stamp::parse)
+                    && at < b
+                {
+                    return Err(StoreError::BadModeration(format!(
+                        "the beacon ({source}) is not public before {b}: nobody can know its value yet"
+                    )));
+                }
+                Ok(Some(value))
+            }
+        }
+    }
+
     fn check_join(&self, p: &PlayerRecord, at: Stamp) -> Result<(), StoreError> {
         if self.now.over {
             return Err(StoreError::Over);
         }
-        if p.bot && !p.entropy.is_empty() && self.scheme() == Scheme::V2 {
+        if p.bot && !p.entropy.is_empty() && self.scheme().by_car_number() {
             // A bot is the operator's seat: its phrase would let the operator steer the key.
             return Err(StoreError::BotPhrase(p.car));
+        }
+        if !self.started()
+            && let Some(b) = &self.setup.beacon_at
+            && Stamp::parse(b).is_some_and(|b| at >= b)
+        {
+            // The beacon's value is public from then: a seat taken later could be chosen
+            // knowing the key (docs/dice.md, section 6).
+            return Err(StoreError::JoinsClosed(b.clone()));
         }
         if self.started() {
             // 004 "Late Arrivals": only into a race whose field is still on the grid (ruling 47).

@@ -10,6 +10,7 @@ pub(super) struct TurnDice<'a> {
     key: Option<[u8; 32]>,
     recorded: &'a [RollRecord],
     label: String,
+    suffix: String,
     index: u32,
     log: Vec<RollRecord>,
     problem: Option<String>,
@@ -17,14 +18,15 @@ pub(super) struct TurnDice<'a> {
 
 impl<'a> TurnDice<'a> {
     pub(super) fn new(now: &Progress, recorded: &'a [RollRecord], move_no: u32, index: u32) -> Self {
-        let label = move_label(now.epoch, move_no);
-        TurnDice { key: now.key, recorded, label, index, log: Vec::new(), problem: None }
+        let (label, suffix) = now.label_parts(move_no);
+        TurnDice { key: now.key, recorded, label, suffix, index, log: Vec::new(), problem: None }
     }
 }
 
 impl Dice for TurnDice<'_> {
     fn roll(&mut self, die: Die, car: Option<CarId>, purpose: Purpose) -> u8 {
-        let label = roll_label(&self.label, car, purpose, self.index);
+        let mut label = roll_label(&self.label, car, purpose, self.index);
+        label.push_str(&self.suffix);
         self.index += 1;
         let faces = die.faces();
         let face = match self.key {
@@ -124,6 +126,7 @@ impl Game {
                     return Err(StoreError::NotYourTurn { expected: self.number(expected), got: order.car });
                 }
                 let move_no = race.moves + 1;
+                next.decide(&decision_text(&OrderRecord::gear(order.car, order.by, gear)));
                 let mut dice = TurnDice::new(next, recorded, move_no, 0);
                 let step = roll(&self.track, &race.state, car, gear, &mut dice, &self.rules)?;
                 race.moves = move_no;
@@ -180,6 +183,11 @@ impl Game {
                     }
                 }
                 let pit = pit_order(order.pit.as_ref())?;
+                let given = OrderRecord {
+                    pit: pit.as_ref().map(|(_, r)| r.clone()),
+                    ..OrderRecord::choice(order.car, order.by, MoveOption::label(index))
+                };
+                next.decide(&decision_text(&given));
                 self.choose_with(race, next, out, input, pending, index, order.car, order.by, pit)
             }
             (None, None) if order.reroll => self.reroll(race, next, out, input, order),
@@ -210,6 +218,7 @@ impl Game {
         if left(next, order.car) == 0 {
             return Err(StoreError::NoDriverPoints { car: order.car, labels: offered });
         }
+        next.decide(&decision_text(&OrderRecord::reroll(order.car, order.by)));
         let mut dice = TurnDice::new(next, unread(input, out), pending.move_no, pending.next_index);
         let Some((rolled, fresh)) = crate::engine::reroll(&self.track, &pending.rolled, &mut dice, &self.rules) else {
             return Err(StoreError::NotRerollable { car: order.car, labels: offered });

@@ -82,33 +82,39 @@ impl Game {
                 now.epoch + 1
             )));
         }
-        // The progress after `to`, exactly as it was: the same code path from turn 0.
-        let (mut past, out0) = Game::create(self.track.clone(), &self.turns[0], self.seed)?;
-        let p0 = past.now.clone();
-        past.push(out0, p0, self.hashes[0].clone());
-        for n in 1..=r.to as usize {
-            let (out, next) = past.apply(&self.turns[n])?;
-            past.push(out, next, self.hashes[n].clone());
-        }
-        let mut back = past.now;
+        let mut back = match self.snapshots.get(&r.to) {
+            Some(p) => p.clone(),
+            None => self.replayed_to(r.to)?,
+        };
         back.epoch = r.epoch;
         // The clock settings are the moderator's present ones.
         back.paused = now.paused;
         back.move_hours = now.move_hours;
-        if let Some(p) = back.race.as_mut().and_then(|race| race.pending.as_mut()) {
+        if back.line.is_none()
+            && let Some(p) = back.race.as_mut().and_then(|race| race.pending.as_mut())
+        {
             // A roll awaiting its choice at `to` stays (it was seen); the rest of its move rolls
-            // in the new namespace, from index 0.
+            // in the new namespace, from index 0. (In v3 the labels follow the line of
+            // decisions, which the rollback restores with the rest.)
             p.next_index = 0;
         }
         let last = self.next_turn() - 1;
         let mut events = vec![EventRecord {
             article: Cow::Borrowed("rollback"),
-            text: format!(
-                "the moderator rolls the game back to the end of turn {}: turns {} to {last} are rolled back (kept in the history); rolls are now labelled r{}/",
-                r.to,
-                r.to + 1,
-                r.epoch
-            ),
+            text: if back.line.is_some() {
+                format!(
+                    "the moderator rolls the game back to the end of turn {}: turns {} to {last} are rolled back (kept in the history); the same decisions give the same dice again, a changed one new dice",
+                    r.to,
+                    r.to + 1
+                )
+            } else {
+                format!(
+                    "the moderator rolls the game back to the end of turn {}: turns {} to {last} are rolled back (kept in the history); rolls are now labelled r{}/",
+                    r.to,
+                    r.to + 1,
+                    r.epoch
+                )
+            },
         }];
         if let (Some(a), Some(b)) = (now.race.as_ref(), back.race.as_ref()) {
             for cb in &b.state.cars {
@@ -144,6 +150,26 @@ impl Game {
         Ok((back, events))
     }
 
+    /// The progress after turn `to`, exactly as it was: the same code path from turn 0. The
+    /// targets of the rollbacks on the way are kept as they pass, so that each of those
+    /// rollbacks restores its target without replaying again: a chain of rollbacks costs one
+    /// replay of the turns before the last target, not one per rollback (issue 49).
+    fn replayed_to(&self, to: u32) -> Result<Progress, StoreError> {
+        let targets: std::collections::HashSet<u32> =
+            self.turns[1..=to as usize].iter().filter_map(|t| t.rollback.as_ref().map(|x| x.to)).collect();
+        let (mut past, out0) = Game::create(self.track.clone(), &self.turns[0], self.seed)?;
+        let p0 = past.now.clone();
+        past.push(out0, p0, self.hashes[0].clone());
+        for n in 1..=to as usize {
+            let (out, next) = past.apply(&self.turns[n])?;
+            past.push(out, next, self.hashes[n].clone());
+            if targets.contains(&(n as u32)) {
+                past.snapshots.insert(n as u32, past.now.clone());
+            }
+        }
+        Ok(past.now)
+    }
+
     /// Car `r.car` retires: out of the race where it stands, classified among the cars that did
     /// not finish (docs/leagues.md); the order of play goes on without it.
     pub(super) fn retire(
@@ -158,6 +184,7 @@ impl Game {
         }
         let (id, _) = self.player(r.car).ok_or(StoreError::NoSuchCar(r.car))?;
         let mut race = next.race.take().ok_or(StoreError::NotStarted)?;
+        next.decide(&format!("{} retire", r.car));
         let r = self.retire_in(r, id, &mut race, next, out, input);
         next.race = Some(race);
         r
@@ -193,8 +220,13 @@ impl Game {
         });
         if was_to_play {
             // The next car is called (a backmarker called plays on the last move's indices).
-            let prefix = format!("{}/", move_label(next.epoch, race.moves));
-            let index = self.labels.iter().filter(|l| l.starts_with(&prefix)).count() as u32;
+            let index = if next.line.is_some() {
+                // v3: the retirement is a decision of its own, whose line no roll has used.
+                0
+            } else {
+                let prefix = format!("{}/", move_label(next.epoch, race.moves));
+                self.labels.iter().filter(|l| l.starts_with(&prefix)).count() as u32
+            };
             self.complete(race, next, out, input, index)?;
             if !out.rolls.is_empty() {
                 out.move_no = Some(race.moves);

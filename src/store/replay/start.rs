@@ -33,6 +33,7 @@ impl Game {
             match (order.gear, &order.choose) {
                 (Some(gear), None) => {
                     let move_no = q.moves + 1;
+                    next.decide(&decision_text(&OrderRecord::gear(car, order.by, gear)));
                     let mut dice = TurnDice::new(next, unread(input, out), move_no, 0);
                     let events = q.gear(&self.track, car, gear, move_no, &mut dice)?;
                     self.dice_done(dice, out)?;
@@ -52,6 +53,7 @@ impl Game {
                     let e = q.entry(car).ok_or(StoreError::NoSuchCar(car))?;
                     let (rolled, move_no) = e.pending.as_ref().ok_or(StoreError::NothingToChoose { car })?;
                     let index = pick(&self.track, &rolled.rolled, answer)?;
+                    next.decide(&decision_text(&OrderRecord::choice(car, order.by, MoveOption::label(index))));
                     last_move = *move_no;
                     out.move_no = Some(*move_no);
                     let events = q.choose(&self.track, car, index)?;
