@@ -761,8 +761,10 @@ def verify_mail(path, games=None):
                     got = hashlib.sha256(f.read()).hexdigest()
                 if got != h:
                     raise MailBad(f"game {game}: {p} hashes to {got}, but {where} gave its receipt as {h}: the history was rewritten")
+            rollbacks = []
             try:
-                verify_game(gdir, s["seed"][0] if s["seed"] else None)
+                text, _ = verify_game(gdir, s["seed"][0] if s["seed"] else None)
+                rollbacks = [x for x in text.split("\n") if x.startswith("rollback")]
             except NotVerified:
                 pass
             except Bad as e:
@@ -779,6 +781,8 @@ def verify_mail(path, games=None):
         else:
             said.append(NO_BEACON)
         lines.append(f"game {game}: " + "; ".join(said))
+        if games is not None:
+            lines.extend(f"game {game}: {x}" for x in rollbacks)
     if lacks:
         raise NotChecked("; ".join(lacks) + "\n" + "\n".join(lines))
     if not anything:

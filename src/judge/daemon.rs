@@ -146,8 +146,18 @@ impl Daemon {
             return Ok((Vec::new(), false));
         }
         if !self.within_rate(&msg.from, key, now)? {
-            ignored(entry, format!("more than {} messages in an hour from {}", self.cfg.rate_per_hour, msg.from));
-            return Ok((Vec::new(), false));
+            // Issue 45, item 5: forged mails "from" a player spend the allowance of what a header
+            // claims, never that of what a mail proves. A mail with its car's token, a
+            // moderator's token or a valid reply address counts in the allowance of what it
+            // proves, so the player's real orders still go through.
+            let proved = match self.proves(&msg) {
+                Some(who) => self.within_rate(&who, key, now)?,
+                None => false,
+            };
+            if !proved {
+                ignored(entry, format!("more than {} messages in an hour from {}", self.cfg.rate_per_hour, msg.from));
+                return Ok((Vec::new(), false));
+            }
         }
         *reply_to = Some((msg.reply_address().to_string(), msg.message_id.clone(), self.lang_of(&msg.from)));
         let mut job = self.start_job(key, msg.message_id.clone(), &msg.from)?;
@@ -250,6 +260,29 @@ impl Daemon {
             );
         }
         drafts
+    }
+
+    /// What a mail proves about its sender, as a rate-limit bucket: `car:<game>:<n>` for a car's
+    /// token, `moderator:<address>` for a moderator's address with a moderator's token,
+    /// `tag:<game>:<n>:<turn>` for a valid reply address (its prompt alone); `None` for a mail that proves nothing. Only
+    /// asked for a mail over its address's allowance.
+    fn proves(&self, msg: &Incoming) -> Option<String> {
+        if let Some(Ok(tag)) = self.reply_tag(msg) {
+            return Some(format!("tag:{}:{}:{}", tag.game, tag.car, tag.turn));
+        }
+        let head = orders::parse(&msg.body).headers();
+        let token = head.token.as_deref()?;
+        let is_moderator = self.cfg.moderators.iter().any(|m| {
+            m.address.eq_ignore_ascii_case(&msg.from)
+                && m.token_sha256 == crate::judge::config::moderator_token_hash(token)
+        });
+        if is_moderator {
+            return Some(format!("moderator:{}", msg.from.to_lowercase()));
+        }
+        let (game, car) = (head.game.as_deref()?, head.car?);
+        let g = self.store.load(game, None).ok()?;
+        let (_, p) = g.player(car)?;
+        (p.token_sha256 == crate::store::hash::token_hash(game, token)).then(|| format!("car:{game}:{car}"))
     }
 
     /// Counts a mail from `from` in its hour; false when it is over `rate_per_hour`.

@@ -106,6 +106,8 @@ pub struct GameChecked {
     pub beacon: Option<String>,
     /// What the mails lack for a check they could not make (nothing failed).
     pub lacks: Option<String>,
+    /// The game directory's rollbacks, each with the rolls it discarded (with `--games`).
+    pub notes: Vec<String>,
 }
 
 impl GameChecked {
@@ -134,7 +136,11 @@ impl GameChecked {
             Some(b) => format!("public beacon {b}: check that value at its source"),
             None => "no public beacon: the operator, who holds the seed, could have tried keys before the start by steering seats and phrases (docs/dice.md, section 6)".into(),
         });
-        format!("game {}: {}", self.game, parts.join("; "))
+        let mut out = format!("game {}: {}", self.game, parts.join("; "));
+        for n in &self.notes {
+            out.push_str(&format!("\ngame {}: {n}", self.game));
+        }
+        out
     }
 }
 
@@ -368,6 +374,7 @@ fn check_game(game: &str, m: &GameMails, games: Option<&Path>) -> Result<GameChe
             None => s.clone(),
         }),
         lacks: None,
+        notes: Vec::new(),
     };
     if let Some((text, from)) = &m.seed {
         let seed = parse_hex32(text)
@@ -458,6 +465,9 @@ fn check_game(game: &str, m: &GameMails, games: Option<&Path>) -> Result<GameChe
             ));
         }
         checked.replayed = true;
+        // The rollbacks and what they discarded, as `steward verify` lists them.
+        checked.notes =
+            crate::store::verify::trust_lines(&r.game).into_iter().filter(|l| l.starts_with("rollback")).collect();
     }
     Ok(checked)
 }

@@ -164,7 +164,7 @@ pub enum Order {
     /// The games open for joining and running, or one game's details (no token).
     List(Option<String>),
     /// Receive a game's reports as an observer.
-    Watch(String),
+    Watch(String, Option<String>),
     /// Stop observing a game (the mail's `GAME` when none is named).
     Unwatch(Option<String>),
     /// The car is played by its policy, else the bot, from one date to another (UTC days,

@@ -135,8 +135,16 @@ pub(super) fn list(args: &[&str]) -> Result<Order, OrderError> {
 pub(super) fn watch(args: &[&str]) -> Result<Order, OrderError> {
     let k = Kw::Watch;
     let game = game_id(k, args.first())?;
-    no_more(k, &args[1..])?;
-    Ok(Order::Watch(game))
+    let code = match args.get(1).map(|w| squash(w)) {
+        None => None,
+        Some(w) if w == "confirm" || w == "confirmer" => {
+            let code = name(k, Arg::Code, args.get(2))?;
+            no_more(k, &args[3..])?;
+            Some(code.to_ascii_lowercase())
+        }
+        Some(_) => return Err(OrderError::Unexpected { order: k, got: args[1].to_string() }),
+    };
+    Ok(Order::Watch(game, code))
 }
 
 pub(super) fn unwatch(args: &[&str]) -> Result<Order, OrderError> {

@@ -229,10 +229,18 @@ fn a_crash_at_any_write_of_a_judge_command_answers_as_the_first_time() {
     assert!(serve(None));
     let judge = || std::fs::read_to_string(root.join("state/games/g/judge.toml")).unwrap_or_default();
     assert!(judge().contains("2099-01-01"), "the absence is kept: {}", judge());
+    // WATCH needs the code mailed to the address (issue 45, item 6).
+    say("fan@crash.invalid", "WATCH g");
+    assert!(serve(None));
+    let asked = mailbox_text(&root, "fan@crash.invalid");
+    let at = asked.find("WATCH g CONFIRM ").expect("the code is mailed") + "WATCH g CONFIRM ".len();
+    let code: String = asked[at..].chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
     // Who sends, the mail, the refusal a re-read must not give, the state after.
     type Case = (&'static str, String, &'static str, fn(&str) -> bool);
     let cases: [Case; 3] = [
-        ("fan@crash.invalid", "WATCH g".into(), "do not watch", |j| j.contains("fan@crash.invalid")),
+        ("fan@crash.invalid", format!("WATCH g CONFIRM {code}"), "not the confirmation code", |j| {
+            j.contains("fan@crash.invalid")
+        }),
         ("fan@crash.invalid", "UNWATCH g".into(), "do not watch", |j| !j.contains("fan@crash.invalid")),
         ("d1@crash.invalid", format!("GAME g\nCAR 1\nTOKEN {t1}\nABSENT CANCEL"), "no absence to cancel", |j| {
             !j.contains("2099-01-01")

@@ -514,6 +514,17 @@ fn a_league_race_referee_has_the_moderator_orders_on_that_game_only() {
     // The referee signs with their own token: started.
     w.send("p1@test.invalid", &format!("GAME cup-2\nCAR 1\nTOKEN {}\nSTART", tokens[0]));
     assert!(w.store().load("cup-2", None).unwrap().started());
+    w.read("p1@test.invalid");
+    // The referee drives car 1 (ruling 52): the clock is theirs, the cars and the end are not.
+    let before = w.store().load("cup-2", None).unwrap().next_turn();
+    for order in ["REPLACE CAR 2 friend@test.invalid", "FORCE CAR 2", "ROLLBACK 3", "REVEAL"] {
+        w.send("p1@test.invalid", &format!("GAME cup-2\nCAR 1\nTOKEN {}\n{order}", tokens[0]));
+        let reply = body_of(&w.read("p1@test.invalid"));
+        assert!(reply.contains("You drive car 1 in cup-2") && reply.contains("ruling 52"), "{order}: {reply}");
+    }
+    assert_eq!(w.store().load("cup-2", None).unwrap().next_turn(), before, "nothing was applied");
+    w.send("p1@test.invalid", &format!("GAME cup-2\nCAR 1\nTOKEN {}\nPAUSE", tokens[0]));
+    assert!(w.store().load("cup-2", None).unwrap().now.paused, "the clock is the referee's");
 }
 
 /// 002 "Series Length" by mail (ruling 42): in a league with Track Marshals the marshal of the

@@ -202,6 +202,28 @@ fn the_rate_limit_holds_across_runs() {
     assert!(w.outcome("r2").starts_with("ignored: more than 2 messages"), "{}", w.outcome("r2"));
 }
 
+/// Issue 45, item 5: 60 mails forged "from" a player spent the player's hourly allowance, and
+/// their real, signed order was then ignored without a reply. A mail counts in the allowance of
+/// what it proves (its car's token), not of what its From claims.
+#[test]
+fn forged_mails_do_not_spend_a_players_allowance() {
+    let mut w = World::new("hostile-forged-rate", |c| c.rate_per_hour = 5);
+    w.game("g", "p1@test.invalid");
+    for i in 0..60 {
+        w.deliver(&mail("p1@test.invalid", &format!("forged{i}"), "GAME g\nCAR 1\nTOKEN wrong\nPOLICY BOT"));
+    }
+    w.deliver(&mail("p1@test.invalid", "real", "GAME g\nCAR 1\nTOKEN t1\nPOLICY SAFEST"));
+    assert_eq!(w.pass().processed, 61);
+    assert!(w.outcome("forged59").starts_with("ignored: more than 5 messages"), "{}", w.outcome("forged59"));
+    assert_eq!(w.outcome("real"), "applied", "the signed order goes through");
+    // The car's own allowance still holds: a player who floods with their token is limited too.
+    for i in 0..6 {
+        w.deliver(&mail("p1@test.invalid", &format!("mine{i}"), "GAME g\nCAR 1\nTOKEN t1\nPOLICY SAFEST"));
+    }
+    w.pass();
+    assert!(w.outcome("mine5").starts_with("ignored: more than 5 messages"), "{}", w.outcome("mine5"));
+}
+
 fn with_attachment(from: &str, id: &str, text: &str, attachment: usize) -> Vec<u8> {
     let photo: String = (0..attachment / 76).map(|i| format!("{:0>76}\r\n", i % 997)).collect();
     format!(

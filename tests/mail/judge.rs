@@ -143,6 +143,17 @@ fn a_rollback_never_rerolls_a_seen_roll_and_both_verifiers_list_it() {
     w.send(MOD, &format!("GAME rb\nTOKEN {MOD_TOKEN}\nREVEAL"));
     let (ok, out) = python(&["tools/verify_game.py", d]);
     assert!(ok && out.contains("2 rollback(s)") && out.contains("roll(s)"), "{out}");
+    // A player's own mails with the game directory: both mail verifiers list the rollbacks too.
+    let mails = w.root.join("mail").join(p(car)).display().to_string();
+    let games = w.root.join("games").display().to_string();
+    let cli = Command::new(env!("CARGO_BIN_EXE_steward"))
+        .args(["verify", "--mail", &mails, "--games", &games])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&cli.stdout);
+    assert!(text.matches("rollback in turn").count() == 2 && text.contains("roll(s) discarded"), "{text}");
+    let (_, out) = python(&["tools/verify_game.py", "--mail", &mails, "--games", &games]);
+    assert!(out.matches("rollback in turn").count() == 2, "{out}");
     let cli = Command::new(env!("CARGO_BIN_EXE_steward"))
         .args(["verify", "rb"])
         .env("STEWARD_GAMES", w.root.join("games"))
@@ -323,14 +334,28 @@ fn list_and_watch_show_nothing_secret_and_observers_can_be_shut_out() {
     assert!(one.contains("Partie :") && one.contains("voitures : 1") && !one.contains("p1@"), "{one}");
     w.send(fan, "LIST nosuch");
     assert!(w.read(fan).contains("no game `nosuch`"));
-    // WATCH: the players see who watches; the observer gets the reports, never a prompt or token.
+    // WATCH: only the address itself makes itself an observer (issue 45, item 6): a code is mailed
+    // to it, and nothing changes until it comes back.
     w.send(fan, "WATCH wa");
+    let asked = w.read(fan);
+    let code = code_in(&asked, "WATCH wa CONFIRM ");
+    assert!(
+        !w.desk.messages(&p(1)).iter().any(|m| format!("{m:?}").contains("now watches")),
+        "nobody is told of an unconfirmed WATCH"
+    );
+    w.send(fan, "WATCH wa CONFIRM 00000000");
+    assert!(w.read(fan).contains("not the confirmation code"));
+    // The players see who watches; the observer gets the reports, never a prompt or token.
+    w.send(fan, &format!("WATCH wa CONFIRM {code}"));
     assert!(w.read(fan).contains("You watch game wa"));
     assert!(w.read(&p(1)).contains("fan@test.invalid now watches"));
     // Issue 45, item 6: each new observer is announced to the players, not to every observer
     // (30 WATCHes made 585 mails, 300 made 46,350): N observers, N mails to each player.
     for k in 0..20 {
-        w.send(&format!("fan{k}@test.invalid"), "WATCH wa");
+        let who = format!("fan{k}@test.invalid");
+        w.send(&who, "WATCH wa");
+        let code = code_in(&w.read(&who), "WATCH wa CONFIRM ");
+        w.send(&who, &format!("WATCH wa CONFIRM {code}"));
     }
     assert_eq!(w.desk.messages(fan).len(), 0, "the first observer is not told of the others");
     for k in 0..20 {
@@ -354,4 +379,10 @@ fn list_and_watch_show_nothing_secret_and_observers_can_be_shut_out() {
     assert!(w.read(fan).contains("no longer watch"));
     w.send(fan, "UNWATCH wa");
     assert!(w.read(fan).contains("do not watch"));
+}
+
+/// The code that follows `before` in a reply (a confirmation code: 8 characters).
+fn code_in(reply: &str, before: &str) -> String {
+    let i = reply.find(before).unwrap_or_else(|| panic!("no `{before}` in {reply}"));
+    reply[i + before.len()..].chars().take_while(|c| c.is_ascii_alphanumeric()).collect()
 }

@@ -108,6 +108,7 @@ fn grinding_the_levers_against_a_beacon_finds_no_better_than_chance() {
                 with += 1;
             }
         }
+        eprintln!("{lever}: target hit in {without}/{trials} races without a beacon, {with}/{trials} with one");
         // Chance is 1 in 20 (10 of 200, standard deviation about 3).
         assert!(without >= trials * 9 / 10, "{lever}: without a beacon the operator steers: {without}/{trials}");
         assert!(with <= 22, "{lever}: with a beacon no better than chance: {with}/{trials}");

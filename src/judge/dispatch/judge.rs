@@ -137,7 +137,7 @@ impl Daemon {
     pub(super) fn judge_order(&mut self, job: &mut Job, head: &Header, o: &Order) -> Result<Option<String>, Failure> {
         match o {
             Order::List(game) => self.list(job, game.as_deref()),
-            Order::Watch(game) => self.watch(job, game),
+            Order::Watch(game, code) => self.watch(job, game, code.as_deref()),
             Order::Unwatch(game) => {
                 let game = match game {
                     Some(g) => g.clone(),
@@ -271,7 +271,14 @@ impl Daemon {
         Ok(None)
     }
 
-    fn watch(&mut self, job: &mut Job, game: &str) -> Result<Option<String>, Failure> {
+    /// The confirmation code of `address`'s WATCH of `game`: derived from the daemon's secret, so
+    /// it needs no state and only the address it was mailed to knows it (issue 45: nobody is made
+    /// an observer by a mail forged in their name).
+    fn watch_code(&self, game: &str, address: &str) -> String {
+        self.derive_token(game, "watch", &address.to_lowercase())[..8].to_string()
+    }
+
+    fn watch(&mut self, job: &mut Job, game: &str, code: Option<&str>) -> Result<Option<String>, Failure> {
         let lang = job.lang;
         let g = self.store.load(game, None).map_err(|_| format!("there is no game `{game}`"))?;
         if g.now.players.iter().any(|p| p.address.eq_ignore_ascii_case(&job.sender)) {
@@ -292,6 +299,29 @@ impl Daemon {
             .into());
         }
         let watching = s.watchers.iter().any(|w| w.eq_ignore_ascii_case(&job.sender));
+        if !watching && !s.did(&job.mid) {
+            // Only the address itself may make itself an observer: the code goes to it.
+            let want = self.watch_code(game, &job.sender);
+            match code {
+                None => {
+                    job.notes.push(tr(
+                        lang,
+                        &format!("To watch game {game} (its reports mailed to this address until UNWATCH {game}), send WATCH {game} CONFIRM {want}. If you did not ask, ignore this mail: nothing changes."),
+                        &format!("Pour suivre la partie {game} (ses rapports envoyés à cette adresse jusqu'à NE-PLUS-SUIVRE {game}), envoyez SUIVRE {game} CONFIRMER {want}. Si vous n'avez rien demandé, ignorez ce message : rien ne change."),
+                    ));
+                    return Ok(None);
+                }
+                Some(c) if c != want => {
+                    return Err(tr(
+                        lang,
+                        &format!("This is not the confirmation code steward sent: send WATCH {game} alone to get it again."),
+                        &format!("Ce n'est pas le code de confirmation envoyé par steward : envoyez SUIVRE {game} seul pour le recevoir à nouveau."),
+                    )
+                    .into());
+                }
+                Some(_) => {}
+            }
+        }
         if !watching || s.did(&job.mid) {
             if !watching {
                 s.watchers.push(job.sender.to_lowercase());

@@ -257,6 +257,10 @@ impl Daemon {
             ));
             return Ok(());
         }
+        if let Some(why) = self.drives_and_moderates(job, &head, &actions) {
+            job.notes.push(why);
+            return Ok(());
+        }
         let sheet = JoinSheet {
             wear: actions.iter().find_map(|o| if let Order::Setup(w) = o { Some(*w) } else { None }),
             tyres: actions
@@ -285,6 +289,35 @@ impl Daemon {
             self.cascade(job, &g)?;
         }
         Ok(())
+    }
+
+    /// Ruling 52: nobody moderates a race they drive in. A moderator or a league race's referee
+    /// whose address drives a car of the game may keep its clock (START, PAUSE, RESUME,
+    /// DEADLINE, OBSERVERS) but not change its cars or its end: REPLACE, FORCE, ROLLBACK and
+    /// REVEAL go to a moderator who does not drive (the league's, or a track marshal). The
+    /// refusal, when there is one.
+    fn drives_and_moderates(&self, job: &Job, head: &Header, actions: &[&Order]) -> Option<String> {
+        let touching = actions
+            .iter()
+            .find(|o| matches!(o, Order::Replace { .. } | Order::Force { .. } | Order::Rollback(_) | Order::Reveal))?;
+        let game = head.game.as_deref()?;
+        let h = self.store.open(game).ok()?;
+        let car = h.game().now.players.iter().find(|p| p.address.eq_ignore_ascii_case(&job.sender))?.car;
+        let (what, quoi) = match touching {
+            Order::Replace { .. } => ("REPLACE", "REMPLACER"),
+            Order::Force { .. } => ("FORCE", "FORCER"),
+            Order::Rollback(_) => ("ROLLBACK", "REVENIR"),
+            _ => ("REVEAL", "RÉVÉLER"),
+        };
+        Some(tr(
+            job.lang,
+            &format!(
+                "You drive car {car} in {game}: a moderator who drives may start, pause, resume the race and set its deadlines, but {what} changes the cars or the end of the race and must come from a moderator who does not drive (the league's moderator, or the race's track marshal; ruling 52). Nothing was applied."
+            ),
+            &format!(
+                "Vous pilotez la voiture {car} dans {game} : un modérateur qui pilote peut démarrer, suspendre, reprendre la course et fixer ses délais, mais {quoi} change les voitures ou la fin de la course et doit venir d'un modérateur qui ne pilote pas (celui de la ligue, ou le commissaire de la course ; décision 52). Rien n'a été appliqué."
+            ),
+        ))
     }
 
     fn is_moderator(&self, address: &str, token: Option<&str>) -> bool {
@@ -459,7 +492,7 @@ impl Daemon {
             | Order::Replace { .. }
             | Order::Force { .. } => self.moderate(job, head, o),
             Order::List(_)
-            | Order::Watch(_)
+            | Order::Watch(..)
             | Order::Unwatch(_)
             | Order::Absent(_)
             | Order::Retire(_)
