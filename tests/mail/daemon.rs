@@ -217,6 +217,38 @@ fn a_deadline_brings_a_reminder_then_a_default_move() {
     assert!(body_of(&w.read(&who)).contains("did not answer"), "the default move is announced");
 }
 
+/// Issue 45, item 12: after downtime, the answer waiting in the inbox was read after a reminder
+/// for the very prompt it answers had gone out, in the same pass.
+#[test]
+fn no_reminder_goes_out_for_a_prompt_answered_during_downtime() {
+    let mut w = World::new("downtime-reminder");
+    let t = w.game_with_players("g6", 2);
+    w.send(MOD, &format!("GAME g6\nTOKEN {MOD_TOKEN}\nSTART"));
+    let g = w.store().load("g6", None).unwrap();
+    let (car, _) = g.awaited().unwrap();
+    let who = format!("p{car}@test.invalid");
+    w.read(&who);
+    // The daemon is down; the answer arrives 14 hours in (10 left of 24: within the 12-hour
+    // reminder's window), and the daemon comes back an hour later.
+    w.advance_hours(14);
+    let arrival = std::time::UNIX_EPOCH + std::time::Duration::from_secs(w.now().0 as u64);
+    let key =
+        w.deliver(&mail(&who, "late-answer", &format!("GAME g6\nCAR {car}\nTOKEN {}\nGEAR 1", t[car as usize - 1])));
+    let file = ["new", "cur"]
+        .iter()
+        .map(|d| w.root.join("mail").join(STEWARD).join(d))
+        .flat_map(|d| std::fs::read_dir(d).into_iter().flatten())
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with(&key))
+        .expect("the mail is in the inbox");
+    std::fs::File::options().write(true).open(&file).unwrap().set_modified(arrival).unwrap();
+    w.advance_hours(1);
+    w.pass();
+    let mails = w.read(&who);
+    assert!(w.store().load("g6", None).unwrap().next_turn() > g.next_turn(), "the answer is applied");
+    assert!(!body_of(&mails).contains("Reminder"), "no reminder for the prompt answered: {}", body_of(&mails));
+}
+
 #[test]
 fn help_and_board_are_answered() {
     let mut w = World::new("help");
@@ -721,7 +753,7 @@ fn a_join_password_is_asked_for_and_checked() {
     use steward::store::fsio::Durability;
     let mut w = World::new("joinpassword");
     w.send(MOD, &format!("TOKEN {MOD_TOKEN}\nCREATE pw TRACK sprint LAPS 1 CARS 2 HOURS 24"));
-    let standing = Standing::open(&w.desk.root.join("mail-state"), Durability::NoSync).unwrap();
+    let standing = Standing::open(&w.root.join("mail-state"), Durability::NoSync).unwrap();
     let mut settings = standing.game("pw").unwrap();
     assert_eq!(settings.created_by.as_deref(), Some(MOD), "the game's settings are these");
     // SHA-256 of "bleu", worked out outside steward (Python's hashlib).
@@ -735,7 +767,7 @@ fn a_join_password_is_asked_for_and_checked() {
     }
     // Settings that cannot be read let no join through unchecked: the mail is not handled,
     // and the moderators are told.
-    let file = w.desk.root.join("mail-state").join("games").join("pw").join("settings.toml");
+    let file = w.root.join("mail-state").join("games").join("pw").join("settings.toml");
     let good = std::fs::read(&file).unwrap();
     std::fs::write(&file, "join_password_sha256 = [").unwrap();
     w.send("p1@test.invalid", "JOIN pw CAR 1");

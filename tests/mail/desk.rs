@@ -118,6 +118,11 @@ impl Desk {
         self.store().load(g, None).unwrap()
     }
 
+    /// The daemon's clock.
+    pub fn now(&self) -> Stamp {
+        Stamp(*self.clock.lock().unwrap())
+    }
+
     /// Moves the daemon's clock `h` hours on.
     pub fn advance_hours(&self, h: i64) {
         *self.clock.lock().unwrap() += h * 3600;

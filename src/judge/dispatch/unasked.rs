@@ -126,12 +126,21 @@ impl Daemon {
     /// Reminders and default moves for every game whose deadline is near or past.
     pub fn deadlines(&mut self) -> Result<usize, DaemonError> {
         let now = self.now();
-        self.deadlines_until(now)
+        self.deadlines_at(now, true)
     }
 
-    /// Reminders and default moves for every game whose deadline is near or past at `now`
-    /// (the daemon's clock, or the arrival of the message about to be read).
+    /// The default moves due by `now`, the arrival of a message about to be read late (after
+    /// downtime, or in a backlog): they are played in order, as if the daemon had been up. No
+    /// reminder is sent while catching up: its moment has passed and the answer may be in the
+    /// mails still to read (issue 45, item 12); the pass's last scan, at the daemon's clock,
+    /// reminds whoever is still awaited.
     pub fn deadlines_until(&mut self, now: Stamp) -> Result<usize, DaemonError> {
+        self.deadlines_at(now, false)
+    }
+
+    /// Default moves and, with `remind`, reminders for every game whose deadline is near or
+    /// past at `now`.
+    fn deadlines_at(&mut self, now: Stamp, remind: bool) -> Result<usize, DaemonError> {
         let ids = self.store.list().map_err(|source| DaemonError::Store { game: "-".into(), source })?;
         let mut jobs = 0;
         for id in ids {
@@ -212,7 +221,7 @@ impl Daemon {
                 self.cascade(&mut job, &id)?;
                 self.commit_job(&key, format!("default move for car(s) {named}"), &mut job)?;
                 jobs += 1;
-            } else if self.cfg.reminder_hours > 0 && now.0 >= due.0 - self.cfg.reminder_hours as i64 * 3600 {
+            } else if remind && self.cfg.reminder_hours > 0 && now.0 >= due.0 - self.cfg.reminder_hours as i64 * 3600 {
                 let key = format!("reminder:{id}:{}", last.turn);
                 if self.ledger.get(&key).map_err(io("reading the ledger"))?.is_some() {
                     continue;
