@@ -208,6 +208,15 @@ mod tests {
                 "  roll 7/0/move/0             gear3-d8   face  7 = 8",
             ),
             ("Car 2 contributes entropy \"x\"", "Car 2 contributes entropy \"x\""),
+            // A rollback (steward-dice-v3) and a retirement, as the turn files record them.
+            (
+                "the moderator rolls the game back to the end of turn 12: turns 13 to 15 are rolled back (kept in the history); the same decisions give the same dice again, a changed one new dice",
+                "le modérateur ramène la partie à la fin du tour 12 : les tours 13 à 15 sont annulés (gardés dans l'historique) ; les mêmes décisions redonnent les mêmes dés, une décision changée donne de nouveaux dés",
+            ),
+            (
+                "car 3 retires at s2.l.4: out of the race, classified as did not finish",
+                "la voiture 3 abandonne en s2.l.4 : hors course, classée parmi les non-arrivées",
+            ),
             // The daemon's announcements.
             (
                 "Car 3 did not answer by 2026-11-26T10:00:00Z: the bot played a default move for it.",
