@@ -110,6 +110,11 @@ pub enum GameCommand {
         /// slow cars no player drives (002 "Backmarkers"; ruling 49).
         #[arg(long)]
         backmarkers: bool,
+        /// Deadlines per round: every decision of a round is due --move-hours after the round
+        /// began, a choice asked after a roll at least a quarter of that after it is asked, so
+        /// that the players send their round orders side by side (docs/daemon.md).
+        #[arg(long)]
+        round_deadlines: bool,
         /// A public beacon mixed into the dice key at the start, named before any join:
         /// `drand:<round>` (drand mainnet) or `nist:<minute>` (the NIST beacon's pulse,
         /// `nist:2026-12-10T20:00:00Z`); joins close when its value becomes public (docs/dice.md).
@@ -301,6 +306,7 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
             finish_ties,
             pit_choice,
             backmarkers,
+            round_deadlines,
             beacon,
             games,
         } => {
@@ -357,6 +363,7 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
                 finish_by_portion,
                 pit_choice,
                 backmarkers,
+                round_deadlines,
                 scheme: crate::dice::Scheme::V3,
                 beacon,
             };

@@ -50,6 +50,15 @@ pub enum MailCommand {
         /// when something is theirs to do), round, all (every move) or none.
         #[arg(long, default_value = "mine")]
         reports: String,
+        /// A simulated calendar: every player answers each prompt after a random delay of this
+        /// median (hours; a long tail, 3% never answered), the game's deadlines run per round (24
+        /// hours), and the demo prints each player's mails against the rounds and the calendar
+        /// the race took, beside the same race played with every roll answered by mail.
+        #[arg(long)]
+        answer_hours: Option<f64>,
+        /// The seed of the simulated players' delays.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
     },
     /// Print the hash of a moderator's token, for `[[moderator]]` in steward.toml.
     TokenHash {
@@ -117,7 +126,7 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        MailCommand::Demo { dir, track, cars, laps, grid, backmarkers, reports } => {
+        MailCommand::Demo { dir, track, cars, laps, grid, backmarkers, reports, answer_hours, seed } => {
             let reports = crate::orders::ReportMode::parse(&crate::orders::squash(&reports))
                 .with_context(|| format!("unknown report mode `{reports}` (mine, round, all, none)"))?;
             let grid = crate::store::qualifying::GridMethod::parse(&grid)
@@ -142,10 +151,24 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
                 track,
                 cars,
                 laps,
-                policy_cars: cars / 2,
+                // In a simulated calendar every player drives by mail, so that the two protocols
+                // compare like with like.
+                policy_cars: if answer_hours.is_some() { 0 } else { cars / 2 },
                 grid,
                 backmarkers,
                 reports: (reports != crate::orders::ReportMode::Mine).then_some(reports),
+                drive: true,
+                answer_hours,
+                seed,
+            };
+            // The same race with every roll answered by mail, for the comparison.
+            let before = match answer_hours {
+                Some(_) => {
+                    let dir = root.join("every-roll-by-mail");
+                    let r = run_demo(&DemoSpec { dir, drive: false, ..spec.clone() })?;
+                    Some(r)
+                }
+                None => None,
             };
             let r = run_demo(&spec)?;
             outln!("{}", r.final_text);
@@ -164,6 +187,50 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
                     n(p.received, "mail", "mails"),
                     n(p.decisions, "decision", "decisions")
                 );
+            }
+            if let (Some(h), Some(b)) = (answer_hours, &before) {
+                let days = |r: &crate::demo::DemoResult| r.calendar_seconds.unwrap_or(0) as f64 / 86_400.0;
+                let per = |r: &crate::demo::DemoResult| days(r) / f64::from(r.rounds.max(1));
+                outln!(
+                    "Simulated calendar (players answer after a median {h} h, a long tail, {:.0}% of prompts never answered; deadlines per round, 24 h):",
+                    crate::demo::MISSED * 100.0
+                );
+                outln!(
+                    "  round orders (GEAR and DRIVE in one mail):   calendar: {:.1} days for {} rounds ({:.2} days a round)",
+                    days(&r),
+                    r.rounds,
+                    per(&r)
+                );
+                outln!(
+                    "  every roll answered by mail (for comparison): calendar: {:.1} days for {} rounds ({:.2} days a round)",
+                    days(b),
+                    b.rounds,
+                    per(b)
+                );
+                outln!("Mails per player against the {} rounds (round orders):", r.rounds);
+                for p in &r.players {
+                    outln!(
+                        "  {} (car {}): {} mails received ({} of them replies to their own mails), {} sent",
+                        p.address,
+                        p.car,
+                        p.received,
+                        p.replies,
+                        p.decisions
+                    );
+                }
+                outln!("  {} (moderator): {} mails received", crate::demo::MODERATOR, r.moderator_mails);
+                outln!("Mails per player against the {} rounds (every roll by mail):", b.rounds);
+                for p in &b.players {
+                    outln!(
+                        "  {} (car {}): {} mails received ({} of them replies to their own mails), {} sent",
+                        p.address,
+                        p.car,
+                        p.received,
+                        p.replies,
+                        p.decisions
+                    );
+                }
+                outln!("  {} (moderator): {} mails received", crate::demo::MODERATOR, b.moderator_mails);
             }
             outln!("Game directory: {}", r.game_dir.display());
             outln!(

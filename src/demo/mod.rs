@@ -54,7 +54,29 @@ pub struct DemoSpec {
     /// The report mode every player asks for with their JOIN (`REPORTS`); none: the default
     /// (`MINE`).
     pub reports: Option<ReportMode>,
+    /// With round orders (issue 46), every player who answers every roll by mail sends a
+    /// `DRIVE` with each gear, so that it is asked after the roll only where its instructions
+    /// say `ASK`; without, it answers every roll by mail.
+    pub drive: bool,
+    /// A simulated calendar: the daemon runs on a simulated clock, the game's deadlines run per
+    /// round (`PACE ROUND`, `HOURS 24`), and each player answers a prompt after a random delay
+    /// of this median in hours (a long tail, and some prompts never answered). None: the players
+    /// answer at once, on the real clock.
+    pub answer_hours: Option<f64>,
+    /// The seed of the simulated players' delays.
+    pub seed: u64,
 }
+
+/// The share of prompts a simulated player never answers (`DemoSpec::answer_hours`).
+pub const MISSED: f64 = 0.03;
+
+/// The spread of the simulated delays: their logarithm's standard deviation (a long tail: one
+/// answer in ten takes over 3.6 times the median).
+pub const SPREAD: f64 = 1.0;
+
+/// The instructions each demo player who answers rolls by mail sends with its gears
+/// (`DemoSpec::drive`).
+pub const DEMO_DRIVE: &str = "FARTHEST-FREE ELSE FARTHEST WEAR<=1 NO-OVERSHOOT ELSE SAFEST ELSE ASK";
 
 /// How the demo went.
 #[derive(Clone, Debug, Default)]
@@ -69,6 +91,12 @@ pub struct DemoResult {
     pub final_text: String,
     /// What each player received and decided, in car order.
     pub players: Vec<PlayerMail>,
+    /// Mails the moderator (the game's creator) received.
+    pub moderator_mails: usize,
+    /// The race's rounds.
+    pub rounds: u32,
+    /// Simulated seconds from the START to the end of the race (`DemoSpec::answer_hours`).
+    pub calendar_seconds: Option<i64>,
 }
 
 /// One player's mail in the demo.
@@ -82,6 +110,8 @@ pub struct PlayerMail {
     pub received: usize,
     /// Decisions they sent by mail (a GEAR or a CHOOSE each).
     pub decisions: usize,
+    /// Of the mails received, the replies to their own mails (acknowledgements, receipts).
+    pub replies: usize,
 }
 
 /// A bot player that reads its Maildir and answers what it is asked (the demo's, and the
@@ -103,6 +133,17 @@ pub struct Player {
     pub received: usize,
     /// Decisions answered so far (a GEAR or a CHOOSE each).
     pub decisions: usize,
+    /// Of the mails read, the replies to the player's own mails.
+    pub replies: usize,
+    /// The instructions sent with each gear (`DRIVE`), if any.
+    pub drive: Option<String>,
+    /// In a simulated calendar: when the answer to the newest prompt goes (seconds), and the
+    /// prompt's turn; `None` at `u64::MAX`: the player will not answer it.
+    due: Option<(i64, u32)>,
+    /// The newest prompt already scheduled or skipped.
+    seen: Option<u32>,
+    /// The state of the player's delays.
+    rng: u64,
 }
 
 /// A report that asks a player's car for something, as the player's mail program keeps it.
@@ -167,6 +208,11 @@ impl Player {
             prompt: None,
             received: 0,
             decisions: 0,
+            replies: 0,
+            drive: None,
+            due: None,
+            seen: None,
+            rng: u64::from(car).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         }
     }
 
@@ -208,17 +254,29 @@ impl Player {
     pub fn read_rest(&mut self) -> Result<(), DaemonError> {
         for m in self.inbox.fetch(10_000)? {
             self.received += 1;
+            self.replies += usize::from(is_reply(&m.raw));
             self.inbox.mark_processed(&m.key)?;
         }
         Ok(())
     }
 }
 
-/// Delivers `reply` from `from` into the daemon's Maildir `dir`.
-pub(super) fn send_reply(dir: &Path, from: &str, n: &mut u64, reply: &Reply) -> Result<(), DaemonError> {
+/// Delivers `reply` from `from` into the daemon's Maildir `dir`; returns its key there.
+pub(super) fn send_reply(dir: &Path, from: &str, n: &mut u64, reply: &Reply) -> Result<String, DaemonError> {
     *n += 1;
-    deliver(dir, &reply.raw(from, &format!("demo-{n}-{}", from.replace('@', "."))))?;
-    Ok(())
+    Ok(deliver(dir, &reply.raw(from, &format!("demo-{n}-{}", from.replace('@', "."))))?)
+}
+
+/// The simulated calendar's first day: Monday 7 December 2026, 09:00 UTC.
+pub const SIM_START: i64 = 1_796_634_000;
+
+/// Dates a mail delivered in the simulated calendar at `at` (the Maildir's arrival time is the
+/// file's modification time, which lateness is judged on).
+fn stamp_arrival(dir: &Path, key: &str, at: i64) {
+    let path = dir.join("new").join(key);
+    if let Ok(f) = std::fs::File::options().append(true).open(&path) {
+        let _ = f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(at.max(0) as u64));
+    }
 }
 
 pub(super) fn say(dir: &Path, from: &str, n: &mut u64, subject: &str, body: &str) -> Result<(), DaemonError> {
@@ -264,6 +322,12 @@ pub fn run_with(
     before_start: &mut dyn FnMut(&Path) -> Result<(), DaemonError>,
 ) -> Result<DemoResult, DaemonError> {
     let (mut daemon, mut inbox, mut via, sender, inbox_dir) = local_daemon(&spec.dir)?;
+    // A simulated calendar: the daemon's clock is the demo's, from a Monday morning.
+    let clock = std::sync::Arc::new(std::sync::atomic::AtomicI64::new(SIM_START));
+    if spec.answer_hours.is_some() {
+        let c = clock.clone();
+        daemon.set_clock(move || crate::store::Stamp(c.load(std::sync::atomic::Ordering::SeqCst)));
+    }
     let mut n = 0u64;
     let game = spec.game.clone();
     say(
@@ -272,12 +336,13 @@ pub fn run_with(
         &mut n,
         "new game",
         &format!(
-            "TOKEN {MODERATOR_TOKEN}\nCREATE {game} TRACK {} LAPS {} CARS {} GRID {}{}",
+            "TOKEN {MODERATOR_TOKEN}\nCREATE {game} TRACK {} LAPS {} CARS {} GRID {}{}{}",
             spec.track,
             spec.laps,
             spec.cars,
             spec.grid.name(),
-            if spec.backmarkers { " BACKMARKERS YES" } else { "" }
+            if spec.backmarkers { " BACKMARKERS YES" } else { "" },
+            if spec.answer_hours.is_some() { " HOURS 24 PACE ROUND" } else { "" }
         ),
     )?;
     let mut players = Vec::new();
@@ -293,7 +358,12 @@ pub fn run_with(
                 spec.reports.map(|m| format!("\nREPORTS {}", m.word(crate::words::Lang::En))).unwrap_or_default()
             ),
         )?;
-        players.push(Player::new(&address, car, &sender.mailbox_of(&address), car <= spec.policy_cars)?);
+        let mut p = Player::new(&address, car, &sender.mailbox_of(&address), car <= spec.policy_cars)?;
+        p.rng ^= spec.seed;
+        if spec.drive && !p.policy {
+            p.drive = Some(DEMO_DRIVE.to_string());
+        }
+        players.push(p);
     }
     let mut mails_in = 0;
     daemon_pass(&mut daemon, &mut inbox, &mut via, &mut mails_in)?;
@@ -314,34 +384,83 @@ pub fn run_with(
     let store = Store::new(spec.dir.join("games"));
     before_start(&store.game_dir(&game))?;
     say(&inbox_dir, MODERATOR, &mut n, "start", &format!("GAME {game}\nTOKEN {MODERATOR_TOKEN}\nSTART"))?;
+    let started = clock.load(std::sync::atomic::Ordering::SeqCst);
     let mut bot = Bot::new();
+    let stuck = || DaemonError::Io {
+        what: "the demo".into(),
+        source: std::io::Error::other("no player has anything to answer and the race is not over"),
+    };
     for _round in 0..200_000 {
         daemon_pass(&mut daemon, &mut inbox, &mut via, &mut mails_in)?;
         let g = store.load(&game, None).map_err(|source| DaemonError::Store { game: game.clone(), source })?;
         if g.now.over {
             break;
         }
+        let Some(hours) = spec.answer_hours else {
+            let mut wrote = false;
+            for p in &mut players {
+                if let Some(r) = p.reply(&g, &mut bot, STEWARD)? {
+                    p.decisions += 1;
+                    send_reply(&inbox_dir, &p.address, &mut n, &r)?;
+                    wrote = true;
+                }
+            }
+            if !wrote {
+                return Err(stuck());
+            }
+            continue;
+        };
+        // The simulated calendar: each new prompt is answered after its player's delay.
+        let now = clock.load(std::sync::atomic::Ordering::SeqCst);
         let mut wrote = false;
         for p in &mut players {
-            if let Some(r) = p.reply(&g, &mut bot, STEWARD)? {
-                p.decisions += 1;
-                send_reply(&inbox_dir, &p.address, &mut n, &r)?;
-                wrote = true;
+            if let Some(t) = read_prompts(p)?
+                && p.seen != Some(t)
+                && p.answered != Some(t)
+            {
+                p.seen = Some(t);
+                p.due = delay(&mut p.rng, hours).map(|d| (now + d, t));
+            }
+            if let Some((at, t)) = p.due
+                && at <= now
+            {
+                p.due = None;
+                if let Some(r) = p.reply(&g, &mut bot, STEWARD)? {
+                    p.decisions += 1;
+                    let key = send_reply(&inbox_dir, &p.address, &mut n, &r)?;
+                    stamp_arrival(&inbox_dir, &key, now);
+                    wrote = true;
+                } else {
+                    let _ = t;
+                }
             }
         }
-        if !wrote {
-            return Err(DaemonError::Io {
-                what: "the demo".into(),
-                source: std::io::Error::other("no player has anything to answer and the race is not over"),
-            });
+        if wrote {
+            continue;
         }
+        // Nothing to send now: on to the next answer, reminder or deadline.
+        let due = g.turns.last().and_then(|t| t.due.as_deref()).and_then(crate::store::Stamp::parse).map(|s| s.0);
+        let remind = due.map(|d| d - i64::from(daemon.config().reminder_hours) * 3600).filter(|&r| r > now);
+        let next = players
+            .iter()
+            .filter_map(|p| p.due.map(|d| d.0))
+            .chain(remind)
+            .chain(due.map(|d| d.max(now) + 1))
+            .min()
+            .ok_or_else(stuck)?;
+        clock.store(next.max(now + 1), std::sync::atomic::Ordering::SeqCst);
     }
     daemon_pass(&mut daemon, &mut inbox, &mut via, &mut mails_in)?;
+    let ended = clock.load(std::sync::atomic::Ordering::SeqCst);
     let g = store.load(&game, None).map_err(|source| DaemonError::Store { game: game.clone(), source })?;
     for p in &mut players {
         p.read_rest()?;
     }
+    let moderator_mails = MaildirInbox::open(sender.mailbox_of(MODERATOR))?.fetch(1_000_000)?.len();
     Ok(DemoResult {
+        moderator_mails,
+        rounds: g.now.race.as_ref().map_or(0, |r| r.state.round),
+        calendar_seconds: spec.answer_hours.map(|_| ended - started),
         players: players
             .iter()
             .map(|p| PlayerMail {
@@ -349,6 +468,7 @@ pub fn run_with(
                 car: p.car,
                 received: p.received,
                 decisions: p.decisions,
+                replies: p.replies,
             })
             .collect(),
         game_dir: store.game_dir(&game),
@@ -373,6 +493,7 @@ pub(super) fn daemon_pass(
 fn read_token(p: &mut Player) -> Result<(), DaemonError> {
     for m in p.inbox.fetch(1000)? {
         p.received += 1;
+        p.replies += usize::from(is_reply(&m.raw));
         if let Ok(msg) = Incoming::parse(&m.raw)
             && let Some(t) = msg.full_body.lines().find_map(|l| {
                 let t = l.trim().strip_prefix("TOKEN ")?.trim();
@@ -402,9 +523,17 @@ fn scratch_form(p: &Player, g: &Game, turn: u32, order: &str) -> String {
 /// Reads the player's new mail and decides its answer to the newest report that asks this car
 /// something: the turn answered and the order (`GEAR n`, `CHOOSE X`).
 fn decide(p: &mut Player, g: &Game, bot: &mut Bot) -> Result<Option<(u32, String)>, DaemonError> {
-    let mut asked: Option<u32> = None;
+    let Some(turn) = read_prompts(p)? else { return Ok(None) };
+    decide_on(p, g, bot, turn)
+}
+
+/// Reads the player's new mail; returns the turn of the newest report that asks this car
+/// something, the newest kept to reply to.
+fn read_prompts(p: &mut Player) -> Result<Option<u32>, DaemonError> {
+    let mut asked: Option<u32> = p.prompt.as_ref().map(|q| q.turn);
     for m in p.inbox.fetch(10_000)? {
         p.received += 1;
+        p.replies += usize::from(is_reply(&m.raw));
         if let Ok(msg) = Incoming::parse(&m.raw) {
             // A report that asks this car ends with the lines to send back: `CAR n` then
             // `TURN t` (`VOITURE n`, `TOUR t` in French).
@@ -429,7 +558,11 @@ fn decide(p: &mut Player, g: &Game, bot: &mut Bot) -> Result<Option<(u32, String
         }
         p.inbox.mark_processed(&m.key)?;
     }
-    let Some(turn) = asked else { return Ok(None) };
+    Ok(asked)
+}
+
+/// The player's answer to the report of `turn`, if it still asks something.
+fn decide_on(p: &mut Player, g: &Game, bot: &mut Bot, turn: u32) -> Result<Option<(u32, String)>, DaemonError> {
     if p.answered == Some(turn) {
         return Ok(None);
     }
@@ -452,21 +585,54 @@ fn decide(p: &mut Player, g: &Game, bot: &mut Bot) -> Result<Option<(u32, String
         p.answered = Some(turn);
         return Ok(Some((turn, order)));
     }
-    if g.next_turn() != turn + 1 {
-        return Ok(None);
-    }
-    let Some((car, choice)) = g.awaited() else { return Ok(None) };
-    if car != p.car {
-        return Ok(None);
-    }
-    let race = g.now.race.as_ref().expect("a car is awaited in a started race");
-    let order = if choice {
-        let rolled = &race.pending.as_ref().expect("a choice awaits").rolled;
-        format!("CHOOSE {}", MoveOption::label(bot.option(&g.track, rolled)))
-    } else {
-        let id = g.player(car).expect("the awaited car plays").0;
-        format!("GEAR {}", bot.gear(&g.track, &race.state, id))
-    };
+    let Some(order) = order_now(p, g, bot) else { return Ok(None) };
     p.answered = Some(turn);
     Ok(Some((turn, order)))
+}
+
+/// What the player sends now: the choice after its roll, or its round order (the gear, with its
+/// `DRIVE` if it sends one) while its car still moves in the round (issue 46).
+fn order_now(p: &Player, g: &Game, bot: &mut Bot) -> Option<String> {
+    let race = g.now.race.as_ref()?;
+    if let Some(rolled) = g.pending_roll(p.car) {
+        return Some(format!("CHOOSE {}", MoveOption::label(bot.option(&g.track, rolled))));
+    }
+    if !crate::judge::round::asked(g, p.car) {
+        return None;
+    }
+    let id = g.player(p.car)?.0;
+    let gear = format!("GEAR {}", bot.gear(&g.track, &race.state, id));
+    Some(match &p.drive {
+        Some(d) => format!("{gear}\nDRIVE {d}"),
+        None => gear,
+    })
+}
+
+/// Whether a mail answers one of the player's own (it has an `In-Reply-To` header).
+fn is_reply(raw: &[u8]) -> bool {
+    Incoming::parse(raw).is_ok_and(|m| !m.in_reply_to.is_empty())
+}
+
+/// SplitMix64: the simulated players' delays (no secret in them).
+fn next_u64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn uniform(state: &mut u64) -> f64 {
+    ((next_u64(state) >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+}
+
+/// A delay in seconds: log-normal with median `hours` and [`SPREAD`]; `None` for a prompt
+/// never answered ([`MISSED`]).
+fn delay(state: &mut u64, hours: f64) -> Option<i64> {
+    if uniform(state) < MISSED {
+        return None;
+    }
+    let (u1, u2) = (uniform(state), uniform(state));
+    let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+    Some((hours * 3600.0 * (SPREAD * z).exp()).round().max(60.0) as i64)
 }

@@ -323,6 +323,7 @@ impl Daemon {
             arrived: None,
             tag: None,
             copies: Vec::new(),
+            queued: Vec::new(),
         })
     }
 

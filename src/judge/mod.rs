@@ -12,6 +12,7 @@ pub mod ledger;
 pub mod modes;
 pub mod outbox;
 pub mod report;
+pub mod round;
 pub mod service;
 pub mod standing;
 pub mod tracks;

@@ -65,11 +65,17 @@ pub fn holds(mode: ReportMode, g: &Game, car: u8, mark: &Mark, announced: bool) 
 }
 
 /// The decision awaited from car `car`, named so that the same decision has the same name in
-/// every job: `gear@<turn>` or `choice@<turn>`, the turn being the car's last order (the
-/// decision after it is a new one). `None` when nothing is awaited from the car.
+/// every job: a race's round order `round@<round>.<moves>` (`round::prompt_name`), a choice
+/// `choice@<turn>`, a timed lap's `gear@<turn>` or `choice@<turn>`, the turn being the car's
+/// last order (the decision after it is a new one). `None` when nothing is awaited from the car.
 pub fn prompt(g: &Game, car: u8) -> Option<String> {
     if g.now.paused || g.now.over {
         return None;
+    }
+    // A round order (issue 46): asked once for the car's whole move, from the round's start
+    // until its roll, so the car called to play after the cars ahead is not asked again.
+    if let Some(name) = crate::judge::round::prompt_name(g, car) {
+        return Some(name);
     }
     let (_, choice) = g.awaited_cars().into_iter().find(|(c, _)| *c == car)?;
     let last = g.turns.iter().rev().find(|t| t.orders.iter().any(|o| o.car == car)).map_or(0, |t| t.turn);

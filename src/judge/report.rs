@@ -79,6 +79,16 @@ pub struct Report {
     pub options: String,
     /// The recipient's car, when it is awaited.
     pub you: Option<u8>,
+    /// A round order asked of the recipient (issue 46): the round, empty when the report asks
+    /// for something else.
+    pub round: String,
+    /// Where the recipient's car moves in the round (`you move 3rd (2 car(s) before you)`).
+    pub place: String,
+    /// The instructions the round order's example and preview use (`DRIVE FARTHEST-FREE ELSE
+    /// SAFEST ELSE ASK`): set by the daemon, which holds the player's standing orders.
+    pub drive_example: String,
+    /// What those instructions would do with each gear, the cars ahead not moved (the preview).
+    pub drive: String,
     /// The signed address a reply to this report goes to, when it asks the recipient's car
     /// (`mail::tag`): set by the daemon, which holds the key.
     pub reply: Option<String>,
@@ -264,6 +274,16 @@ pub fn report_in(game: &Game, first: u32, recipient: Option<u8>, lang: Lang, boa
         r.you = Some(car);
         r.due = last.due.clone();
         r.options = if choice { choose_prompt(game, car, lang) } else { gear_prompt(lang, &gears(game, car)) };
+    }
+    if let Some(car) = recipient.filter(|&c| crate::judge::round::asked(game, c)) {
+        // A round order: the gear and the instructions for this move, asked when the round
+        // starts (issue 46).
+        r.you = Some(car);
+        r.round = game.now.race.as_ref().map_or(0, |race| race.state.round).to_string();
+        r.place = crate::judge::round::place_text(game, car, lang).unwrap_or_default();
+        if r.options.is_empty() {
+            r.options = gear_prompt(lang, &gears(game, car));
+        }
     }
     r
 }

@@ -103,6 +103,9 @@ pub(super) struct Job {
     /// Cars whose orders came from another address than their player's: the player gets a
     /// copy saying what became of them once the mail's orders are done (`dispatch`).
     pub copies: Vec<OwnerCopy>,
+    /// The cars for which the mail queued a round order (a GEAR or a DRIVE ahead of the car's
+    /// move): their acknowledgement and preview close the receipt (`dispatch::round`).
+    pub queued: Vec<(String, u8)>,
 }
 
 /// An order for a car that came from another address than its player's.
@@ -226,6 +229,11 @@ impl Daemon {
 
     pub(super) fn now(&mut self) -> Stamp {
         (self.clock)()
+    }
+
+    /// The daemon's configuration.
+    pub fn config(&self) -> &ServeConfig {
+        &self.cfg
     }
 
     /// The games directory.

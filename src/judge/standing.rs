@@ -32,6 +32,22 @@ pub struct QueuedGear {
     pub from: String,
 }
 
+/// The instructions for one move sent with a round order (`DRIVE`, issue 46): used after the
+/// roll of the car's next move, then dropped.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueuedDrive {
+    /// The instructions as written after `DRIVE`, in English (re-read with the order parser).
+    pub text: String,
+    /// The moves the car had completed when they were sent: they decide the move after those
+    /// (`CarState::moves`), never a later one.
+    pub moves: u32,
+    /// The message that sent them.
+    pub message_id: String,
+    /// The sender.
+    pub from: String,
+}
+
 /// A car's standing orders.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -42,6 +58,9 @@ pub struct CarOrders {
     /// A gear waiting for the car's turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gear: Option<QueuedGear>,
+    /// The instructions for the car's next move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drive: Option<QueuedDrive>,
 }
 
 /// A game's mail settings.

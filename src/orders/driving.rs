@@ -127,7 +127,7 @@ fn part(folded: &str) -> Option<Part> {
 }
 
 /// `part=n`, `part:n` or `part n` pairs, as in `SETUP` and `REPAIR`.
-fn pairs(order: Kw, words: &[&str]) -> Result<Vec<(Part, u8)>, OrderError> {
+pub(super) fn pairs(order: Kw, words: &[&str]) -> Result<Vec<(Part, u8)>, OrderError> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < words.len() {

@@ -74,6 +74,12 @@ pub enum Arg {
     Points,
     /// A standing-order rule.
     Rule,
+    /// A condition of a driving instruction.
+    Condition,
+    /// A lane.
+    Lane,
+    /// A game's pace: deadlines per round or per move.
+    Pace,
     /// A language code.
     Language,
     /// A report mode.
@@ -126,6 +132,9 @@ impl Arg {
             Arg::Part => ("a part", "une partie"),
             Arg::Points => ("a number of points", "un nombre de points"),
             Arg::Rule => ("a rule", "une règle"),
+            Arg::Condition => ("a condition", "une condition"),
+            Arg::Lane => ("a lane", "un couloir"),
+            Arg::Pace => ("a pace", "un rythme"),
             Arg::Language => ("a language", "une langue"),
             Arg::ReportMode => ("a report mode", "un mode de courrier"),
             Arg::Track => ("a track", "un circuit"),
@@ -170,8 +179,18 @@ impl Arg {
             (Arg::StopType, Lang::Fr) => Some("RAPIDE ou LONG"),
             (Arg::Part, Lang::En) => Some("tyres, brakes, gas, body, engine, handling"),
             (Arg::Part, Lang::Fr) => Some("pneus, freins, conso, carrosserie, moteur, tenue"),
-            (Arg::Rule, Lang::En) => Some("FARTHEST-FREE, FARTHEST, SAFEST, BOT or NONE"),
-            (Arg::Rule, Lang::Fr) => Some("LOIN-GRATUIT, LOIN, SUR, BOT ou AUCUNE"),
+            (Arg::Rule, Lang::En) => Some("FARTHEST-FREE, FARTHEST, SAFEST, BOT, PIT, ASK or NONE"),
+            (Arg::Rule, Lang::Fr) => Some("LOIN-GRATUIT, LOIN, SUR, BOT, STAND, DEMANDER ou AUCUNE"),
+            (Arg::Condition, Lang::En) => {
+                Some("BRAKES<=n, TYRES<=n, WEAR<=n, NO-OVERSHOOT, NO-DANGER, SLIPSTREAM YES|NO, LANE LEFT|MIDDLE|RIGHT")
+            }
+            (Arg::Condition, Lang::Fr) => Some(
+                "FREINS<=n, PNEUS<=n, USURE<=n, SANS-SORTIE, SANS-DANGER, ASPIRATION OUI|NON, COULOIR GAUCHE|MILIEU|DROITE",
+            ),
+            (Arg::Pace, Lang::En) => Some("ROUND or MOVE"),
+            (Arg::Pace, Lang::Fr) => Some("TOUR ou COUP"),
+            (Arg::Lane, Lang::En) => Some("LEFT, MIDDLE or RIGHT"),
+            (Arg::Lane, Lang::Fr) => Some("GAUCHE, MILIEU ou DROITE"),
             (Arg::Language, _) => Some("en, fr"),
             (Arg::ReportMode, Lang::En) => Some("MINE, ROUND, ALL or NONE"),
             (Arg::ReportMode, Lang::Fr) => Some("MIENS, TOUR, TOUS ou AUCUN"),

@@ -32,6 +32,8 @@ pub enum Kw {
     Pit,
     /// `POLICY` / `CONSIGNE`.
     Policy,
+    /// `DRIVE` / `PILOTER`: the instructions for the car's next move only (issue 46).
+    Drive,
     /// `BOARD` / `PLATEAU`.
     Board,
     /// `HISTORY` / `HISTORIQUE`.
@@ -117,6 +119,11 @@ const WORDS: &[(&str, Kw)] = &[
     ("stand", Kw::Pit),
     ("policy", Kw::Policy),
     ("consigne", Kw::Policy),
+    ("drive", Kw::Drive),
+    ("driving", Kw::Drive),
+    ("piloter", Kw::Drive),
+    ("pilotage", Kw::Drive),
+    ("conduite", Kw::Drive),
     ("board", Kw::Board),
     ("plateau", Kw::Board),
     ("history", Kw::History),
@@ -176,7 +183,7 @@ const WORDS: &[(&str, Kw)] = &[
 
 impl Kw {
     /// Every keyword.
-    pub const ALL: [Kw; 36] = [
+    pub const ALL: [Kw; 37] = [
         Kw::Game,
         Kw::Car,
         Kw::Token,
@@ -190,6 +197,7 @@ impl Kw {
         Kw::Reroll,
         Kw::Pit,
         Kw::Policy,
+        Kw::Drive,
         Kw::Board,
         Kw::History,
         Kw::Help,
@@ -251,6 +259,7 @@ impl Kw {
             Kw::Reroll => ("REROLL", "RELANCER"),
             Kw::Pit => ("PIT", "STAND"),
             Kw::Policy => ("POLICY", "CONSIGNE"),
+            Kw::Drive => ("DRIVE", "PILOTER"),
             Kw::Board => ("BOARD", "PLATEAU"),
             Kw::History => ("HISTORY", "HISTORIQUE"),
             Kw::Help => ("HELP", "AIDE"),
@@ -299,6 +308,10 @@ impl Kw {
             Kw::Reroll => ("REROLL", "RELANCER"),
             Kw::Pit => ("PIT LONG TYRES hard REPAIR brakes 2", "STAND LONG PNEUS durs REPARER freins 2"),
             Kw::Policy => ("POLICY FARTHEST-FREE ELSE SAFEST", "CONSIGNE LOIN-GRATUIT SINON SUR"),
+            Kw::Drive => (
+                "DRIVE FARTHEST BRAKES<=1 NO-OVERSHOOT ELSE SAFEST ELSE ASK",
+                "PILOTER LOIN FREINS<=1 SANS-SORTIE SINON SUR SINON DEMANDER",
+            ),
             Kw::Board => ("BOARD", "PLATEAU"),
             Kw::History => ("HISTORY 3", "HISTORIQUE 3"),
             Kw::Help => ("HELP", "AIDE"),

@@ -2,7 +2,7 @@
 //! words with its typography undone, and each keyword sent to the reader of its family.
 
 use super::args::{game_id, name, no_more, number};
-use super::{Arg, Kw, Line, Order, OrderError, Parsed, driving, fold, moderator, player, squash};
+use super::{Arg, Kw, Line, Order, OrderError, Parsed, driving, fold, instructions, moderator, player, squash};
 
 /// Longest line read, in characters; longer lines are refused as unknown (no order is long).
 const MAX_LINE: usize = 1000;
@@ -227,7 +227,8 @@ fn order(k: Kw, args: &[&str], line: &str) -> Result<Order, OrderError> {
         Kw::Choose => driving::choose(args),
         Kw::Reroll => bare(Order::Reroll),
         Kw::Pit => driving::pit(args),
-        Kw::Policy => player::policy(args),
+        Kw::Policy => instructions::policy(args),
+        Kw::Drive => instructions::drive(args),
         Kw::Board => bare(Order::Board),
         Kw::History => player::history(args),
         Kw::Help => bare(Order::Help),

@@ -5,11 +5,13 @@
 mod args;
 mod driving;
 mod error;
+mod instructions;
 mod keyword;
 mod lines;
 mod moderator;
 mod player;
 pub mod policy;
+pub mod preview;
 mod receipt;
 mod report_mode;
 
@@ -89,6 +91,9 @@ pub enum Order {
     },
     /// A standing order; no rule clears it.
     Policy(Policy),
+    /// The instructions for the car's next move only (a round order's, issue 46); no rule
+    /// clears them.
+    Drive(Policy),
     /// Resend the board.
     Board,
     /// Resend the last n turns.
@@ -128,6 +133,10 @@ pub enum Order {
         /// `BACKMARKERS YES`: 002's backmarkers join the race after the leader's first lap
         /// (ruling 49).
         backmarkers: bool,
+        /// `PACE ROUND`: deadlines per round, every decision of a round due `HOURS` after the
+        /// round began (issue 46); `PACE MOVE` (the default): each decision `HOURS` after it is
+        /// asked.
+        round_pace: bool,
         /// `BEACON DRAND 5700000` or `BEACON NIST 2026-12-10T20:00:00Z`: a public value mixed into
         /// the dice key at the start (docs/dice.md, section 6).
         beacon: Option<crate::store::Beacon>,

@@ -13,6 +13,7 @@ pub(super) fn create(args: &[&str]) -> Result<Order, OrderError> {
     let (mut track, mut laps, mut cars, mut hours, mut profile) = (None, None, None, None, None);
     let (mut weather, mut grid, mut lap_thirds, mut late, mut pits) = (None, None, false, false, None);
     let mut backmarkers = false;
+    let mut round_pace = false;
     let mut beacon = None;
     let mut i = 1;
     while i < args.len() {
@@ -43,6 +44,14 @@ pub(super) fn create(args: &[&str]) -> Result<Order, OrderError> {
             }
             "late" | "retard" | "retards" => late = yes_no(k, next)?,
             "backmarkers" | "retardataires" => backmarkers = yes_no(k, next)?,
+            "pace" | "rythme" => {
+                let w = next.ok_or(OrderError::Missing { order: k, what: Arg::Pace })?;
+                round_pace = match squash(w).as_str() {
+                    "round" | "rounds" | "tour" | "tours" => true,
+                    "move" | "moves" | "coup" | "coups" => false,
+                    _ => return Err(OrderError::Invalid { order: k, what: Arg::Pace, got: w.to_string() }),
+                };
+            }
             "pits" | "stands" | "boxes" => {
                 let w = next.ok_or(OrderError::Missing { order: k, what: Arg::PitChoice })?;
                 pits = Some(match squash(w).replace('-', "").as_str() {
@@ -97,6 +106,7 @@ pub(super) fn create(args: &[&str]) -> Result<Order, OrderError> {
         late,
         pits,
         backmarkers,
+        round_pace,
         beacon,
     })
 }

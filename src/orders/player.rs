@@ -1,10 +1,9 @@
-//! The player's own orders besides driving: `JOIN`, the standing order (`POLICY`), the
+//! The player's own orders besides driving: `JOIN`, the
 //! preferences (`LANG`, `REPORTS`), `ABSENT` and `RETIRE`, watching, and the requests for the
 //! history and the games.
 
 use super::args::{game_id, name, no_more, number};
 use super::{Arg, Kw, Order, OrderError, squash};
-use crate::orders::policy::{Policy, Rule};
 use crate::words::Lang;
 
 pub(super) fn join(args: &[&str], line: &str) -> Result<Order, OrderError> {
@@ -56,42 +55,6 @@ fn after_word<'a>(line: &'a str, w: &str) -> &'a str {
         from = at + w.len();
     }
     ""
-}
-
-pub(super) fn policy(args: &[&str]) -> Result<Order, OrderError> {
-    let k = Kw::Policy;
-    if args.is_empty() {
-        return Err(OrderError::Missing { order: k, what: Arg::Rule });
-    }
-    // Rules are separated by ELSE / SINON; the words of one rule may be split by spaces
-    // (`FARTHEST FREE`).
-    let mut groups: Vec<Vec<&str>> = vec![Vec::new()];
-    for w in args {
-        if matches!(squash(w).as_str(), "else" | "sinon" | "then" | "puis") {
-            groups.push(Vec::new());
-        } else if let Some(g) = groups.last_mut() {
-            g.push(w);
-        }
-    }
-    let mut rules = Vec::new();
-    let mut none = false;
-    for g in &groups {
-        let written = g.join(" ");
-        if g.is_empty() {
-            return Err(OrderError::Missing { order: k, what: Arg::Rule });
-        }
-        let folded = squash(&written.replace(' ', ""));
-        if matches!(folded.as_str(), "none" | "aucune" | "aucun" | "off" | "rien") {
-            none = true;
-            continue;
-        }
-        let r = Rule::parse(&folded).ok_or(OrderError::Invalid { order: k, what: Arg::Rule, got: written })?;
-        rules.push(r);
-    }
-    if none && (!rules.is_empty() || groups.len() > 1) {
-        return Err(OrderError::NoneWithRules);
-    }
-    Ok(Order::Policy(Policy { rules }))
 }
 
 pub(super) fn history(args: &[&str]) -> Result<Order, OrderError> {

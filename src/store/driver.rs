@@ -152,6 +152,7 @@ impl Store {
             finish_ties: req.finish_by_portion.then(|| FINISH_PORTION.to_string()),
             pit_choice: (req.pit_choice != PitChoice::GridOrder).then(|| req.pit_choice.name().to_string()),
             backmarkers: req.backmarkers,
+            deadlines: req.round_deadlines.then(|| "round".to_string()),
             beacon: req.beacon.as_ref().map(|b| b.source.clone()),
             beacon_at: req.beacon.as_ref().map(|b| b.at.to_string()),
             dice: req.scheme.name().into(),

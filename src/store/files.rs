@@ -76,6 +76,11 @@ pub struct SetupRecord {
     /// The race plays with 002's backmarkers (ruling 49); absent: without.
     #[serde(default, skip_serializing_if = "is_false")]
     pub backmarkers: bool,
+    /// `round`: every decision of a round is due `move_hours` after the round began, a choice
+    /// asked after a roll at least a quarter of that after it is asked (issue 46); absent: each
+    /// decision `move_hours` after it is asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadlines: Option<String>,
     /// A public beacon named before any join (docs/dice.md, section 6): where anyone looks its
     /// value up, e.g. `drand mainnet round 5700000`. Its value is mixed into the dice key at the
     /// start, after every seat and phrase is fixed.

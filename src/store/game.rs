@@ -54,6 +54,9 @@ pub struct Progress {
     pub paused: bool,
     /// Hours a player has to answer (the setup's, unless a moderator changed it).
     pub move_hours: u32,
+    /// With deadlines per round (`SetupRecord::deadlines`): the round under way and when its
+    /// clock started (the round's first turn, or the turn that resumed a paused game).
+    pub round_clock: Option<(u32, crate::store::Stamp)>,
     /// The qualifying session, between the start and the race (ruling 31).
     pub qualifying: Option<Session>,
     /// The session once over: the laps the grid was made from.

@@ -64,6 +64,11 @@ pub struct NewGame {
     pub pit_choice: PitChoice,
     /// The race plays with 002's backmarkers (ruling 49).
     pub backmarkers: bool,
+    /// Deadlines run per round (issue 46): every decision of a round is due `move_hours` after
+    /// the round began (a choice asked after a roll gets at least a quarter of that), so that
+    /// the players answer side by side; otherwise each decision has `move_hours` from when it is
+    /// asked.
+    pub round_deadlines: bool,
     /// The dice scheme (docs/dice.md): v2 for every new game; `steward sim --keep` writes v1
     /// games, whose key is the one `steward sim` plays with.
     pub scheme: Scheme,
@@ -157,6 +162,7 @@ impl NewGame {
             finish_by_portion: false,
             pit_choice: PitChoice::GridOrder,
             backmarkers: false,
+            round_deadlines: false,
             scheme: Scheme::V3,
             beacon: None,
         }

@@ -21,6 +21,7 @@ mod policy;
 mod reading;
 mod replytags;
 mod reports;
+mod rounds;
 mod secrets;
 mod servers;
 mod transport;
@@ -51,6 +52,9 @@ pub fn sprint_demo(dir: &Path, game: &str, cars: u8, policy_cars: u8, grid: Grid
         grid,
         backmarkers: false,
         reports: None,
+        drive: false,
+        answer_hours: None,
+        seed: 1,
     }
 }
 

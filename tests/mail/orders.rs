@@ -86,7 +86,7 @@ fn moves_pits_and_policies() {
         one("PIT LONG REPAIR tyres 2 brakes=1 TYRES rain"),
         Order::Pit { stop: Stop::Long, tyres: Some(Tyres::Rain), repairs: vec![(Part::Tyres, 2), (Part::Brakes, 1)] }
     );
-    let pol = |rules: &[Rule]| Order::Policy(Policy { rules: rules.to_vec() });
+    let pol = |rules: &[Rule]| Order::Policy(Policy::of(rules));
     assert_eq!(one("POLICY FARTHEST-FREE ELSE SAFEST"), pol(&[Rule::FarthestFree, Rule::Safest]));
     assert_eq!(
         one("policy farthest free else farthest else bot"),
@@ -161,6 +161,7 @@ fn requests_and_moderator_commands() {
             late: false,
             pits: None,
             backmarkers: false,
+            round_pace: false,
             beacon: None,
         }
     );
@@ -179,6 +180,7 @@ fn requests_and_moderator_commands() {
             late: false,
             pits: None,
             backmarkers: false,
+            round_pace: false,
             beacon: None,
         }
     );
@@ -242,7 +244,7 @@ fn errors_say_what_to_write() {
         ("PIT QUICK REPAIR brakes 2", "a quick stop only changes tyres (19-3-1): write PIT LONG REPAIR brakes 2"),
         ("PIT SLOW", "PIT: 'SLOW' is not QUICK or LONG"),
         ("PIT LONG REPAIR", "PIT needs a part"),
-        ("POLICY FASTEST", "POLICY: 'FASTEST' is not a rule (FARTHEST-FREE, FARTHEST, SAFEST, BOT or NONE)"),
+        ("POLICY FASTEST", "POLICY: 'FASTEST' is not a rule (FARTHEST-FREE, FARTHEST, SAFEST, BOT, PIT, ASK or NONE)"),
         ("POLICY SAFEST ELSE", "POLICY needs a rule"),
         ("POLICY NONE ELSE SAFEST", "NONE clears the policy and stands alone: write POLICY NONE"),
         ("LANG de", "LANG: 'de' is not a language (en, fr): write LANG fr"),
@@ -366,6 +368,7 @@ fn label(d: Option<Decision>) -> Option<String> {
         Some(Decision::Take { label, .. }) => Some(label),
         Some(Decision::AskBot) => Some("bot".into()),
         Some(Decision::Stop { label, .. }) => Some(format!("stop {label}")),
+        Some(Decision::Ask) => Some("ask".into()),
         None => None,
     }
 }
@@ -382,7 +385,7 @@ fn policies_pick_from_the_engine_options() {
         option(5, 0, 0, 0, Fate::Continues), // E: free
         option(4, 0, 1, 0, Fate::SpinOut),   // F: spins
     ];
-    let p = |r: &[Rule]| Policy { rules: r.to_vec() };
+    let p = |r: &[Rule]| Policy::of(r);
     assert_eq!(label(decide(&p(&[Rule::FarthestFree]), &opts)).as_deref(), Some("E"));
     assert_eq!(label(decide(&p(&[Rule::Farthest]), &opts)).as_deref(), Some("B"), "never drives off the road");
     assert_eq!(label(decide(&p(&[Rule::Safest]), &opts)).as_deref(), Some("E"), "0 points, no test");
@@ -395,7 +398,7 @@ fn policies_pick_from_the_engine_options() {
     assert_eq!(label(decide_at(&p(&[Rule::Pit]), &opts, &boxes)).as_deref(), Some("stop D"));
     assert_eq!(label(decide_at(&p(&[Rule::Pit, Rule::Safest]), &opts, &[false; 6])).as_deref(), Some("E"));
     assert_eq!(label(decide(&p(&[Rule::Pit]), &opts)), None);
-    let pol = |rules: &[Rule]| Order::Policy(Policy { rules: rules.to_vec() });
+    let pol = |rules: &[Rule]| Order::Policy(Policy::of(rules));
     assert_eq!(one("POLICY PIT ELSE BOT"), pol(&[Rule::Pit, Rule::Bot]));
     assert_eq!(one("consigne stand sinon sur"), pol(&[Rule::Pit, Rule::Safest]));
     // Nothing free: the next rule decides.

@@ -284,9 +284,9 @@ fn the_french_prompt_shows_the_reply_address() {
     let t = &tokens[car as usize - 1];
     w.send(&who, &format!("GAME g\nCAR {car}\nTOKEN {t}\nLANG fr\nBOARD"));
     let mails = w.read(&who);
-    let m = mails.iter().find(|m| m.full_body.contains("A vous de jouer")).expect("a French prompt");
+    let m = mails.iter().find(|m| m.full_body.contains("JETON <votre jeton>")).expect("a French prompt");
     let tag = m.reply_to.clone().expect("the French prompt has its reply address");
-    assert!(m.full_body.contains("Repondez a ce message avec seulement :"), "{}", m.full_body);
+    assert!(m.full_body.contains("Répondez à ce message avec seulement :"), "{}", m.full_body);
     assert!(m.full_body.contains(&tag) && m.full_body.contains("JETON <votre jeton>"), "{}", m.full_body);
 }
 

@@ -90,7 +90,16 @@ fn player(c: u8) -> String {
 fn asks(m: &Got, car: u8) -> bool {
     let s = &m.subject;
     (s.contains(&format!(" car {car}: ")) || s.contains(&format!(" voiture {car} : ")))
-        && ["your gear", "your choice", "annoncez votre vitesse", "choisissez votre coup"].iter().any(|w| s.contains(w))
+        && [
+            "your gear",
+            "your choice",
+            "your round order",
+            "annoncez votre vitesse",
+            "choisissez votre coup",
+            "votre ordre du tour",
+        ]
+        .iter()
+        .any(|w| s.contains(w))
 }
 
 #[test]
@@ -211,19 +220,23 @@ fn round_sends_one_digest_a_round_plus_the_players_own_prompts() {
     assert!(reply.body.contains("REPORTS ROUND kept for car 3 in game rd"), "{}", reply.body);
     let first_round = w.game("rd").now.race.as_ref().unwrap().state.round;
     let mut got = Vec::new();
+    let mut replies = 0;
     for _ in 0..40 {
         if w.play_one("rd", &tokens).is_none() {
             break;
         }
-        got.extend(w.read(&player(3)).into_iter().filter(|m| !m.reply));
+        let (own, unasked): (Vec<_>, Vec<_>) = w.read(&player(3)).into_iter().partition(|m| m.reply);
+        replies += own.len();
+        got.extend(unasked);
     }
     let g = w.game("rd");
     let rounds = g.now.race.as_ref().unwrap().state.round - first_round;
     assert!(rounds >= 3, "{rounds} rounds played");
     let digests = got.iter().filter(|m| !asks(m, 3)).count();
     assert!(digests <= rounds as usize + 1, "{digests} digests for {rounds} rounds");
-    // Each round ends with car 3 told: a digest, or its own prompt.
-    assert!(got.len() >= rounds as usize, "{} mails for {rounds} rounds", got.len());
+    // Each round ends with car 3 told: a digest, its own prompt, or the reply to its own mail
+    // when that mail's move ended the round.
+    assert!(got.len() + replies >= rounds as usize, "{} mails and {replies} replies for {rounds} rounds", got.len());
 }
 
 #[test]
@@ -238,6 +251,9 @@ fn the_demo_with_default_modes_mails_each_player_far_less_than_all() {
         grid: steward::store::qualifying::GridMethod::Join,
         backmarkers: false,
         reports,
+        drive: false,
+        answer_hours: None,
+        seed: 1,
     };
     let mine_spec = spec("demo-mine", None);
     let mine = run(&mine_spec).unwrap();
@@ -253,13 +269,18 @@ fn the_demo_with_default_modes_mails_each_player_far_less_than_all() {
         let hit = g.turns.iter().filter(|t| steward::judge::modes::hits(t, p.car)).count();
         let policy = usize::from(p.car <= mine_spec.policy_cars);
         assert!(p.decisions > 10, "{p:?}");
-        assert!(p.received <= p.decisions + 5 + policy + hit, "MINE: {p:?}, {hit} turns hit the car");
+        // Unasked mails: a prompt a decision at most; each mail of the player's gets at most
+        // one reply, which acknowledges a round order at once (issue 46).
+        assert!(p.received - p.replies <= p.decisions + 5 + policy + hit, "MINE: {p:?}, {hit} turns hit the car");
+        assert!(p.replies <= p.decisions + 2 + policy, "one reply a mail: {p:?}");
     }
-    // ALL mails every player after every move of every car: at least once per decision any
-    // player sent (a car out early sends few, the others keep being mailed theirs).
+    // ALL mails every player after every move of every car (a car out early sends few, the
+    // others keep being mailed theirs).
     let decisions = |r: &steward::demo::DemoResult| r.players.iter().map(|p| p.decisions).sum::<usize>();
+    // A round order sent ahead moves nothing until the car's turn (issue 46): a mail moves the
+    // game at least every other decision.
     for p in &all.players {
-        assert!(p.received >= decisions(&all), "ALL sends every move: {p:?}, {} decisions in all", decisions(&all));
+        assert!(p.received * 2 >= decisions(&all), "ALL sends every move: {p:?}, {} decisions in all", decisions(&all));
     }
     // The players' mail per decision sent (the moderator, who created the game, gets every
     // report in both): the two races differ, and a race where cars go out early has fewer

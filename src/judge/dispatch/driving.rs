@@ -36,11 +36,9 @@ impl Daemon {
                 let mut orders = self.car_orders(&game, car)?;
                 orders.gear = Some(QueuedGear { gear: *gear, message_id: job.mid.clone(), from: job.sender.clone() });
                 self.set_car_orders(&game, car, &orders)?;
-                job.notes.push(tr(
-                    lang,
-                    &format!("GEAR {gear} is kept for car {car}'s next move (a later GEAR replaces it)."),
-                    &format!("VITESSE {gear} est gardee pour le prochain coup de la voiture {car} (une VITESSE plus recente la remplace)."),
-                ));
+                if !job.queued.contains(&(game.clone(), car)) {
+                    job.queued.push((game.clone(), car));
+                }
                 job.applied = true;
                 Ok(Some(game))
             }
@@ -114,13 +112,70 @@ impl Daemon {
                 let h = self.open(&game)?;
                 let car = self.player_car(job, h.game(), head)?;
                 let mut orders = self.car_orders(&game, car)?;
-                let text: Vec<&str> = p.rules.iter().map(|r| r.en()).collect();
-                orders.policy = (!text.is_empty()).then(|| text.join(" ELSE "));
+                orders.policy = (!p.rules.is_empty()).then(|| p.en());
                 self.set_car_orders(&game, car, &orders)?;
                 job.notes.push(match &orders.policy {
-                    Some(p) => format!("Standing order for car {car}: {p}."),
-                    None => format!("Car {car} has no standing order: you are asked after every roll."),
+                    Some(_) => tr(
+                        lang,
+                        &format!("Standing order for car {car}: {}.", p.en()),
+                        &format!("Consigne permanente de la voiture {car} : {}.", p.fr()),
+                    ),
+                    None => tr(
+                        lang,
+                        &format!("Car {car} has no standing order: you are asked after every roll."),
+                        &format!("La voiture {car} n'a plus de consigne : on vous demande apres chaque jet."),
+                    ),
                 });
+                job.applied = true;
+                Ok(Some(game))
+            }
+            Order::Drive(p) => {
+                // The instructions for the car's next move only (issue 46): kept until that
+                // move's roll, which they decide (`unasked::play_unasked`), then dropped.
+                let game = Self::need_game(job, head)?;
+                let h = self.open(&game)?;
+                let car = self.player_car(job, h.game(), head)?;
+                let g = h.game();
+                // A mail's GEAR writes its turn before its DRIVE is read: only a move this mail
+                // saw to its end means the DRIVE was used before a crash.
+                if Self::done_before(g, &job.mid, Kind::Move, Some(car)) && g.pending_roll(car).is_none() {
+                    job.applied = true;
+                    return Ok(Some(game));
+                }
+                if g.now.over {
+                    return Err(StoreError::Over.to_string().into());
+                }
+                if let Some(late) = self.late_answer(job, g, head, car, false) {
+                    return Err(late.into());
+                }
+                self.stale_gear(job, g, head, car)?;
+                let moves = g.player(car).zip(g.now.race.as_ref()).map(|((id, _), r)| r.state.car(id).moves);
+                let Some(moves) = moves.filter(|_| g.now.qualifying.is_none()) else {
+                    return Err(tr(
+                        lang,
+                        "DRIVE gives the instructions for a move of the race, once it has started (a timed lap is driven with GEAR and CHOOSE, or a POLICY).",
+                        "PILOTER donne les consignes d'un coup de la course, une fois celle-ci demarree (un tour chronometre se conduit avec VITESSE et CHOIX, ou une CONSIGNE).",
+                    )
+                    .into());
+                };
+                let mut orders = self.car_orders(&game, car)?;
+                orders.drive = (!p.rules.is_empty()).then(|| QueuedDrive {
+                    text: p.en(),
+                    moves,
+                    message_id: job.mid.clone(),
+                    from: job.sender.clone(),
+                });
+                self.set_car_orders(&game, car, &orders)?;
+                if orders.drive.is_none() {
+                    job.notes.push(tr(
+                        lang,
+                        &format!("Car {car} has no DRIVE for its next move any more."),
+                        &format!("La voiture {car} n'a plus de consignes PILOTER pour son prochain coup."),
+                    ));
+                }
+                if !job.queued.contains(&(game.clone(), car)) {
+                    job.queued.push((game.clone(), car));
+                }
                 job.applied = true;
                 Ok(Some(game))
             }

@@ -112,6 +112,7 @@ impl Daemon {
                 late,
                 pits,
                 backmarkers,
+                round_pace,
                 beacon,
             } => {
                 if let Ok(h) = self.store.open(game) {
@@ -144,6 +145,7 @@ impl Daemon {
                     finish_by_portion: false,
                     pit_choice: pits.unwrap_or_default(),
                     backmarkers: *backmarkers,
+                    round_deadlines: *round_pace,
                     scheme: crate::dice::Scheme::V3,
                     beacon: beacon.clone(),
                 };

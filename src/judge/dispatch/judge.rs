@@ -535,9 +535,18 @@ impl Daemon {
         let cars: Vec<u8> = h.game().now.players.iter().map(|p| p.car).collect();
         for car in cars {
             let mut orders = self.car_orders(&game, car)?;
-            if orders.gear.take().is_some() {
+            let gear = orders.gear.take().is_some();
+            let drive = orders.drive.take().is_some();
+            if gear || drive {
                 self.set_car_orders(&game, car, &orders)?;
-                job.announce.push((game.clone(), format!("Car {car}'s GEAR sent ahead is dropped by the rollback.")));
+                if gear {
+                    job.announce
+                        .push((game.clone(), format!("Car {car}'s GEAR sent ahead is dropped by the rollback.")));
+                }
+                if drive {
+                    job.announce
+                        .push((game.clone(), format!("Car {car}'s DRIVE sent ahead is dropped by the rollback.")));
+                }
             }
         }
         job.applied = true;

@@ -8,6 +8,7 @@ mod entry;
 mod judge;
 mod moderator;
 mod replies;
+mod round;
 mod tagged;
 mod unasked;
 
@@ -24,13 +25,13 @@ use crate::store::{By, Game, Handle, Join, Meta, Moderation, NewGame, Stamp, Sto
 
 use crate::judge::config::moderator_token_hash;
 use crate::judge::service::{Daemon, DaemonError, Failure, Job, OwnerCopy, io, store_failure};
-use crate::judge::standing::QueuedGear;
+use crate::judge::standing::{QueuedDrive, QueuedGear};
 use crate::mail::compose::Draft;
 use crate::mail::limits::MAX_ORDERS;
 use crate::mail::message::Incoming;
 use crate::orders;
 use crate::orders::ReportMode;
-use crate::orders::policy::{Decision, decide_at};
+use crate::orders::policy::{Decision, decide_with};
 use crate::orders::{Order, Parsed, receipt};
 use crate::words::Lang;
 
@@ -288,6 +289,7 @@ impl Daemon {
         for g in touched {
             self.cascade(job, &g)?;
         }
+        self.acknowledge(job)?;
         Ok(())
     }
 
@@ -478,9 +480,12 @@ impl Daemon {
             }
             Order::League { league, action } => self.league_order(job, league, action),
             Order::Join { .. } | Order::Create { .. } => self.enter(job, msg, o, sheet),
-            Order::Gear(_) | Order::Choose(_) | Order::Reroll | Order::Pit { .. } | Order::Policy(_) => {
-                self.drive(job, head, o)
-            }
+            Order::Gear(_)
+            | Order::Choose(_)
+            | Order::Reroll
+            | Order::Pit { .. }
+            | Order::Policy(_)
+            | Order::Drive(_) => self.drive(job, head, o),
             Order::Lang(_) | Order::Reports(_) | Order::Game(_) | Order::Car(_) | Order::Token(_) | Order::Turn(_) => {
                 Ok(None)
             }

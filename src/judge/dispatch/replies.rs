@@ -66,10 +66,12 @@ impl Daemon {
             }
             let mut recipients: Vec<(String, Option<u8>)> =
                 g.now.players.iter().filter(|p| !p.bot).map(|p| (p.address.clone(), Some(p.car))).collect();
-            if let Some(creator) = self.standing.game(&game).ok().and_then(|s| s.created_by)
-                && !recipients.iter().any(|(a, _)| a.eq_ignore_ascii_case(&creator))
+            let mut creator = None;
+            if let Some(c) = self.standing.game(&game).ok().and_then(|s| s.created_by)
+                && !recipients.iter().any(|(a, _)| a.eq_ignore_ascii_case(&c))
             {
-                recipients.push((creator, None));
+                creator = Some(c.clone());
+                recipients.push((c, None));
             }
             // Observers (WATCH): the report without a car, so never a prompt or a token; only
             // when the game moved: an announcement alone (a new observer...) goes to the
@@ -99,6 +101,14 @@ impl Daemon {
                     // Each player's report mode (docs/daemon.md, "When reports go").
                     Some(car) => {
                         match self.mode_report(&mut job.marks, g, first, car, lang, &extra, own, &mut marks)? {
+                            Some(text) => text,
+                            None => continue,
+                        }
+                    }
+                    // The game's creator: a digest a round, and a mail when something needs them
+                    // (issue 46); the reply to their own mail always tells.
+                    None if creator.as_deref().is_some_and(|c| c.eq_ignore_ascii_case(&address)) => {
+                        match self.creator_report(&mut job.marks, g, first, lang, &extra, own, &mut marks)? {
                             Some(text) => text,
                             None => continue,
                         }
@@ -218,6 +228,34 @@ impl Daemon {
         Ok(Some(text))
     }
 
+    /// The game's creator's report of `g`, if this job sends one: in the `ROUND` mode, a
+    /// condensed digest of everything since their previous mail when a round ends, the race
+    /// starts or ends, or the job announces something (a default move at a deadline, a
+    /// moderator's act). Their mark is kept as car 0's (no car has that number).
+    #[allow(clippy::too_many_arguments)]
+    fn creator_report(
+        &self,
+        before_job: &mut std::collections::BTreeMap<String, Mark>,
+        g: &Game,
+        first: u32,
+        lang: Lang,
+        extra: &[&str],
+        own: bool,
+        marks: &mut Vec<(String, u8, ReportPrefs)>,
+    ) -> Result<Option<String>, DaemonError> {
+        let game = &g.setup.id;
+        let (mut prefs, before) = self.report_mark(before_job, g, first, 0)?;
+        if !modes::due(ReportMode::Round, g, 0, &before, own, !extra.is_empty()) {
+            return Ok(None);
+        }
+        let condensed = modes::condensed(g, before.turn + 1);
+        let text = self.report_with(g, before.turn + 1, None, lang, extra, Some(condensed))?;
+        before_job.entry(format!("{game}/0")).or_insert(before);
+        prefs.mark = Some(modes::mark_now(g, 0));
+        marks.push((game.clone(), 0, prefs));
+        Ok(Some(text))
+    }
+
     /// Car `car`'s player's report preferences and the mark their previous mail left: the
     /// mark as it was before this job (`before_job`, kept across a crash), else the one kept,
     /// else the job's first turn.
@@ -311,6 +349,9 @@ impl Daemon {
             r.summary = crate::judge::report::plurals(&s);
         }
         if let Some(you) = r.you {
+            if !r.round.is_empty() {
+                (r.drive_example, r.drive) = self.round_prompt(g, you, lang);
+            }
             r.reply = self.prompt_address(g, you);
             r.bare = r
                 .options
@@ -353,7 +394,10 @@ pub(in crate::judge) fn subject(g: &Game, car: Option<u8>, lang: Lang) -> String
     } else if g.now.paused {
         (if fr { "la partie est en pause" } else { "the game is paused" }).to_string()
     } else {
+        let round = car.is_some_and(|c| crate::judge::round::asked(g, c));
         match mine {
+            _ if round && fr => "votre ordre du tour".to_string(),
+            _ if round => "your round order".to_string(),
             Some(false) if fr => "annoncez votre vitesse".to_string(),
             Some(false) => "your gear".to_string(),
             Some(true) if fr => "choisissez votre coup".to_string(),

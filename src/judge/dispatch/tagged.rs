@@ -10,7 +10,8 @@ impl Daemon {
     /// the car is awaited (its gear or its choice) in a game neither paused nor over, or when
     /// the daemon's address leaves no room for a tag.
     pub(in crate::judge) fn prompt_address(&self, g: &Game, car: u8) -> Option<String> {
-        if g.now.over || g.now.paused || !g.awaited_cars().iter().any(|(c, _)| *c == car) {
+        // A prompt: an answer awaited, or a round order asked (issue 46).
+        if g.now.over || g.now.paused || crate::judge::modes::prompt(g, car).is_none() {
             return None;
         }
         let turn = g.next_turn().checked_sub(1)?;
@@ -80,6 +81,7 @@ impl Daemon {
                     matches!(
                         o,
                         Order::Gear(_)
+                            | Order::Drive(_)
                             | Order::Choose(_)
                             | Order::Pit { .. }
                             | Order::Reroll

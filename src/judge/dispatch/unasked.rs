@@ -61,28 +61,72 @@ impl Daemon {
         }
         let orders = self.car_orders(game, car)?;
         if choice {
-            let Some(text) = &orders.policy else { return Ok(false) };
-            let parsed = orders::parse(&format!("POLICY {text}"));
-            let Some(Order::Policy(policy)) = parsed.orders().first().copied().cloned() else { return Ok(false) };
             let Some(rolled) = g.pending_roll(car) else { return Ok(false) };
-            let boxes: Vec<bool> = (0..rolled.options.len())
-                .map(|i| g.now.qualifying.is_none() && crate::engine::play::reaches_box(&g.track, rolled, i))
-                .collect();
-            // The bot's stop when the bot picks, or when the PIT rule does (19-2-6).
-            let (index, bot_stop) = match decide_at(&policy, &rolled.options, &boxes) {
-                Some(Decision::Take { index, .. }) => (index, false),
-                Some(Decision::AskBot) => (self.bot.option(&g.track, rolled), true),
-                Some(Decision::Stop { index, .. }) => (index, true),
-                None => return Ok(false),
+            let mut facts = crate::orders::preview::facts(&g.track, rolled);
+            if g.now.qualifying.is_some() {
+                facts.boxes.clear();
+            }
+            // A round order's instructions for this move first (issue 46), then the standing
+            // policy; `ASK` in the instructions asks the player at once.
+            let moves = g.player(car).zip(g.now.race.as_ref()).map(|((id, _), r)| r.state.car(id).moves);
+            let drive = orders.drive.clone().filter(|d| Some(d.moves) == moves && g.now.qualifying.is_none());
+            let mut decided = None;
+            if let Some(d) = &drive
+                && let Some(Order::Drive(p)) = orders::parse(&format!("DRIVE {}", d.text)).orders().first().copied()
+            {
+                decided = decide_with(p, &rolled.options, &facts).map(|x| (x, Some(d.clone())));
+            }
+            if decided.is_none()
+                && let Some(text) = &orders.policy
+                && let Some(Order::Policy(p)) = orders::parse(&format!("POLICY {text}")).orders().first().copied()
+            {
+                decided = decide_with(p, &rolled.options, &facts).map(|x| (x, None));
+            }
+            if orders.drive.is_some() {
+                // Used, or left behind by the move it was for: dropped either way.
+                let mut cleared = orders.clone();
+                cleared.drive = None;
+                self.set_car_orders(game, car, &cleared)?;
+            }
+            let Some((decision, by_drive)) = decided else { return Ok(false) };
+            // The bot's stop when the bot picks, or when the PIT rule does with no stop written
+            // (19-2-6).
+            let (index, bot_stop, plan) = match decision {
+                Decision::Take { index, .. } => (index, false, None),
+                Decision::AskBot => (self.bot.option(&g.track, rolled), true, None),
+                Decision::Stop { index, plan: None, .. } => (index, true, None),
+                Decision::Stop { index, plan: Some(p), .. } => (index, false, Some(p)),
+                Decision::Ask => return Ok(false),
             };
             let label = MoveOption::label(index);
             let pit = if bot_stop {
                 crate::store::handle::bot_pit(&self.bot, &g.track, &g.rules, rolled, index)
             } else {
-                None
+                plan.map(|p| PitRecord {
+                    kind: Some(
+                        match p.stop {
+                            orders::Stop::Quick => "quick",
+                            orders::Stop::Long => "long",
+                        }
+                        .to_string(),
+                    ),
+                    tyres: p.tyres.map(|x| x.name().to_string()),
+                    repairs: p.repairs.iter().map(|&(part, n)| (part.name().to_string(), n)).collect(),
+                })
             };
             self.touch(job, game, next)?;
-            let meta = self.meta_by("policy");
+            let meta = match &by_drive {
+                Some(d) => Meta {
+                    at: self.now(),
+                    source: Some(Source {
+                        from: Some(d.from.clone()),
+                        message_id: Some(d.message_id.clone()),
+                        imap_uid: None,
+                        by: Some("drive".into()),
+                    }),
+                },
+                None => self.meta_by("policy"),
+            };
             match pit {
                 Some(p) => h.choose_with_pit(car, &label, p, By::Player, meta),
                 None => h.choose(car, &label, By::Player, meta),

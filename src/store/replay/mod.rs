@@ -419,7 +419,13 @@ impl Game {
     }
 
     /// The end of every turn: the digest, who is called and by when.
-    fn finish_apply(&self, mut out: TurnFile, next: Progress, at: Stamp) -> Result<(TurnFile, Progress), StoreError> {
+    fn finish_apply(
+        &self,
+        mut out: TurnFile,
+        mut next: Progress,
+        at: Stamp,
+    ) -> Result<(TurnFile, Progress), StoreError> {
+        let per_round = self.setup.deadlines.as_deref() == Some("round");
         if let Some(q) = &next.qualifying
             && !next.over
         {
@@ -456,7 +462,27 @@ impl Game {
                     out.to_play = race.state.to_play.map(|c| race.state.car(c).number);
                 }
                 if out.to_play.is_some() && !next.paused {
-                    out.due = Some(at.plus_hours(next.move_hours).to_string());
+                    out.due = Some(if per_round {
+                        // Issue 46: the round's clock starts with the round (or a resume); every
+                        // gear of the round is due then, a choice asked after a roll gets at least
+                        // a quarter of the time from the roll.
+                        let round = race.state.round;
+                        let start = match next.round_clock {
+                            Some((r, s)) if r == round => s,
+                            _ => at,
+                        };
+                        next.round_clock = Some((round, start));
+                        let due = start.plus_hours(next.move_hours);
+                        if race.pending.is_some() {
+                            let own = at.plus_hours(next.move_hours.div_ceil(4));
+                            if own.0 > due.0 { own } else { due }
+                        } else {
+                            due
+                        }
+                        .to_string()
+                    } else {
+                        at.plus_hours(next.move_hours).to_string()
+                    });
                 }
             }
         }
@@ -477,7 +503,11 @@ impl Game {
             Moderation::Resume if !next.paused => {
                 return Err(StoreError::BadModeration("the game is not paused".into()));
             }
-            Moderation::Resume => next.paused = false,
+            Moderation::Resume => {
+                next.paused = false;
+                // A round's clock starts again at the resume (issue 46).
+                next.round_clock = None;
+            }
             Moderation::Deadline { hours } => {
                 if !(1..=24 * 60).contains(hours) {
                     return Err(StoreError::BadModeration(format!(

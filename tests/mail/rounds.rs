@@ -1,0 +1,317 @@
+//! Round orders (issue 46) by mail: each player sends the gear and the instructions of their
+//! move once a round (`GEAR` and `DRIVE`, `VITESSE` and `PILOTER`), a car moves as soon as the
+//! cars before it have moved, `ASK` asks after the roll, instructions that fit nothing fall back
+//! as written, the preview is what the engine then does, and the deadlines run per round.
+
+use steward::engine::bot::Bot;
+use steward::engine::{Fate, MoveOption};
+use steward::judge::round;
+use steward::orders::policy::{Decision, Policy, decide};
+use steward::orders::preview::{Outcome, preview};
+use steward::orders::{Order, parse};
+use steward::store::Game;
+use steward::track::SpaceIdx;
+use steward::words::Lang;
+
+use super::daemon::{MOD, MOD_TOKEN};
+use super::desk::Desk;
+
+struct World {
+    desk: Desk,
+    bot: Bot,
+}
+
+on_a_desk!(World);
+
+fn player(c: u8) -> String {
+    format!("p{c}@test.invalid")
+}
+
+impl World {
+    fn new(name: &str) -> World {
+        World { desk: Desk::new(name, |_| {}), bot: Bot::new() }
+    }
+
+    fn send(&mut self, from: &str, body: &str) {
+        self.desk.mail(from, "r", body);
+    }
+
+    /// (subject, body, is a reply) of each new mail of `address`.
+    fn read(&self, address: &str) -> Vec<(String, String, bool)> {
+        self.desk
+            .messages(address)
+            .into_iter()
+            .map(|m| (m.subject.clone(), m.full_body.clone(), !m.in_reply_to.is_empty()))
+            .collect()
+    }
+
+    /// Game `g` on sprint with `cars` players (`create` added to the CREATE line, `join` to
+    /// each JOIN), started: the tokens.
+    fn started(&mut self, g: &str, cars: u8, create: &str, join: &str) -> Vec<String> {
+        self.send(MOD, &format!("TOKEN {MOD_TOKEN}\nCREATE {g} TRACK sprint LAPS 1 CARS {cars}{create}"));
+        let mut tokens = Vec::new();
+        for c in 1..=cars {
+            self.send(&player(c), &format!("JOIN {g} CAR {c}\n{join}"));
+            let token = self
+                .read(&player(c))
+                .iter()
+                .find_map(|(_, body, _)| {
+                    body.lines().find_map(|l| {
+                        let l = l.trim();
+                        l.strip_prefix("TOKEN ").or_else(|| l.strip_prefix("JETON ")).map(str::to_string)
+                    })
+                })
+                .expect("the welcome carries the token");
+            tokens.push(token);
+        }
+        self.send(MOD, &format!("GAME {g}\nTOKEN {MOD_TOKEN}\nSTART"));
+        tokens
+    }
+
+    /// Car `car`'s round order: the bot's gear, and `drive`.
+    fn order(&mut self, g: &str, tokens: &[String], car: u8, drive: &str) {
+        let game = self.game(g);
+        let race = game.now.race.as_ref().unwrap();
+        let id = game.player(car).unwrap().0;
+        let gear = self.bot.gear(&game.track, &race.state, id);
+        let token = &tokens[car as usize - 1];
+        self.send(&player(car), &format!("GAME {g}\nCAR {car}\nTOKEN {token}\nGEAR {gear}\n{drive}"));
+    }
+}
+
+/// Each car's gears played (a car stalled at the start plays its gear and stays, 9-1).
+fn moves(g: &Game) -> Vec<u32> {
+    (1..=g.now.players.len() as u8)
+        .map(|c| g.turns.iter().flat_map(|t| &t.orders).filter(|o| o.car == c && o.gear.is_some()).count() as u32)
+        .collect()
+}
+
+impl World {
+    /// Plays the first round (the start, 9) from round orders the bot decides.
+    fn past_the_start(&mut self, g: &str, tokens: &[String]) {
+        for car in round::still_to_move(&self.game(g)).into_iter().rev() {
+            self.order(g, tokens, car, "DRIVE BOT");
+        }
+        assert!(self.game(g).now.race.as_ref().unwrap().state.round >= 2, "the first round is played");
+    }
+}
+
+#[test]
+fn a_whole_round_plays_from_round_orders_with_no_further_mail() {
+    let mut w = World::new("rounds-whole");
+    let tokens = w.started("wr", 3, "", "");
+    for c in 1..=3 {
+        let mails = w.read(&player(c));
+        assert!(mails.iter().any(|(s, _, _)| s.contains("your round order")), "a round prompt at the start");
+    }
+    w.past_the_start("wr", &tokens);
+    let g = w.game("wr");
+    let round_no = g.now.race.as_ref().unwrap().state.round;
+    let order = round::still_to_move(&g);
+    assert_eq!(order.len(), 3, "every car moves in the round: {order:?}");
+    // Every player was asked for a round order when the round began, with a reply address
+    // (when their car's move ended the round, in the reply to their mail).
+    for c in 1..=3 {
+        let mails = w.read(&player(c));
+        let asked = mails
+            .iter()
+            .rev()
+            .find(|(s, b, _)| s.contains("your round order") && b.contains(&format!("Round {round_no}, car {c}")))
+            .expect("a round prompt");
+        assert!(asked.1.contains("DRIVE FARTHEST-FREE ELSE SAFEST ELSE ASK"), "{}", asked.1);
+        assert!(asked.1.contains("  GEAR "), "the preview of each gear:\n{}", asked.1);
+    }
+    let before = moves(&g);
+    let turns = g.turns.len();
+    // The players behind send first: nothing moves, each gets its acknowledgement at once.
+    for (i, &car) in order.iter().enumerate().rev().take(2) {
+        w.order("wr", &tokens, car, "DRIVE FARTHEST-FREE ELSE SAFEST ELSE BOT");
+        assert_eq!(w.game("wr").turns.len(), turns, "car {car}'s order waits for the cars before it");
+        let ack = w.read(&player(car));
+        let (_, body, reply) = ack.iter().find(|(_, b, _)| b.contains("Received for car")).expect("an acknowledgement");
+        assert!(*reply, "the acknowledgement answers the mail");
+        let place = format!("you move {}", round::ordinal(i + 1, Lang::En));
+        assert!(body.contains(&place) && body.contains("face "), "{place}: {body}");
+    }
+    // The leader's order plays the whole round.
+    w.order("wr", &tokens, order[0], "DRIVE FARTHEST-FREE ELSE SAFEST ELSE BOT");
+    let after = w.game("wr");
+    let moved: Vec<u32> = moves(&after).iter().zip(&before).map(|(a, b)| a - b).collect();
+    assert_eq!(moved, [1, 1, 1], "each car moved once, with no further mail");
+    let by_drive = after.turns.iter().filter(|t| t.source.as_ref().and_then(|s| s.by.as_deref()) == Some("drive"));
+    assert!(by_drive.count() >= 2, "the choices were the instructions'");
+    for c in 1..=3 {
+        let asked_choice = w.read(&player(c)).iter().any(|(s, _, _)| s.contains("your choice of move"));
+        assert!(!asked_choice, "car {c} was not asked after its roll");
+    }
+    // The next round's prompts went out.
+    assert!(round::still_to_move(&after).len() == 3 || after.now.over);
+    steward::store::verify::verify(&w.store().game_dir("wr"), None).unwrap();
+}
+
+#[test]
+fn the_car_ahead_moves_without_waiting_for_the_players_behind() {
+    let mut w = World::new("rounds-ahead");
+    let tokens = w.started("ah", 3, "", "");
+    let g = w.game("ah");
+    let order = round::still_to_move(&g);
+    let before = moves(&g);
+    w.order("ah", &tokens, order[0], "DRIVE FARTHEST-FREE ELSE SAFEST ELSE BOT");
+    let after = w.game("ah");
+    let lead = order[0] as usize - 1;
+    assert_eq!(moves(&after)[lead], before[lead] + 1, "the leader moved at once");
+    assert_eq!(round::still_to_move(&after), order[1..].to_vec(), "the others still to move, in order");
+}
+
+#[test]
+fn ask_prompts_after_the_roll() {
+    let mut w = World::new("rounds-ask");
+    let tokens = w.started("ak", 2, "", "");
+    let lead = round::still_to_move(&w.game("ak"))[0];
+    w.read(&player(lead));
+    w.order("ak", &tokens, lead, "DRIVE ASK");
+    let g = w.game("ak");
+    assert!(g.pending_roll(lead).is_some(), "the roll waits for the player's choice");
+    let mails = w.read(&player(lead));
+    let (subject, body, _) = mails.last().unwrap();
+    assert!(subject.contains("your choice of move") && body.contains("CHOOSE"), "{subject}\n{body}");
+}
+
+fn option(spaces: u8, brakes: u8, tyres: u8, overshoot: bool) -> MoveOption {
+    MoveOption {
+        end: SpaceIdx(spaces as u16),
+        path: Vec::new(),
+        spaces,
+        brakes,
+        blocked: 0,
+        blocking_brakes: 0,
+        blocking_tyres: 0,
+        overshoot: None,
+        overshoot_tyres: tyres,
+        missed: overshoot.then_some(steward::track::CornerIdx(0)),
+        dangerous: Vec::new(),
+        stops: None,
+        crossings: 0,
+        fate: Fate::Continues,
+        slip: None,
+        bonus: false,
+        slide: 0,
+        wall: 0,
+    }
+}
+
+fn drive(text: &str) -> Policy {
+    match parse(text).orders().first().copied() {
+        Some(Order::Drive(p)) => p.clone(),
+        other => panic!("{text}: {other:?}"),
+    }
+}
+
+#[test]
+fn instructions_that_fit_nothing_fall_back_as_written() {
+    // Farthest first, as the engine lists them.
+    let opts = [option(9, 0, 2, true), option(8, 2, 0, false), option(7, 1, 0, false), option(6, 0, 1, false)];
+    let label = |d: Option<Decision>| match d {
+        Some(Decision::Take { label, .. }) => label,
+        Some(Decision::Ask) => "ask".into(),
+        other => format!("{other:?}"),
+    };
+    assert_eq!(label(decide(&drive("DRIVE FARTHEST BRAKES<=1 NO-OVERSHOOT"), &opts)), "C");
+    assert_eq!(label(decide(&drive("DRIVE FARTHEST TYRES <= 0"), &opts)), "B");
+    assert_eq!(label(decide(&drive("DRIVE FARTHEST WEAR<=0 ELSE SAFEST"), &opts)), "C", "nothing free: the safest");
+    assert_eq!(label(decide(&drive("DRIVE FARTHEST WEAR<=0 ELSE ASK"), &opts)), "ask");
+    assert_eq!(decide(&drive("DRIVE FARTHEST-FREE"), &opts), None, "nothing fits, nothing after: asked");
+    // French reads the same.
+    assert_eq!(
+        drive("PILOTER LOIN FREINS<=1 SANS-SORTIE SINON SUR SINON DEMANDER"),
+        drive("DRIVE FARTHEST BRAKES<=1 NO-OVERSHOOT ELSE SAFEST ELSE ASK")
+    );
+    // Written back as read.
+    let p = drive("drive farthest brakes 1 no-overshoot lane left slipstream no else pit long tyres soft else ask");
+    assert_eq!(p.en(), "FARTHEST BRAKES<=1 NO-OVERSHOOT SLIPSTREAM NO LANE LEFT ELSE PIT LONG TYRES soft ELSE ASK");
+    assert_eq!(drive(&format!("DRIVE {}", p.en())), p);
+    // What cannot be read says what to write.
+    let e = parse("DRIVE FARTHEST BRAKES<=x").lines[0].result.clone().unwrap_err().message(Lang::En);
+    assert!(e.contains("DRIVE FARTHEST BRAKES<=1 NO-OVERSHOOT ELSE SAFEST ELSE ASK"), "{e}");
+    let e = parse("DRIVE FARTHEST QUICKLY").lines[0].result.clone().unwrap_err().message(Lang::En);
+    assert!(e.contains("'QUICKLY' is not a condition") && e.contains("NO-OVERSHOOT"), "{e}");
+}
+
+#[test]
+fn the_preview_is_what_the_engine_then_does() {
+    let mut w = World::new("rounds-preview");
+    let tokens = w.started("pv", 2, "", "");
+    // From the grid the start's own die comes first (9-0-1): the preview is of gear dice.
+    w.past_the_start("pv", &tokens);
+    let g = w.game("pv");
+    let lead = round::still_to_move(&g)[0];
+    let race = g.now.race.as_ref().unwrap();
+    let id = g.player(lead).unwrap().0;
+    let gear = w.bot.gear(&g.track, &race.state, id);
+    let text = "DRIVE FARTHEST WEAR<=1 ELSE SAFEST ELSE ASK";
+    let rows = preview(&g.track, &race.state, id, gear, &g.rules, &drive(text), Lang::En);
+    assert!(!rows.is_empty());
+    let token = &tokens[lead as usize - 1];
+    w.send(&player(lead), &format!("GAME pv\nCAR {lead}\nTOKEN {token}\nGEAR {gear}\n{text}"));
+    // Nobody moves before the leader: the board it rolls on is the preview's.
+    let after = w.game("pv");
+    let new = &after.turns[g.turns.len()..];
+    let rolled = new.iter().flat_map(|t| &t.rolls).find(|r| r.die.starts_with("gear")).expect("the gear roll");
+    let (_, outcome) = rows.iter().find(|(face, _)| *face == rolled.value).expect("the face rolled is previewed");
+    let taken = new.iter().flat_map(|t| &t.orders).filter(|o| o.car == lead).find_map(|o| o.choose.clone());
+    match outcome {
+        Outcome::Takes { label, .. } => assert_eq!(taken.as_deref(), Some(label.as_str()), "{rows:?}"),
+        Outcome::Asked => assert!(after.pending_roll(lead).is_some(), "asked, as previewed"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_missed_round_order_is_played_by_the_bot_at_the_round_deadline() {
+    let mut w = World::new("rounds-deadline");
+    let tokens = w.started("dl", 3, " HOURS 24 PACE ROUND", "");
+    let g = w.game("dl");
+    assert_eq!(g.setup.deadlines.as_deref(), Some("round"));
+    let order = round::still_to_move(&g);
+    let due = g.turns.last().unwrap().due.clone().unwrap();
+    // The leader answers after 20 hours: the round's clock runs from its start, so the next car
+    // is due at the same time as the leader was.
+    w.advance_hours(20);
+    w.order("dl", &tokens, order[0], "DRIVE FARTHEST-FREE ELSE SAFEST ELSE BOT");
+    let g = w.game("dl");
+    assert_eq!(g.turns.last().unwrap().due.as_deref(), Some(due.as_str()), "one deadline for the round");
+    // Nobody else answers: past the deadline, the bot plays the rest of the round, a car a
+    // pass.
+    w.advance_hours(5);
+    for _ in 0..3 {
+        w.pass();
+    }
+    let g = w.game("dl");
+    let defaults =
+        g.turns.iter().filter(|t| t.source.as_ref().and_then(|s| s.by.as_deref()) == Some("deadline")).count();
+    assert!(defaults >= 1, "the missed orders were played by the bot");
+    let new_round = g.now.race.as_ref().unwrap().state.round;
+    assert!(new_round > 1 || g.now.over, "the round ended at its deadline");
+}
+
+#[test]
+fn a_french_player_gets_the_round_prompt_and_the_acknowledgement_in_french() {
+    let mut w = World::new("rounds-fr");
+    let tokens = w.started("fr", 2, "", "LANGUE fr");
+    let g = w.game("fr");
+    let order = round::still_to_move(&g);
+    let last = *order.last().unwrap();
+    let mails = w.read(&player(last));
+    let (_, body, _) = mails.iter().find(|(s, _, _)| s.contains("votre ordre du tour")).expect("a French round prompt");
+    assert!(body.contains("PILOTER LOIN-GRATUIT SINON SUR SINON DEMANDER") && body.contains("VITESSE "), "{body}");
+    assert!(!body.contains("Send your round order"), "{body}");
+    let token = &tokens[last as usize - 1];
+    w.send(
+        &player(last),
+        &format!("PARTIE fr\nVOITURE {last}\nJETON {token}\nVITESSE 2\nPILOTER LOIN USURE<=1 SINON SUR"),
+    );
+    let ack = w.read(&player(last));
+    let (_, body, _) =
+        ack.iter().find(|(_, b, _)| b.contains("Reçu pour la voiture")).expect("a French acknowledgement");
+    assert!(body.contains("PILOTER LOIN USURE<=1 SINON SUR") && body.contains("vous jouez en 2e position"), "{body}");
+}
