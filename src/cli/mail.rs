@@ -210,11 +210,13 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
                 outln!("Mails per player against the {} rounds (round orders):", r.rounds);
                 for p in &r.players {
                     outln!(
-                        "  {} (car {}): {} mails received ({} of them replies to their own mails), {} sent",
+                        "  {} (car {}): {} mails received ({} replies to their own mails, {} reminders, {} others), {} sent",
                         p.address,
                         p.car,
                         p.received,
                         p.replies,
+                        p.reminders,
+                        p.received - p.replies - p.reminders,
                         p.decisions
                     );
                 }
@@ -222,11 +224,13 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
                 outln!("Mails per player against the {} rounds (every roll by mail):", b.rounds);
                 for p in &b.players {
                     outln!(
-                        "  {} (car {}): {} mails received ({} of them replies to their own mails), {} sent",
+                        "  {} (car {}): {} mails received ({} replies to their own mails, {} reminders, {} others), {} sent",
                         p.address,
                         p.car,
                         p.received,
                         p.replies,
+                        p.reminders,
+                        p.received - p.replies - p.reminders,
                         p.decisions
                     );
                 }

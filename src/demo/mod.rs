@@ -112,6 +112,8 @@ pub struct PlayerMail {
     pub decisions: usize,
     /// Of the mails received, the replies to their own mails (acknowledgements, receipts).
     pub replies: usize,
+    /// Of the mails received, the reminders of a deadline.
+    pub reminders: usize,
 }
 
 /// A bot player that reads its Maildir and answers what it is asked (the demo's, and the
@@ -135,6 +137,8 @@ pub struct Player {
     pub decisions: usize,
     /// Of the mails read, the replies to the player's own mails.
     pub replies: usize,
+    /// Of the mails read, the reminders of a deadline.
+    pub reminders: usize,
     /// The instructions sent with each gear (`DRIVE`), if any.
     pub drive: Option<String>,
     /// In a simulated calendar: when the answer to the newest prompt goes (seconds), and the
@@ -209,6 +213,7 @@ impl Player {
             received: 0,
             decisions: 0,
             replies: 0,
+            reminders: 0,
             drive: None,
             due: None,
             seen: None,
@@ -255,6 +260,7 @@ impl Player {
         for m in self.inbox.fetch(10_000)? {
             self.received += 1;
             self.replies += usize::from(is_reply(&m.raw));
+            self.reminders += usize::from(is_reminder(&m.raw));
             self.inbox.mark_processed(&m.key)?;
         }
         Ok(())
@@ -419,7 +425,10 @@ pub fn run_with(
                 && p.answered != Some(t)
             {
                 p.seen = Some(t);
-                p.due = delay(&mut p.rng, hours).map(|d| (now + d, t));
+                // A reminder does not put off an answer already on its way.
+                if p.due.is_none() {
+                    p.due = delay(&mut p.rng, hours).map(|d| (now + d, t));
+                }
             }
             if let Some((at, t)) = p.due
                 && at <= now
@@ -469,6 +478,7 @@ pub fn run_with(
                 received: p.received,
                 decisions: p.decisions,
                 replies: p.replies,
+                reminders: p.reminders,
             })
             .collect(),
         game_dir: store.game_dir(&game),
@@ -494,6 +504,7 @@ fn read_token(p: &mut Player) -> Result<(), DaemonError> {
     for m in p.inbox.fetch(1000)? {
         p.received += 1;
         p.replies += usize::from(is_reply(&m.raw));
+        p.reminders += usize::from(is_reminder(&m.raw));
         if let Ok(msg) = Incoming::parse(&m.raw)
             && let Some(t) = msg.full_body.lines().find_map(|l| {
                 let t = l.trim().strip_prefix("TOKEN ")?.trim();
@@ -534,6 +545,7 @@ fn read_prompts(p: &mut Player) -> Result<Option<u32>, DaemonError> {
     for m in p.inbox.fetch(10_000)? {
         p.received += 1;
         p.replies += usize::from(is_reply(&m.raw));
+        p.reminders += usize::from(is_reminder(&m.raw));
         if let Ok(msg) = Incoming::parse(&m.raw) {
             // A report that asks this car ends with the lines to send back: `CAR n` then
             // `TURN t` (`VOITURE n`, `TOUR t` in French).
@@ -606,6 +618,11 @@ fn order_now(p: &Player, g: &Game, bot: &mut Bot) -> Option<String> {
         Some(d) => format!("{gear}\nDRIVE {d}"),
         None => gear,
     })
+}
+
+/// Whether a mail is a deadline's reminder (its subject says so).
+fn is_reminder(raw: &[u8]) -> bool {
+    Incoming::parse(raw).is_ok_and(|m| m.subject.contains("] reminder: ") || m.subject.contains("] rappel"))
 }
 
 /// Whether a mail answers one of the player's own (it has an `In-Reply-To` header).

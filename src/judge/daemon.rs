@@ -324,6 +324,7 @@ impl Daemon {
             tag: None,
             copies: Vec::new(),
             queued: Vec::new(),
+            quiet: Vec::new(),
         })
     }
 

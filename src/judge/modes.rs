@@ -240,7 +240,11 @@ pub fn condensed(g: &Game, from: u32) -> String {
                 }
                 _ => {
                     let gear = o.gear.map(|g| format!(" (gear {g})")).unwrap_or_default();
-                    lines.push((Some(o.car), format!("Turn {} car {}{gear}:", t.turn, o.car)));
+                    // A move the bot played at the deadline says so (issue 46: the digest tells
+                    // it, no mail of its own).
+                    let by = t.source.as_ref().and_then(|s| s.by.as_deref());
+                    let late = if by == Some("deadline") { " default move at the deadline;" } else { "" };
+                    lines.push((Some(o.car), format!("Turn {} car {}{gear}:{late}", t.turn, o.car)));
                     open = Some((o.car, lines.len() - 1, t.turn));
                     lines.len() - 1
                 }

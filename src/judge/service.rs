@@ -106,6 +106,9 @@ pub(super) struct Job {
     /// The cars for which the mail queued a round order (a GEAR or a DRIVE ahead of the car's
     /// move): their acknowledgement and preview close the receipt (`dispatch::round`).
     pub queued: Vec<(String, u8)>,
+    /// Lines for a game's mails that make no mail of their own (a default move at a deadline:
+    /// the car's player hears of it, `modes::hits`; the others in their next mail).
+    pub quiet: Vec<(String, String)>,
 }
 
 /// An order for a car that came from another address than its player's.

@@ -92,7 +92,12 @@ fn killing_the_daemon_at_random_points_loses_and_doubles_nothing() {
     for car in 1..=4u8 {
         let a = format!("d{car}@crash.invalid");
         say(&a, &format!("JOIN race CAR {car}"));
-        players.push(Player::new(&a, car, &root.join("mail").join(&a), car == 4).unwrap());
+        let mut p = Player::new(&a, car, &root.join("mail").join(&a), car == 4).unwrap();
+        if car == 2 {
+            // Round orders (issue 46): car 2's gear goes with its DRIVE, sent ahead.
+            p.drive = Some(steward::demo::DEMO_DRIVE.to_string());
+        }
+        players.push(p);
     }
     serve(None);
     for p in &mut players {
@@ -144,6 +149,8 @@ fn killing_the_daemon_at_random_points_loses_and_doubles_nothing() {
         assert_eq!(seen[&k], 1, "turn {} repeats {k:?}", t.turn);
     }
     steward::store::verify::verify(&store.game_dir("race"), None).unwrap();
+    let by_drive = g.turns.iter().filter(|t| t.source.as_ref().and_then(|s| s.by.as_deref()) == Some("drive")).count();
+    assert!(by_drive > 0, "car 2's DRIVE decided some of its moves through the crashes");
 
     // Every reply delivered exactly once.
     let outbox = Outbox::open(&root.join("state"), Durability::NoSync).unwrap();

@@ -60,7 +60,12 @@ impl Daemon {
             let g = h.game();
             out.extend(self.league_news(g, first)?);
             crate::site::refresh_if_ended(self.cfg.site.as_deref(), &self.store.dir, g, first);
-            let extra: Vec<&str> = job.announce.iter().filter(|(a, _)| *a == game).map(|(_, t)| t.as_str()).collect();
+            let mut extra: Vec<&str> =
+                job.announce.iter().filter(|(a, _)| *a == game).map(|(_, t)| t.as_str()).collect();
+            // Only what every player must hear makes a mail of its own; a quiet line (a default
+            // move at a deadline) rides in the mails that go anyway (issue 46).
+            let loud = !extra.is_empty();
+            extra.extend(job.quiet.iter().filter(|(a, _)| *a == game).map(|(_, t)| t.as_str()));
             if g.next_turn() <= first && extra.is_empty() {
                 continue;
             }
@@ -100,7 +105,7 @@ impl Daemon {
                 let text = match car {
                     // Each player's report mode (docs/daemon.md, "When reports go").
                     Some(car) => {
-                        match self.mode_report(&mut job.marks, g, first, car, lang, &extra, own, &mut marks)? {
+                        match self.mode_report(&mut job.marks, g, first, car, lang, (&extra, loud), own, &mut marks)? {
                             Some(text) => text,
                             None => continue,
                         }
@@ -108,7 +113,7 @@ impl Daemon {
                     // The game's creator: a digest a round, and a mail when something needs them
                     // (issue 46); the reply to their own mail always tells.
                     None if creator.as_deref().is_some_and(|c| c.eq_ignore_ascii_case(&address)) => {
-                        match self.creator_report(&mut job.marks, g, first, lang, &extra, own, &mut marks)? {
+                        match self.creator_report(&mut job.marks, g, first, lang, (&extra, loud), own, &mut marks)? {
                             Some(text) => text,
                             None => continue,
                         }
@@ -201,7 +206,7 @@ impl Daemon {
         first: u32,
         car: u8,
         lang: Lang,
-        extra: &[&str],
+        (extra, loud): (&[&str], bool),
         own: bool,
         marks: &mut Vec<(String, u8, ReportPrefs)>,
     ) -> Result<Option<String>, DaemonError> {
@@ -209,7 +214,7 @@ impl Daemon {
         let (mut prefs, before) = self.report_mark(before_job, g, first, car)?;
         let mode = ReportMode::from_code(prefs.mode.as_deref());
         let key = format!("{game}/{car}");
-        if !modes::due(mode, g, car, &before, own, !extra.is_empty()) {
+        if !modes::due(mode, g, car, &before, own, loud) {
             return Ok(None);
         }
         let mut text = if mode == ReportMode::All {
@@ -239,13 +244,13 @@ impl Daemon {
         g: &Game,
         first: u32,
         lang: Lang,
-        extra: &[&str],
+        (extra, loud): (&[&str], bool),
         own: bool,
         marks: &mut Vec<(String, u8, ReportPrefs)>,
     ) -> Result<Option<String>, DaemonError> {
         let game = &g.setup.id;
         let (mut prefs, before) = self.report_mark(before_job, g, first, 0)?;
-        if !modes::due(ReportMode::Round, g, 0, &before, own, !extra.is_empty()) {
+        if !modes::due(ReportMode::Round, g, 0, &before, own, loud) {
             return Ok(None);
         }
         let condensed = modes::condensed(g, before.turn + 1);

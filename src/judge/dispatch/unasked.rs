@@ -245,7 +245,7 @@ impl Daemon {
                                     .map_err(|source| DaemonError::Store { game: id.clone(), source })?;
                             }
                         }
-                        job.announce.push((
+                        job.quiet.push((
                             id.clone(),
                             format!("Car(s) {named} did not finish the timed lap by {due}: the bot drove the rest of it (ruling 31)."),
                         ));
@@ -253,7 +253,7 @@ impl Daemon {
                         let meta = self.meta_by("deadline");
                         h.bot_move(&mut self.bot, meta)
                             .map_err(|source| DaemonError::Store { game: id.clone(), source })?;
-                        job.announce.push((
+                        job.quiet.push((
                             id.clone(),
                             format!("Car {car} did not answer by {due}: the bot played a default move for it."),
                         ));
@@ -266,7 +266,9 @@ impl Daemon {
                 self.commit_job(&key, format!("default move for car(s) {named}"), &mut job)?;
                 jobs += 1;
             } else if remind && self.cfg.reminder_hours > 0 && now.0 >= due.0 - self.cfg.reminder_hours as i64 * 3600 {
-                let key = format!("reminder:{id}:{}", last.turn);
+                // One reminder for a car and a deadline: with deadlines per round (issue 46) the
+                // gear and the choice after it may share one.
+                let key = format!("reminder:{id}:{}:{due}", named.replace(", ", "+"));
                 if self.ledger.get(&key).map_err(io("reading the ledger"))?.is_some() {
                     continue;
                 }
