@@ -284,6 +284,10 @@ pub fn report_in(game: &Game, first: u32, recipient: Option<u8>, lang: Lang, boa
         if r.options.is_empty() {
             r.options = gear_prompt(lang, &gears(game, car));
         }
+        if game.setup.deadlines.as_deref() == Some("round") {
+            // One deadline for the round's gears (issue 46): the awaited car's is everyone's.
+            r.due = last.due.clone();
+        }
     }
     r
 }

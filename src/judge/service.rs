@@ -255,6 +255,16 @@ impl Daemon {
     }
 
     /// The language of mail to `address`.
+    /// `due` (a UTC time as the turn files write it) as `address` reads it: the weekday, the
+    /// day and the time in their time zone, UTC beside it (`words::when`).
+    pub(super) fn due_for(&self, address: Option<&str>, due: &str, lang: Lang) -> String {
+        let zone = address.and_then(|a| self.standing.zone(a).ok().flatten());
+        match Stamp::parse(due) {
+            Some(s) => crate::words::when::deadline(s.0, zone.as_deref(), lang),
+            None => due.to_string(),
+        }
+    }
+
     pub(super) fn lang_of(&self, address: &str) -> Lang {
         self.standing
             .lang(address)

@@ -39,13 +39,34 @@ pub struct QueuedGear {
 pub struct QueuedDrive {
     /// The instructions as written after `DRIVE`, in English (re-read with the order parser).
     pub text: String,
-    /// The moves the car had completed when they were sent: they decide the move after those
-    /// (`CarState::moves`), never a later one.
-    pub moves: u32,
+    /// The game's next turn when they were sent: they decide the first move of the car whose
+    /// gear comes at or after that turn (or the move whose roll was waiting then), never a
+    /// later one ([`QueuedDrive::serves`]).
+    pub turn: u32,
     /// The message that sent them.
     pub message_id: String,
     /// The sender.
     pub from: String,
+}
+
+impl QueuedDrive {
+    /// Whether these instructions still serve car `car` in `g`: with `rolled`, for the roll
+    /// awaiting its choice (no gear of the car between their sending and that roll's gear);
+    /// without, for the car's next move (no gear of the car since their sending).
+    pub fn serves(&self, g: &crate::store::Game, car: u8, rolled: bool) -> bool {
+        let gears: Vec<u32> = g
+            .turns
+            .iter()
+            .filter(|t| t.turn >= self.turn && t.orders.iter().any(|o| o.car == car && o.gear.is_some()))
+            .map(|t| t.turn)
+            .collect();
+        if rolled {
+            // Sent while the roll waited (no gear since), or before the one gear of its move.
+            gears.len() <= 1
+        } else {
+            gears.is_empty()
+        }
+    }
 }
 
 /// A car's standing orders.
@@ -96,8 +117,12 @@ pub struct ReportPrefs {
 pub struct Person {
     /// The address.
     pub address: String,
-    /// `en` or `fr`.
+    /// `en` or `fr` (empty: none chosen).
+    #[serde(default)]
     pub lang: String,
+    /// The time zone the address's deadlines are written in (`Europe/Paris`; issue 46).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone: Option<String>,
 }
 
 /// The job being processed: a message or a deadline. Its `first` turns say where its report
@@ -193,7 +218,24 @@ impl Standing {
 
     /// Records `address`'s language.
     pub fn set_lang(&self, address: &str, lang: &str) -> io::Result<()> {
-        self.write(&self.person_path(address), &Person { address: address.to_lowercase(), lang: lang.into() })
+        let mut p: Person = read(&self.person_path(address))?;
+        p.address = address.to_lowercase();
+        p.lang = lang.into();
+        self.write(&self.person_path(address), &p)
+    }
+
+    /// The time zone `address` chose, if any.
+    pub fn zone(&self, address: &str) -> io::Result<Option<String>> {
+        let p: Person = read(&self.person_path(address))?;
+        Ok(p.zone)
+    }
+
+    /// Records `address`'s time zone.
+    pub fn set_zone(&self, address: &str, zone: &str) -> io::Result<()> {
+        let mut p: Person = read(&self.person_path(address))?;
+        p.address = address.to_lowercase();
+        p.zone = Some(zone.into());
+        self.write(&self.person_path(address), &p)
     }
 
     fn rate_path(&self, address: &str) -> PathBuf {

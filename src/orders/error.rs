@@ -80,6 +80,8 @@ pub enum Arg {
     Lane,
     /// A game's pace: deadlines per round or per move.
     Pace,
+    /// A time zone.
+    TimeZone,
     /// A language code.
     Language,
     /// A report mode.
@@ -135,6 +137,10 @@ impl Arg {
             Arg::Condition => ("a condition", "une condition"),
             Arg::Lane => ("a lane", "un couloir"),
             Arg::Pace => ("a pace", "un rythme"),
+            Arg::TimeZone => (
+                "a time zone like Europe/Paris or America/New_York",
+                "un fuseau horaire comme Europe/Paris ou America/New_York",
+            ),
             Arg::Language => ("a language", "une langue"),
             Arg::ReportMode => ("a report mode", "un mode de courrier"),
             Arg::Track => ("a track", "un circuit"),

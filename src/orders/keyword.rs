@@ -42,6 +42,8 @@ pub enum Kw {
     Help,
     /// `STANDINGS` / `CLASSEMENT`.
     Standings,
+    /// `TIMEZONE` / `FUSEAU`: the time zone deadlines are written in (issue 46).
+    TimeZone,
     /// `LANG` / `LANGUE`.
     Lang,
     /// `REPORTS` / `COURRIER`: which reports the player gets (docs/orders.md).
@@ -135,6 +137,10 @@ const WORDS: &[(&str, Kw)] = &[
     ("lang", Kw::Lang),
     ("language", Kw::Lang),
     ("langue", Kw::Lang),
+    ("timezone", Kw::TimeZone),
+    ("tz", Kw::TimeZone),
+    ("fuseau", Kw::TimeZone),
+    ("fuseauhoraire", Kw::TimeZone),
     ("reports", Kw::Reports),
     ("report", Kw::Reports),
     ("courrier", Kw::Reports),
@@ -183,7 +189,7 @@ const WORDS: &[(&str, Kw)] = &[
 
 impl Kw {
     /// Every keyword.
-    pub const ALL: [Kw; 37] = [
+    pub const ALL: [Kw; 38] = [
         Kw::Game,
         Kw::Car,
         Kw::Token,
@@ -203,6 +209,7 @@ impl Kw {
         Kw::Help,
         Kw::Standings,
         Kw::Lang,
+        Kw::TimeZone,
         Kw::Reports,
         Kw::Create,
         Kw::League,
@@ -265,6 +272,7 @@ impl Kw {
             Kw::Help => ("HELP", "AIDE"),
             Kw::Standings => ("STANDINGS", "CLASSEMENT"),
             Kw::Lang => ("LANG", "LANGUE"),
+            Kw::TimeZone => ("TIMEZONE", "FUSEAU"),
             Kw::Reports => ("REPORTS", "COURRIER"),
             Kw::Create => ("CREATE", "CREER"),
             Kw::League => ("LEAGUE", "LIGUE"),
@@ -317,6 +325,7 @@ impl Kw {
             Kw::Help => ("HELP", "AIDE"),
             Kw::Standings => ("STANDINGS", "CLASSEMENT"),
             Kw::Lang => ("LANG fr", "LANGUE en"),
+            Kw::TimeZone => ("TIMEZONE Europe/Paris", "FUSEAU Europe/Paris"),
             Kw::Reports => ("REPORTS MINE", "COURRIER MIENS"),
             Kw::Create => (
                 "CREATE monaco-1 TRACK monaco LAPS 3 WEATHER track",

@@ -234,6 +234,7 @@ fn order(k: Kw, args: &[&str], line: &str) -> Result<Order, OrderError> {
         Kw::Help => bare(Order::Help),
         Kw::Standings => bare(Order::Standings),
         Kw::Lang => player::lang(args),
+        Kw::TimeZone => player::timezone(args),
         Kw::Reports => player::reports(args),
         Kw::Create => moderator::create(args),
         Kw::League => moderator::league(args),

@@ -104,6 +104,8 @@ pub enum Order {
     Standings,
     /// The language of the replies.
     Lang(Lang),
+    /// The time zone the sender's deadlines are written in (`Europe/Paris`).
+    TimeZone(String),
     /// Which reports the player of the mail's car gets (docs/orders.md).
     Reports(crate::orders::ReportMode),
     /// Moderator: create a game.

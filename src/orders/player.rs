@@ -64,6 +64,18 @@ pub(super) fn history(args: &[&str]) -> Result<Order, OrderError> {
     Ok(Order::History(n))
 }
 
+pub(super) fn timezone(args: &[&str]) -> Result<Order, OrderError> {
+    let k = Kw::TimeZone;
+    let Some(w) = args.first() else { return Err(OrderError::Missing { order: k, what: Arg::TimeZone }) };
+    let zone = crate::words::when::zone_name(w).ok_or_else(|| OrderError::Invalid {
+        order: k,
+        what: Arg::TimeZone,
+        got: w.to_string(),
+    })?;
+    no_more(k, &args[1..])?;
+    Ok(Order::TimeZone(zone))
+}
+
 pub(super) fn lang(args: &[&str]) -> Result<Order, OrderError> {
     let k = Kw::Lang;
     let Some(w) = args.first() else { return Err(OrderError::Missing { order: k, what: Arg::Language }) };

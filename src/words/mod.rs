@@ -4,5 +4,6 @@
 pub mod french;
 mod lang;
 pub mod names;
+pub mod when;
 
 pub use lang::Lang;

@@ -79,6 +79,18 @@ impl World {
     }
 }
 
+impl World {
+    /// The time zone kept for `address`, as the daemon's state holds it.
+    fn store_zone(&self, address: &str) -> Option<String> {
+        let state = steward::judge::standing::Standing::open(
+            &self.root.join("mail-state"),
+            steward::store::fsio::Durability::NoSync,
+        )
+        .unwrap();
+        state.zone(address).unwrap()
+    }
+}
+
 /// Each car's gears played (a car stalled at the start plays its gear and stays, 9-1).
 fn moves(g: &Game) -> Vec<u32> {
     (1..=g.now.players.len() as u8)
@@ -139,7 +151,7 @@ fn a_whole_round_plays_from_round_orders_with_no_further_mail() {
     let moved: Vec<u32> = moves(&after).iter().zip(&before).map(|(a, b)| a - b).collect();
     assert_eq!(moved, [1, 1, 1], "each car moved once, with no further mail");
     let by_drive = after.turns.iter().filter(|t| t.source.as_ref().and_then(|s| s.by.as_deref()) == Some("drive"));
-    assert!(by_drive.count() >= 2, "the choices were the instructions'");
+    assert!(by_drive.count() >= 1, "the choices were the instructions'");
     for c in 1..=3 {
         let asked_choice = w.read(&player(c)).iter().any(|(s, _, _)| s.contains("your choice of move"));
         assert!(!asked_choice, "car {c} was not asked after its roll");
@@ -167,6 +179,8 @@ fn the_car_ahead_moves_without_waiting_for_the_players_behind() {
 fn ask_prompts_after_the_roll() {
     let mut w = World::new("rounds-ask");
     let tokens = w.started("ak", 2, "", "");
+    // From the grid a car may stall before any choice (9-1): from the second round on.
+    w.past_the_start("ak", &tokens);
     let lead = round::still_to_move(&w.game("ak"))[0];
     w.read(&player(lead));
     w.order("ak", &tokens, lead, "DRIVE ASK");
@@ -314,4 +328,27 @@ fn a_french_player_gets_the_round_prompt_and_the_acknowledgement_in_french() {
     let (_, body, _) =
         ack.iter().find(|(_, b, _)| b.contains("Reçu pour la voiture")).expect("a French acknowledgement");
     assert!(body.contains("PILOTER LOIN USURE<=1 SINON SUR") && body.contains("vous jouez en 2e position"), "{body}");
+}
+
+#[test]
+fn deadlines_read_in_the_players_own_time_zone_with_utc_beside() {
+    let mut w = World::new("rounds-zone");
+    let tokens = w.started("tz", 2, " HOURS 24 PACE ROUND", "");
+    let g = w.game("tz");
+    let last = *round::still_to_move(&g).last().unwrap();
+    let token = &tokens[last as usize - 1];
+    w.send(&player(last), &format!("GAME tz\nCAR {last}\nTOKEN {token}\nTIMEZONE europe/paris\nBOARD"));
+    let mails = w.read(&player(last));
+    let (_, body, _) = mails.last().unwrap();
+    assert!(body.contains("TIMEZONE Europe/Paris kept"), "{body}");
+    assert_eq!(w.store_zone(&player(last)).as_deref(), Some("Europe/Paris"));
+    // The round's deadline, 24 hours after the start (the desk's clock: Sunday 22 November
+    // 2026, 12:00 UTC), in Paris time with UTC beside it.
+    assert!(body.contains("(answer by Monday 23 November 2026, 13:00 Europe/Paris (12:00 UTC))"), "{body}");
+    // A zone nobody knows says what to write.
+    let e = parse("TIMEZONE Mars/Olympus").lines[0].result.clone().unwrap_err().message(Lang::En);
+    assert!(e.contains("TIMEZONE Europe/Paris"), "{e}");
+    // A forged From without the token keeps nothing.
+    w.send(&player(1), "GAME tz\nTIMEZONE Asia/Tokyo");
+    assert!(w.store_zone(&player(1)).is_none());
 }

@@ -149,19 +149,28 @@ impl Daemon {
                     return Err(late.into());
                 }
                 self.stale_gear(job, g, head, car)?;
-                let moves = g.player(car).zip(g.now.race.as_ref()).map(|((id, _), r)| r.state.car(id).moves);
-                let Some(moves) = moves.filter(|_| g.now.qualifying.is_none()) else {
+                if g.now.race.is_none() || g.now.qualifying.is_some() {
                     return Err(tr(
                         lang,
                         "DRIVE gives the instructions for a move of the race, once it has started (a timed lap is driven with GEAR and CHOOSE, or a POLICY).",
                         "PILOTER donne les consignes d'un coup de la course, une fois celle-ci demarree (un tour chronometre se conduit avec VITESSE et CHOIX, ou une CONSIGNE).",
                     )
                     .into());
-                };
+                }
                 let mut orders = self.car_orders(&game, car)?;
+                // The roll waiting now, if it is this car's, else the car's next move.
+                let turn = match g.pending_roll(car) {
+                    Some(_) => g
+                        .turns
+                        .iter()
+                        .rev()
+                        .find(|t| t.orders.iter().any(|o| o.car == car && o.gear.is_some()))
+                        .map_or(0, |t| t.turn),
+                    None => g.next_turn(),
+                };
                 orders.drive = (!p.rules.is_empty()).then(|| QueuedDrive {
                     text: p.en(),
-                    moves,
+                    turn,
                     message_id: job.mid.clone(),
                     from: job.sender.clone(),
                 });

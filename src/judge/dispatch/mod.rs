@@ -123,6 +123,31 @@ impl Daemon {
         if let Some(mode) = all.iter().rev().find_map(|o| if let Order::Reports(m) = o { Some(*m) } else { None }) {
             self.set_report_mode(job, &Header::of(&all), mode)?;
         }
+        if let Some(zone) =
+            all.iter().rev().find_map(|o| if let Order::TimeZone(z) = o { Some(z.clone()) } else { None })
+        {
+            // Kept as LANG is, for a sender who proved who they are (issue 46: deadlines in the
+            // player's own time zone).
+            let head = Header::of(&all);
+            let by_join_only = !self.is_moderator(&job.sender, head.token.as_deref()) && head.token.is_none();
+            let known = by_join_only
+                && (self.standing.zone(&job.sender).map_err(io("reading a time zone"))?.is_some_and(|z| z != zone)
+                    || self.plays_elsewhere(&job.sender, head.game.as_deref()));
+            if !known && self.signed_on(job, &head) {
+                self.standing.set_zone(&job.sender, &zone).map_err(io("writing a time zone"))?;
+                job.notes.push(tr(
+                    job.lang,
+                    &format!("TIMEZONE {zone} kept: your deadlines are written in that time zone, with UTC beside it."),
+                    &format!("FUSEAU {zone} garde : vos delais sont ecrits dans ce fuseau, avec l'heure UTC a cote."),
+                ));
+            } else {
+                job.notes.push(tr(
+                    job.lang,
+                    "TIMEZONE was not kept: send it with your GAME, CAR and TOKEN lines (or with your JOIN, from an address new to steward).",
+                    "FUSEAU n'a pas ete garde : envoyez-le avec vos lignes PARTIE, VOITURE et JETON (ou avec votre REJOINDRE, d'une adresse nouvelle pour steward).",
+                ));
+            }
+        }
         // A preference is kept only for a sender who proved who they are: From can be forged,
         // and a LANG must not change another player's language (docs/orders.md).
         if let Some(l) = wanted {
@@ -226,14 +251,14 @@ impl Daemon {
         let actions: Vec<&Order> = all
             .iter()
             .copied()
-            .filter(|o| !o.is_header() && !matches!(o, Order::Lang(_) | Order::Reports(_)))
+            .filter(|o| !o.is_header() && !matches!(o, Order::Lang(_) | Order::Reports(_) | Order::TimeZone(_)))
             .collect();
         if let Err(note) = self.apply_tag(job, &mut head, &actions) {
             job.notes.push(note);
             return Ok(());
         }
         if actions.is_empty() {
-            if !all.iter().any(|o| matches!(o, Order::Lang(_) | Order::Reports(_))) {
+            if !all.iter().any(|o| matches!(o, Order::Lang(_) | Order::Reports(_) | Order::TimeZone(_))) {
                 job.extras.help = true;
             }
             return Ok(());
@@ -486,9 +511,13 @@ impl Daemon {
             | Order::Pit { .. }
             | Order::Policy(_)
             | Order::Drive(_) => self.drive(job, head, o),
-            Order::Lang(_) | Order::Reports(_) | Order::Game(_) | Order::Car(_) | Order::Token(_) | Order::Turn(_) => {
-                Ok(None)
-            }
+            Order::Lang(_)
+            | Order::Reports(_)
+            | Order::TimeZone(_)
+            | Order::Game(_)
+            | Order::Car(_)
+            | Order::Token(_)
+            | Order::Turn(_) => Ok(None),
             Order::Start(_)
             | Order::Reveal
             | Order::Pause

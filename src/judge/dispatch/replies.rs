@@ -354,6 +354,8 @@ impl Daemon {
             r.summary = crate::judge::report::plurals(&s);
         }
         if let Some(you) = r.you {
+            let address = g.player(you).map(|(_, p)| p.address.clone());
+            r.due = r.due.as_deref().map(|d| self.due_for(address.as_deref(), d, lang));
             if !r.round.is_empty() {
                 (r.drive_example, r.drive) = self.round_prompt(g, you, lang);
             }

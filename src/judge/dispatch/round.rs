@@ -31,10 +31,13 @@ fn parsed(keyword: &str, text: &str) -> Option<Policy> {
 
 impl Daemon {
     /// The instructions car `car`'s next roll would be decided by, and where they come from.
-    fn instructions_of(&self, game: &str, car: u8) -> (Policy, Origin, Option<u8>) {
-        let orders = self.standing.car(game, car).unwrap_or_default();
+    fn instructions_of(&self, g: &Game, car: u8) -> (Policy, Origin, Option<u8>) {
+        let orders = self.standing.car(&g.setup.id, car).unwrap_or_default();
         let gear = orders.gear.as_ref().map(|q| q.gear);
-        if let Some(p) = orders.drive.as_ref().and_then(|d| parsed("DRIVE", &d.text)) {
+        let rolled = g.pending_roll(car).is_some();
+        if let Some(p) =
+            orders.drive.as_ref().filter(|d| d.serves(g, car, rolled)).and_then(|d| parsed("DRIVE", &d.text))
+        {
             return (p, Origin::Drive, gear);
         }
         if let Some(p) = orders.policy.as_deref().and_then(|t| parsed("POLICY", t)) {
@@ -46,7 +49,7 @@ impl Daemon {
     /// A round prompt's example DRIVE line and its preview block, for car `car` of `g`.
     pub(super) fn round_prompt(&self, g: &Game, car: u8, lang: Lang) -> (String, String) {
         let fr = lang == Lang::Fr;
-        let (policy, origin, gear) = self.instructions_of(&g.setup.id, car);
+        let (policy, origin, gear) = self.instructions_of(g, car);
         let text = if fr { policy.fr() } else { policy.en() };
         let example = format!("{} {text}", if fr { "PILOTER" } else { "DRIVE" });
         let Some(((id, _), race)) = g.player(car).zip(g.now.race.as_ref()) else { return (example, String::new()) };
@@ -94,7 +97,7 @@ impl Daemon {
                 // Used already: the car moved, and the report says how.
                 continue;
             }
-            let (policy, origin, gear) = self.instructions_of(&game, car);
+            let (policy, origin, gear) = self.instructions_of(&g, car);
             let mut sent = Vec::new();
             if let Some(gear) = gear {
                 sent.push(format!("{} {gear}", if fr { "VITESSE" } else { "GEAR" }));

@@ -68,8 +68,7 @@ impl Daemon {
             }
             // A round order's instructions for this move first (issue 46), then the standing
             // policy; `ASK` in the instructions asks the player at once.
-            let moves = g.player(car).zip(g.now.race.as_ref()).map(|((id, _), r)| r.state.car(id).moves);
-            let drive = orders.drive.clone().filter(|d| Some(d.moves) == moves && g.now.qualifying.is_none());
+            let drive = orders.drive.clone().filter(|d| g.now.qualifying.is_none() && d.serves(g, car, true));
             let mut decided = None;
             if let Some(d) = &drive
                 && let Some(Order::Drive(p)) = orders::parse(&format!("DRIVE {}", d.text)).orders().first().copied()
@@ -281,13 +280,17 @@ impl Daemon {
                     {
                         let lang = self.lang_of(&p.address);
                         let reply = self.prompt_address(h.game(), car);
+                        let when = self.due_for(Some(&p.address), &due.to_string(), lang);
                         let ctx = serde_json::json!({
-                            "game": id, "car": car, "due": due.to_string(), "turn": last.turn, "reply": reply,
+                            "game": id, "car": car, "due": when, "turn": last.turn, "reply": reply,
                         });
                         let text = self.templates.render(lang, "reminder", ctx)?;
                         job.drafts.push(Draft {
                             to: vec![p.address.clone()],
-                            subject: format!("[{id}] reminder: car {car} to play by {due}"),
+                            subject: match lang {
+                                Lang::Fr => format!("[{id}] rappel : voiture {car} à jouer avant le {when}"),
+                                Lang::En => format!("[{id}] reminder: car {car} to play by {when}"),
+                            },
                             text,
                             in_reply_to: None,
                             message_id: String::new(),
