@@ -82,6 +82,9 @@ pub struct CarOrders {
     /// The instructions for the car's next move.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drive: Option<QueuedDrive>,
+    /// The instructions for the car's timed lap (`LAP`, in English), the lap driven by steward.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lap: Option<String>,
 }
 
 /// A game's mail settings.

@@ -15,6 +15,10 @@ pub(super) fn drive(args: &[&str]) -> Result<Order, OrderError> {
     instructions(Kw::Drive, args).map(Order::Drive)
 }
 
+pub(super) fn lap(args: &[&str]) -> Result<Order, OrderError> {
+    instructions(Kw::Lap, args).map(Order::Lap)
+}
+
 /// Reads `rule [conditions] [ELSE rule [conditions]]...`, or `NONE` alone.
 fn instructions(k: Kw, args: &[&str]) -> Result<Policy, OrderError> {
     if args.is_empty() {

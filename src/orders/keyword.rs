@@ -34,6 +34,8 @@ pub enum Kw {
     Policy,
     /// `DRIVE` / `PILOTER`: the instructions for the car's next move only (issue 46).
     Drive,
+    /// `LAP` / `CHRONO`: the instructions for the car's whole timed lap (issue 46).
+    Lap,
     /// `BOARD` / `PLATEAU`.
     Board,
     /// `HISTORY` / `HISTORIQUE`.
@@ -121,6 +123,8 @@ const WORDS: &[(&str, Kw)] = &[
     ("stand", Kw::Pit),
     ("policy", Kw::Policy),
     ("consigne", Kw::Policy),
+    ("lap", Kw::Lap),
+    ("chrono", Kw::Lap),
     ("drive", Kw::Drive),
     ("driving", Kw::Drive),
     ("piloter", Kw::Drive),
@@ -189,7 +193,7 @@ const WORDS: &[(&str, Kw)] = &[
 
 impl Kw {
     /// Every keyword.
-    pub const ALL: [Kw; 38] = [
+    pub const ALL: [Kw; 39] = [
         Kw::Game,
         Kw::Car,
         Kw::Token,
@@ -204,6 +208,7 @@ impl Kw {
         Kw::Pit,
         Kw::Policy,
         Kw::Drive,
+        Kw::Lap,
         Kw::Board,
         Kw::History,
         Kw::Help,
@@ -267,6 +272,7 @@ impl Kw {
             Kw::Pit => ("PIT", "STAND"),
             Kw::Policy => ("POLICY", "CONSIGNE"),
             Kw::Drive => ("DRIVE", "PILOTER"),
+            Kw::Lap => ("LAP", "CHRONO"),
             Kw::Board => ("BOARD", "PLATEAU"),
             Kw::History => ("HISTORY", "HISTORIQUE"),
             Kw::Help => ("HELP", "AIDE"),
@@ -316,6 +322,7 @@ impl Kw {
             Kw::Reroll => ("REROLL", "RELANCER"),
             Kw::Pit => ("PIT LONG TYRES hard REPAIR brakes 2", "STAND LONG PNEUS durs REPARER freins 2"),
             Kw::Policy => ("POLICY FARTHEST-FREE ELSE SAFEST", "CONSIGNE LOIN-GRATUIT SINON SUR"),
+            Kw::Lap => ("LAP FARTHEST-FREE ELSE SAFEST ELSE ASK", "CHRONO LOIN-GRATUIT SINON SUR SINON DEMANDER"),
             Kw::Drive => (
                 "DRIVE FARTHEST BRAKES<=1 NO-OVERSHOOT ELSE SAFEST ELSE ASK",
                 "PILOTER LOIN FREINS<=1 SANS-SORTIE SINON SUR SINON DEMANDER",

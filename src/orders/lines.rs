@@ -229,6 +229,7 @@ fn order(k: Kw, args: &[&str], line: &str) -> Result<Order, OrderError> {
         Kw::Pit => driving::pit(args),
         Kw::Policy => instructions::policy(args),
         Kw::Drive => instructions::drive(args),
+        Kw::Lap => instructions::lap(args),
         Kw::Board => bare(Order::Board),
         Kw::History => player::history(args),
         Kw::Help => bare(Order::Help),

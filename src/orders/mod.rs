@@ -94,6 +94,9 @@ pub enum Order {
     /// The instructions for the car's next move only (a round order's, issue 46); no rule
     /// clears them.
     Drive(Policy),
+    /// The instructions for the car's whole timed lap of qualifying (issue 46): steward picks
+    /// each gear as its lap driver does, and the instructions choose after each roll.
+    Lap(Policy),
     /// Resend the board.
     Board,
     /// Resend the last n turns.

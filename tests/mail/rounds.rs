@@ -352,3 +352,23 @@ fn deadlines_read_in_the_players_own_time_zone_with_utc_beside() {
     w.send(&player(1), "GAME tz\nTIMEZONE Asia/Tokyo");
     assert!(w.store_zone(&player(1)).is_none());
 }
+
+#[test]
+fn a_qualifying_session_played_from_one_mail_per_player() {
+    let mut w = World::new("rounds-lap");
+    let tokens = w.started("ql", 2, " GRID QUALIFYING", "");
+    assert!(w.game("ql").now.qualifying.is_some(), "the session runs");
+    // One mail each, English and French; nothing else is sent.
+    w.send(&player(1), &format!("GAME ql\nCAR 1\nTOKEN {}\nLAP FARTHEST-FREE ELSE SAFEST ELSE BOT", tokens[0]));
+    let (_, body, _) = w.read(&player(1)).into_iter().find(|(_, b, _)| b.contains("LAP ")).unwrap();
+    assert!(body.contains("LAP FARTHEST-FREE ELSE SAFEST ELSE BOT kept"), "{body}");
+    w.send(&player(2), &format!("PARTIE ql\nVOITURE 2\nJETON {}\nCHRONO LOIN-GRATUIT SINON SUR SINON BOT", tokens[1]));
+    let g = w.game("ql");
+    assert!(g.now.qualifying.is_none() && g.now.race.is_some(), "both laps driven, the race gridded");
+    let laps = g.turns.iter().filter(|t| t.source.as_ref().and_then(|s| s.by.as_deref()) == Some("lap")).count();
+    assert!(laps >= 4, "steward drove the laps' gears: {laps} turns");
+    // After the session, LAP is refused with what it is for.
+    w.send(&player(1), &format!("GAME ql\nCAR 1\nTOKEN {}\nLAP SAFEST", tokens[0]));
+    let (_, body, _) = w.read(&player(1)).into_iter().last().unwrap();
+    assert!(body.contains("LAP gives the instructions for car 1's timed lap"), "{body}");
+}

@@ -129,6 +129,41 @@ impl Daemon {
                 job.applied = true;
                 Ok(Some(game))
             }
+            Order::Lap(p) => {
+                // A timed lap by one mail (issue 46, ruling 31): steward drives the lap, its gears
+                // as the lap driver picks them, its choices by these instructions.
+                let game = Self::need_game(job, head)?;
+                let h = self.open(&game)?;
+                let car = self.player_car(job, h.game(), head)?;
+                let g = h.game();
+                let on_lap = g.now.qualifying.as_ref().and_then(|q| q.entry(car)).is_some_and(|e| !e.lap.is_over());
+                let before = !g.started() && g.setup.grid.is_some();
+                if !on_lap && !before {
+                    return Err(tr(
+                        lang,
+                        &format!("LAP gives the instructions for car {car}'s timed lap, in a game whose grid is made by qualifying, before its lap is over."),
+                        &format!("CHRONO donne les consignes du tour chronometre de la voiture {car}, dans une partie a grille par essais, avant la fin de son tour."),
+                    )
+                    .into());
+                }
+                let mut orders = self.car_orders(&game, car)?;
+                orders.lap = (!p.rules.is_empty()).then(|| p.en());
+                self.set_car_orders(&game, car, &orders)?;
+                job.notes.push(match &orders.lap {
+                    Some(_) => tr(
+                        lang,
+                        &format!("LAP {} kept: steward drives car {car}'s timed lap, each gear as its lap driver picks it, each choice by these instructions (ASK, or nothing fits: you are asked).", p.en()),
+                        &format!("CHRONO {} garde : steward conduit le tour chronometre de la voiture {car}, chaque vitesse comme son pilote de tour la choisit, chaque choix selon ces consignes (DEMANDER, ou rien ne convient : on vous demande).", p.fr()),
+                    ),
+                    None => tr(
+                        lang,
+                        &format!("Car {car} has no LAP instructions any more: you drive its timed lap by mail."),
+                        &format!("La voiture {car} n'a plus de consignes CHRONO : vous conduisez son tour chronometre par courrier."),
+                    ),
+                });
+                job.applied = true;
+                Ok(Some(game))
+            }
             Order::Drive(p) => {
                 // The instructions for the car's next move only (issue 46): kept until that
                 // move's roll, which they decide (`unasked::play_unasked`), then dropped.

@@ -510,7 +510,8 @@ impl Daemon {
             | Order::Reroll
             | Order::Pit { .. }
             | Order::Policy(_)
-            | Order::Drive(_) => self.drive(job, head, o),
+            | Order::Drive(_)
+            | Order::Lap(_) => self.drive(job, head, o),
             Order::Lang(_)
             | Order::Reports(_)
             | Order::TimeZone(_)

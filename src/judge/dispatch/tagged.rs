@@ -82,6 +82,7 @@ impl Daemon {
                         o,
                         Order::Gear(_)
                             | Order::Drive(_)
+                            | Order::Lap(_)
                             | Order::Choose(_)
                             | Order::Pit { .. }
                             | Order::Reroll

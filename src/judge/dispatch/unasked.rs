@@ -60,6 +60,17 @@ impl Daemon {
             return Ok(true);
         }
         let orders = self.car_orders(game, car)?;
+        let lap = orders.lap.as_deref().filter(|_| g.now.qualifying.is_some());
+        if !choice && let Some(q) = g.now.qualifying.as_ref().filter(|_| lap.is_some() && orders.gear.is_none()) {
+            // A timed lap by one mail: the lap driver's gear (ruling 31, issue 46).
+            use crate::engine::qualifying::LapDriver;
+            let Some(e) = q.entry(car).filter(|e| !e.lap.is_over()) else { return Ok(false) };
+            let gear = LapDriver::gear(&mut self.bot, &g.track, &e.lap);
+            self.touch(job, game, next)?;
+            let meta = self.meta_by("lap");
+            h.gear(car, gear, By::Player, meta).map_err(store_err)?;
+            return Ok(true);
+        }
         if choice {
             let Some(rolled) = g.pending_roll(car) else { return Ok(false) };
             let mut facts = crate::orders::preview::facts(&g.track, rolled);
@@ -70,7 +81,16 @@ impl Daemon {
             // policy; `ASK` in the instructions asks the player at once.
             let drive = orders.drive.clone().filter(|d| g.now.qualifying.is_none() && d.serves(g, car, true));
             let mut decided = None;
-            if let Some(d) = &drive
+            if let Some(text) = lap
+                && let Some(Order::Lap(p)) = orders::parse(&format!("LAP {text}")).orders().first().copied()
+            {
+                decided = decide_with(p, &rolled.options, &facts).map(|x| (x, None));
+                if matches!(decided, Some((Decision::Ask, _))) {
+                    return Ok(false);
+                }
+            }
+            if decided.is_none()
+                && let Some(d) = &drive
                 && let Some(Order::Drive(p)) = orders::parse(&format!("DRIVE {}", d.text)).orders().first().copied()
             {
                 decided = decide_with(p, &rolled.options, &facts).map(|x| (x, Some(d.clone())));
