@@ -208,33 +208,9 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
                     per(b)
                 );
                 outln!("Mails per player against the {} rounds (round orders):", r.rounds);
-                for p in &r.players {
-                    outln!(
-                        "  {} (car {}): {} mails received ({} replies to their own mails, {} reminders, {} others), {} sent",
-                        p.address,
-                        p.car,
-                        p.received,
-                        p.replies,
-                        p.reminders,
-                        p.received - p.replies - p.reminders,
-                        p.decisions
-                    );
-                }
-                outln!("  {} (moderator): {} mails received", crate::demo::MODERATOR, r.moderator_mails);
+                mails_per_player(&r)?;
                 outln!("Mails per player against the {} rounds (every roll by mail):", b.rounds);
-                for p in &b.players {
-                    outln!(
-                        "  {} (car {}): {} mails received ({} replies to their own mails, {} reminders, {} others), {} sent",
-                        p.address,
-                        p.car,
-                        p.received,
-                        p.replies,
-                        p.reminders,
-                        p.received - p.replies - p.reminders,
-                        p.decisions
-                    );
-                }
-                outln!("  {} (moderator): {} mails received", crate::demo::MODERATOR, b.moderator_mails);
+                mails_per_player(b)?;
             }
             outln!("Game directory: {}", r.game_dir.display());
             outln!(
@@ -247,6 +223,24 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// Each player's mails and the moderator's, as the paced demo prints them.
+fn mails_per_player(r: &crate::demo::DemoResult) -> Result<()> {
+    for p in &r.players {
+        outln!(
+            "  {} (car {}): {} mails received ({} replies to their own mails, {} reminders, {} others), {} sent",
+            p.address,
+            p.car,
+            p.received,
+            p.replies,
+            p.reminders,
+            p.received - p.replies - p.reminders,
+            p.decisions
+        );
+    }
+    outln!("  {} (moderator): {} mails received", crate::demo::MODERATOR, r.moderator_mails);
+    Ok(())
 }
 
 /// The file that marks a folder made by `steward demo`, which a later demo may clear.

@@ -430,7 +430,7 @@ pub fn run_with(
                     p.due = delay(&mut p.rng, hours).map(|d| (now + d, t));
                 }
             }
-            if let Some((at, t)) = p.due
+            if let Some((at, _)) = p.due
                 && at <= now
             {
                 p.due = None;
@@ -439,8 +439,6 @@ pub fn run_with(
                     let key = send_reply(&inbox_dir, &p.address, &mut n, &r)?;
                     stamp_arrival(&inbox_dir, &key, now);
                     wrote = true;
-                } else {
-                    let _ = t;
                 }
             }
         }

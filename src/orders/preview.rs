@@ -19,6 +19,8 @@ pub enum Outcome {
         label: String,
         /// Where it ends and what it costs.
         text: String,
+        /// Whether it costs nothing for sure: no wear point, no dangerous space, no spin.
+        free: bool,
     },
     /// The bot decides (`BOT`).
     Bot,
@@ -70,7 +72,11 @@ pub fn preview(
             Ok(Step::Choose(rolled)) if dice.problems.is_empty() && rolled.roll == face => {
                 match decide_with(policy, &rolled.options, &facts(t, &rolled)) {
                     Some(Decision::Take { index, label }) | Some(Decision::Stop { index, label, .. }) => {
-                        Outcome::Takes { label, text: describe(t, &rolled.options[index], lang) }
+                        let o = &rolled.options[index];
+                        let free = o.brake_points() + o.tyre_points() == 0
+                            && o.dangerous.is_empty()
+                            && o.fate == Fate::Continues;
+                        Outcome::Takes { label, text: describe(t, o, lang), free }
                     }
                     Some(Decision::AskBot) => Outcome::Bot,
                     Some(Decision::Ask) | None => Outcome::Asked,
@@ -126,7 +132,7 @@ pub fn lines(rows: &[(u8, Outcome)], lang: Lang) -> String {
     let mut out = String::new();
     for (face, o) in rows {
         let what = match o {
-            Outcome::Takes { label, text } => format!("{label} {text}"),
+            Outcome::Takes { label, text, .. } => format!("{label} {text}"),
             Outcome::Bot => (if fr { "le robot choisit" } else { "the bot chooses" }).to_string(),
             Outcome::Asked => (if fr { "on vous demande" } else { "you are asked" }).to_string(),
             Outcome::NoChoice => (if fr { "pas de choix" } else { "no choice" }).to_string(),

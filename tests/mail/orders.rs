@@ -340,7 +340,7 @@ fn receipts_mark_errors_on_their_line() {
     }
 }
 
-fn option(spaces: u8, brakes: u8, tyres: u8, dangerous: usize, fate: Fate) -> MoveOption {
+pub(super) fn option(spaces: u8, brakes: u8, tyres: u8, dangerous: usize, fate: Fate) -> MoveOption {
     MoveOption {
         end: SpaceIdx(spaces as u16),
         path: Vec::new(),

@@ -10,7 +10,6 @@ use steward::orders::policy::{Decision, Policy, decide};
 use steward::orders::preview::{Outcome, preview};
 use steward::orders::{Order, parse};
 use steward::store::Game;
-use steward::track::SpaceIdx;
 use steward::words::Lang;
 
 use super::daemon::{MOD, MOD_TOKEN};
@@ -191,26 +190,12 @@ fn ask_prompts_after_the_roll() {
     assert!(subject.contains("your choice of move") && body.contains("CHOOSE"), "{subject}\n{body}");
 }
 
+/// An option priced as the engine prices it (`orders::option`), leaving a corner short of its
+/// stops when `overshoot` (10-1).
 fn option(spaces: u8, brakes: u8, tyres: u8, overshoot: bool) -> MoveOption {
     MoveOption {
-        end: SpaceIdx(spaces as u16),
-        path: Vec::new(),
-        spaces,
-        brakes,
-        blocked: 0,
-        blocking_brakes: 0,
-        blocking_tyres: 0,
-        overshoot: None,
-        overshoot_tyres: tyres,
         missed: overshoot.then_some(steward::track::CornerIdx(0)),
-        dangerous: Vec::new(),
-        stops: None,
-        crossings: 0,
-        fate: Fate::Continues,
-        slip: None,
-        bonus: false,
-        slide: 0,
-        wall: 0,
+        ..super::orders::option(spaces, brakes, tyres, 0, Fate::Continues)
     }
 }
 

@@ -3,6 +3,7 @@
 //! of a message (`super`).
 
 use super::*;
+use crate::orders::policy::PitPlan;
 
 impl Daemon {
     /// GEAR, CHOOSE, REROLL, PIT and POLICY.
@@ -89,17 +90,7 @@ impl Daemon {
                         ),
                     ).into());
                 };
-                let pit = PitRecord {
-                    kind: Some(
-                        match stop {
-                            orders::Stop::Quick => "quick",
-                            orders::Stop::Long => "long",
-                        }
-                        .to_string(),
-                    ),
-                    tyres: tyres.map(|x| x.name().to_string()),
-                    repairs: repairs.iter().map(|&(part, n)| (part.name().to_string(), n)).collect(),
-                };
+                let pit = pit_record(&PitPlan { stop: *stop, tyres: *tyres, repairs: repairs.clone() });
                 let next = g.next_turn();
                 self.touch(job, &game, next)?;
                 let meta = self.meta(job, None);
@@ -380,6 +371,22 @@ impl Daemon {
             ));
         }
         Ok(())
+    }
+}
+
+/// A pit stop as written (`PIT LONG TYRES hard REPAIR brakes 2`, or a `PIT` instruction's), as
+/// the turn records it (19-2-6, 19-3, 19-4).
+pub(super) fn pit_record(p: &PitPlan) -> PitRecord {
+    PitRecord {
+        kind: Some(
+            match p.stop {
+                orders::Stop::Quick => "quick",
+                orders::Stop::Long => "long",
+            }
+            .to_string(),
+        ),
+        tyres: p.tyres.map(|x| x.name().to_string()),
+        repairs: p.repairs.iter().map(|&(part, n)| (part.name().to_string(), n)).collect(),
     }
 }
 

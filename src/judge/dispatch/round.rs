@@ -22,9 +22,10 @@ enum Origin {
     Suggested,
 }
 
-fn parsed(keyword: &str, text: &str) -> Option<Policy> {
+/// Instructions kept as written after `keyword` (`DRIVE`, `POLICY`, `LAP`), read back.
+pub(super) fn parsed(keyword: &str, text: &str) -> Option<Policy> {
     match orders::parse(&format!("{keyword} {text}")).orders().first().copied() {
-        Some(Order::Drive(p) | Order::Policy(p)) => Some(p.clone()),
+        Some(Order::Drive(p) | Order::Policy(p) | Order::Lap(p)) => Some(p.clone()),
         _ => None,
     }
 }
@@ -69,15 +70,16 @@ impl Daemon {
                 format!("You sent GEAR {gear} for this move (a new round order replaces it).\n")
             });
         }
-        out.push_str(&if fr {
+        let explain = if fr {
             format!(
-                "PILOTER dit à steward quoi choisir après votre jet : des consignes séparées par SINON, la première qui trouve une option décide ; DEMANDER (ou rien ne convient) : on vous demande après le jet. Avec {from} ({text}), si les voitures avant vous ne bougeaient pas :\n"
+                "PILOTER dit à steward quoi choisir après votre jet : des consignes séparées par SINON, la première qui trouve une option décide ; DEMANDER (ou rien ne convient) : on vous demande après le jet. Avec {from} ({text}), si les voitures avant vous ne bougeaient pas :"
             )
         } else {
             format!(
-                "DRIVE tells steward what to choose after your roll: instructions separated by ELSE, the first that finds an option decides; ASK (or nothing fits): you are asked after the roll. With {from} ({text}), if the cars before you did not move:\n"
+                "DRIVE tells steward what to choose after your roll: instructions separated by ELSE, the first that finds an option decides; ASK (or nothing fits): you are asked after the roll. With {from} ({text}), if the cars before you did not move:"
             )
-        });
+        };
+        crate::orders::wrap(&mut out, &explain, 0);
         for change in crate::engine::play::gear_changes(&g.track, &race.state, id, &g.rules) {
             let rows = preview::preview(&g.track, &race.state, id, change.to, &g.rules, &policy, lang);
             out.push_str(&summary_line(change.to, &rows, lang));
@@ -115,32 +117,39 @@ impl Daemon {
                 None if fr => ("après le tour en cours".to_string(), r + 1),
                 None => ("after the round under way".to_string(), r + 1),
             };
+            // Lines within the receipt's 78 columns: the head, each order, the preview.
             let mut text = if fr {
-                format!("Reçu pour la voiture {car} : {}, pour le tour de jeu {round_no} : {when}.", sent.join(", "))
+                format!("Reçu pour la voiture {car}, pour le tour de jeu {round_no} :\n  {when}.")
             } else {
-                format!("Received for car {car}: {}, for round {round_no}: {when}.", sent.join(", "))
+                format!("Received for car {car}, for round {round_no}:\n  {when}.")
             };
+            for order in &sent {
+                let mut lines = String::new();
+                crate::orders::wrap(&mut lines, order, 4);
+                text.push('\n');
+                text.push_str(lines.trim_end());
+            }
             match gear {
                 None => text.push_str(if fr {
-                    " Envoyez aussi VITESSE n : sans elle, on vous demande votre vitesse quand votre tour vient."
+                    "\nEnvoyez aussi VITESSE n : sans elle, on vous demande votre vitesse quand\nvotre tour vient."
                 } else {
-                    " Send GEAR n too: without it you are asked for your gear when your turn comes."
+                    "\nSend GEAR n too: without it you are asked for your gear when your turn comes."
                 }),
                 Some(gear) => {
                     if let Some(((id, _), race)) = g.player(car).zip(g.now.race.as_ref()) {
                         let rows = preview::preview(&g.track, &race.state, id, gear, &g.rules, &policy, lang);
                         let head = match (origin, fr) {
                             (Origin::Suggested, false) => {
-                                " You sent no DRIVE: you will be asked after the roll. With DRIVE FARTHEST-FREE ELSE SAFEST ELSE ASK, if the cars before you did not move, each face of the die would give:"
+                                "You sent no DRIVE: you will be asked after the roll. With DRIVE FARTHEST-FREE ELSE SAFEST ELSE ASK, if the cars before you did not move, each face of the die would give:"
                             }
                             (Origin::Suggested, true) => {
-                                " Vous n'avez pas envoyé PILOTER : on vous demandera après le jet. Avec PILOTER LOIN-GRATUIT SINON SUR SINON DEMANDER, si les voitures avant vous ne bougeaient pas, chaque face du dé donnerait :"
+                                "Vous n'avez pas envoyé PILOTER : on vous demandera après le jet. Avec PILOTER LOIN-GRATUIT SINON SUR SINON DEMANDER, si les voitures avant vous ne bougeaient pas, chaque face du dé donnerait :"
                             }
-                            (_, false) => " If the cars before you did not move, each face of the die would give:",
-                            (_, true) => " Si les voitures avant vous ne bougeaient pas, chaque face du dé donnerait :",
+                            (_, false) => "If the cars before you did not move, each face of the die would give:",
+                            (_, true) => "Si les voitures avant vous ne bougeaient pas, chaque face du dé donnerait :",
                         };
-                        text.push_str(head);
                         text.push('\n');
+                        crate::orders::wrap(&mut text, head, 0);
                         text.push_str(preview::lines(&rows, lang).trim_end());
                     }
                 }
@@ -162,9 +171,9 @@ fn summary_line(gear: u8, rows: &[(u8, Outcome)], lang: Lang) -> String {
     let mut ends = Vec::new();
     for (_, o) in rows {
         match o {
-            Outcome::Takes { text, .. } => {
+            Outcome::Takes { text, free: no_cost, .. } => {
                 ends.push(text.split(' ').next().unwrap_or_default().to_string());
-                if text.ends_with("no wear") || text.ends_with("sans usure") {
+                if *no_cost {
                     free += 1;
                 } else {
                     costly += 1;
@@ -180,12 +189,8 @@ fn summary_line(gear: u8, rows: &[(u8, Outcome)], lang: Lang) -> String {
         _ => "-".into(),
     };
     if fr {
-        format!(
-            "  VITESSE {gear} (faces {lo}-{hi}) : vers {span} ; sans usure sur {free} face(s), avec usure sur {costly}, on vous demande sur {asked}\n"
-        )
+        format!("  VITESSE {gear} ({lo}-{hi}) : {span} ; {free} sans usure, {costly} avec, {asked} demandée(s)\n")
     } else {
-        format!(
-            "  GEAR {gear} (faces {lo}-{hi}): to {span}; no wear on {free} face(s), some wear on {costly}, you are asked on {asked}\n"
-        )
+        format!("  GEAR {gear} ({lo}-{hi}): {span}; {free} free, {costly} with wear, {asked} asked\n")
     }
 }

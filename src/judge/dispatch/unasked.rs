@@ -81,25 +81,22 @@ impl Daemon {
             // policy; `ASK` in the instructions asks the player at once.
             let drive = orders.drive.clone().filter(|d| g.now.qualifying.is_none() && d.serves(g, car, true));
             let mut decided = None;
-            if let Some(text) = lap
-                && let Some(Order::Lap(p)) = orders::parse(&format!("LAP {text}")).orders().first().copied()
-            {
-                decided = decide_with(p, &rolled.options, &facts).map(|x| (x, None));
+            if let Some(p) = lap.and_then(|text| super::round::parsed("LAP", text)) {
+                decided = decide_with(&p, &rolled.options, &facts).map(|x| (x, None));
                 if matches!(decided, Some((Decision::Ask, _))) {
                     return Ok(false);
                 }
             }
             if decided.is_none()
                 && let Some(d) = &drive
-                && let Some(Order::Drive(p)) = orders::parse(&format!("DRIVE {}", d.text)).orders().first().copied()
+                && let Some(p) = super::round::parsed("DRIVE", &d.text)
             {
-                decided = decide_with(p, &rolled.options, &facts).map(|x| (x, Some(d.clone())));
+                decided = decide_with(&p, &rolled.options, &facts).map(|x| (x, Some(d.clone())));
             }
             if decided.is_none()
-                && let Some(text) = &orders.policy
-                && let Some(Order::Policy(p)) = orders::parse(&format!("POLICY {text}")).orders().first().copied()
+                && let Some(p) = orders.policy.as_deref().and_then(|text| super::round::parsed("POLICY", text))
             {
-                decided = decide_with(p, &rolled.options, &facts).map(|x| (x, None));
+                decided = decide_with(&p, &rolled.options, &facts).map(|x| (x, None));
             }
             if orders.drive.is_some() {
                 // Used, or left behind by the move it was for: dropped either way.
@@ -121,17 +118,7 @@ impl Daemon {
             let pit = if bot_stop {
                 crate::store::handle::bot_pit(&self.bot, &g.track, &g.rules, rolled, index)
             } else {
-                plan.map(|p| PitRecord {
-                    kind: Some(
-                        match p.stop {
-                            orders::Stop::Quick => "quick",
-                            orders::Stop::Long => "long",
-                        }
-                        .to_string(),
-                    ),
-                    tyres: p.tyres.map(|x| x.name().to_string()),
-                    repairs: p.repairs.iter().map(|&(part, n)| (part.name().to_string(), n)).collect(),
-                })
+                plan.as_ref().map(super::driving::pit_record)
             };
             self.touch(job, game, next)?;
             let meta = match &by_drive {
