@@ -357,3 +357,51 @@ fn a_qualifying_session_played_from_one_mail_per_player() {
     let (_, body, _) = w.read(&player(1)).into_iter().last().unwrap();
     assert!(body.contains("LAP gives the instructions for car 1's timed lap"), "{body}");
 }
+
+/// A reply from a stranger's mail program to `to` (a reply address): the answer above the
+/// quoted prompt, as an iPhone writes it (`On ... wrote:`, then `>` lines).
+fn iphone_reply(from: &str, to: &str, answer: &str, quoted: &str, n: u32) -> Vec<u8> {
+    let quote: String = quoted.lines().take(40).map(|l| format!("> {l}\r\n")).collect();
+    format!(
+        "From: {from}\r\nTo: {to}\r\nSubject: Re: round\r\nMessage-ID: <iphone{n}@test.invalid>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{}\r\n\r\nSent from my iPhone\r\n\r\nOn 3 Dec 2026, at 12:00, steward <steward@test.invalid> wrote:\r\n\r\n{quote}",
+        answer.replace('\n', "\r\n")
+    )
+    .into_bytes()
+}
+
+#[test]
+fn a_round_prompts_address_takes_the_round_order_while_open_and_nothing_once_answered() {
+    let mut w = World::new("rounds-tag");
+    let tokens = w.started("tg", 2, "", "");
+    w.past_the_start("tg", &tokens);
+    let g = w.game("tg");
+    let order = round::still_to_move(&g);
+    let last = *order.last().unwrap();
+    let prompt = w
+        .desk
+        .messages(&player(last))
+        .into_iter()
+        .rfind(|m| m.subject.contains("your round order") && m.reply_to.as_deref().is_some_and(|r| r.contains('+')))
+        .expect("a round prompt with its reply address");
+    let tag = prompt.reply_to.clone().unwrap();
+    // The player answers from their phone: GEAR and DRIVE above the quoted prompt, no token.
+    let raw = iphone_reply(&player(last), &tag, "GEAR 2\nDRIVE SAFEST", &prompt.full_body, 1);
+    w.desk.deliver(&raw);
+    w.desk.pass();
+    let acks = w.read(&player(last));
+    assert!(acks.iter().any(|(_, b, _)| b.contains("Received for car") && b.contains("DRIVE SAFEST")), "{acks:?}");
+    // The round is played; the old address is then held by a stranger.
+    for &car in order.iter().rev().skip(1) {
+        w.order("tg", &tokens, car, "DRIVE BOT");
+    }
+    let moved = w.game("tg");
+    assert!(moved.turns.iter().any(|t| t.orders.iter().any(|o| o.car == last && o.gear == Some(2))), "GEAR 2 played");
+    let before = moved.turns.len();
+    let raw = iphone_reply("stranger@evil.invalid", &tag, "GEAR 6\nDRIVE FARTHEST", &prompt.full_body, 2);
+    w.desk.deliver(&raw);
+    w.desk.pass();
+    let after = w.game("tg");
+    assert_eq!(after.turns.len(), before, "nothing applied");
+    let refusal = w.read("stranger@evil.invalid");
+    assert!(refusal.iter().any(|(_, b, _)| b.contains("Stale order")), "{refusal:?}");
+}
