@@ -115,6 +115,22 @@ pub enum GameCommand {
         /// that the players send their round orders side by side (docs/daemon.md).
         #[arg(long)]
         round_deadlines: bool,
+        /// Every round due at this time of day (`20:00`) in --zone, the first one at least
+        /// --notice hours after the round began (implies --round-deadlines; docs/daemon.md).
+        #[arg(long)]
+        round_at: Option<String>,
+        /// The game's time zone, for --round-at (`Europe/Paris`).
+        #[arg(long, default_value = "UTC")]
+        zone: String,
+        /// With --round-at: no deadline on Saturdays and Sundays.
+        #[arg(long)]
+        skip_weekends: bool,
+        /// With --round-at: the least notice, in hours, a round gets.
+        #[arg(long, default_value_t = crate::store::schedule::DEFAULT_NOTICE_HOURS)]
+        notice: u32,
+        /// With --round-at: minutes after the deadline in which an order is still taken.
+        #[arg(long, default_value_t = 0)]
+        grace: u32,
         /// A public beacon mixed into the dice key at the start, named before any join:
         /// `drand:<round>` (drand mainnet) or `nist:<minute>` (the NIST beacon's pulse,
         /// `nist:2026-12-10T20:00:00Z`); joins close when its value becomes public (docs/dice.md).
@@ -307,9 +323,32 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
             pit_choice,
             backmarkers,
             round_deadlines,
+            round_at,
+            zone,
+            skip_weekends,
+            notice,
+            grace,
             beacon,
             games,
         } => {
+            let schedule = match round_at {
+                Some(at) => {
+                    let Some((h, m)) = crate::store::schedule::time_of_day(&at) else {
+                        anyhow::bail!("--round-at {at}: give a time of day like 20:00");
+                    };
+                    let Some(zone) = crate::words::when::zone_name(&zone) else {
+                        anyhow::bail!("--zone {zone}: give a time zone like Europe/Paris or UTC");
+                    };
+                    Some(crate::store::Schedule {
+                        at: format!("{h:02}:{m:02}"),
+                        zone,
+                        skip_weekends,
+                        notice_hours: notice,
+                        grace_minutes: grace,
+                    })
+                }
+                None => None,
+            };
             let beacon = match beacon {
                 Some(b) => {
                     let (kind, arg) = b
@@ -364,6 +403,7 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
                 pit_choice,
                 backmarkers,
                 round_deadlines,
+                schedule,
                 scheme: crate::dice::Scheme::V3,
                 beacon,
             };

@@ -225,21 +225,35 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
     }
 }
 
-/// Each player's mails and the moderator's, as the paced demo prints them.
+/// Each player's mails and the moderator's, as the paced demo prints them, and how they stand
+/// against the budget of issue 46 (rounds + 5): the mails the race sends a player on its own (the
+/// round prompts, the choices they asked for, reminders, the start and the end) and the mails
+/// they send; the replies to their own mails (acknowledgements) are counted beside them.
 fn mails_per_player(r: &crate::demo::DemoResult) -> Result<()> {
     for p in &r.players {
         outln!(
-            "  {} (car {}): {} mails received ({} replies to their own mails, {} reminders, {} others), {} sent",
+            "  {} (car {}): {} mails from the race ({} reminders), {} sent, {} replies to their own mails ({} received in all)",
             p.address,
             p.car,
-            p.received,
-            p.replies,
+            p.received - p.replies,
             p.reminders,
-            p.received - p.replies - p.reminders,
-            p.decisions
+            p.decisions,
+            p.replies,
+            p.received,
         );
     }
     outln!("  {} (moderator): {} mails received", crate::demo::MODERATOR, r.moderator_mails);
+    let budget = r.rounds as usize + 5;
+    let race = r.players.iter().map(|p| p.received - p.replies).max().unwrap_or(0);
+    let sent = r.players.iter().map(|p| p.decisions).max().unwrap_or(0);
+    let verdict = |n: usize| if n <= budget { "within" } else { "over" };
+    outln!(
+        "  against rounds + 5 = {budget}: mails from the race at most {race} ({}), sent at most {sent} ({}), the moderator's {} ({})",
+        verdict(race),
+        verdict(sent),
+        r.moderator_mails,
+        verdict(r.moderator_mails)
+    );
     Ok(())
 }
 

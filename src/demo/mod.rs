@@ -226,6 +226,43 @@ impl Player {
         read_token(self)
     }
 
+    /// Reads new mail for the JOIN's confirmation code (issue 45: a JOIN takes a car once the
+    /// address confirms it), and returns `join` with `CONFIRM <code>` after the game's name.
+    pub fn confirmed_join(&mut self, join: &str) -> Result<String, DaemonError> {
+        self.try_confirmed_join(join)?.ok_or_else(|| DaemonError::Io {
+            what: "the demo".into(),
+            source: std::io::Error::other(format!("{} got no confirmation code for its JOIN", self.address)),
+        })
+    }
+
+    /// [`Player::confirmed_join`], `None` while no code has come.
+    pub fn try_confirmed_join(&mut self, join: &str) -> Result<Option<String>, DaemonError> {
+        let mut line = None;
+        for m in self.inbox.fetch(1000)? {
+            self.received += 1;
+            self.replies += usize::from(is_reply(&m.raw));
+            if let Ok(msg) = Incoming::parse(&m.raw) {
+                line = line.or_else(|| {
+                    msg.full_body
+                        .lines()
+                        .map(str::trim)
+                        .find(|l| (l.starts_with("JOIN ") || l.starts_with("REJOINDRE ")) && l.contains(" CONFIRM"))
+                        .map(str::to_string)
+                });
+            }
+            self.inbox.mark_processed(&m.key)?;
+        }
+        let Some(line) = line else { return Ok(None) };
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some(at) = words.iter().position(|w| *w == "CONFIRM" || *w == "CONFIRMER") else { return Ok(None) };
+        let code = words.get(at + 1).copied().unwrap_or_default();
+        let (first, rest) = join.split_once('\n').unwrap_or((join, ""));
+        let mut w: Vec<&str> = first.split_whitespace().collect();
+        let confirm = format!("CONFIRM {code}");
+        w.insert(2.min(w.len()), &confirm);
+        Ok(Some(format!("{}\n{rest}", w.join(" "))))
+    }
+
     /// The body of the player's answer to its newest report, if it asks this car for
     /// something and the game still waits for it.
     pub fn answer(&mut self, g: &Game, bot: &mut Bot) -> Result<Option<String>, DaemonError> {
@@ -352,18 +389,15 @@ pub fn run_with(
         ),
     )?;
     let mut players = Vec::new();
+    let mut joins = Vec::new();
     for car in 1..=spec.cars {
         let address = format!("driver{car}@demo.invalid");
-        say(
-            &inbox_dir,
-            &address,
-            &mut n,
-            "join",
-            &format!(
-                "JOIN {game} CAR {car} PHRASE demo driver {car} says hello\nSETUP tyres=6 brakes=3 gas=3 body=3 engine=3 handling=2\nTYRES hard WET rain{}",
-                spec.reports.map(|m| format!("\nREPORTS {}", m.word(crate::words::Lang::En))).unwrap_or_default()
-            ),
-        )?;
+        let join = format!(
+            "JOIN {game} CAR {car} PHRASE demo driver {car} says hello\nSETUP tyres=6 brakes=3 gas=3 body=3 engine=3 handling=2\nTYRES hard WET rain{}",
+            spec.reports.map(|m| format!("\nREPORTS {}", m.word(crate::words::Lang::En))).unwrap_or_default()
+        );
+        say(&inbox_dir, &address, &mut n, "join", &join)?;
+        joins.push(join);
         let mut p = Player::new(&address, car, &sender.mailbox_of(&address), car <= spec.policy_cars)?;
         p.rng ^= spec.seed;
         if spec.drive && !p.policy {
@@ -373,6 +407,12 @@ pub fn run_with(
     }
     let mut mails_in = 0;
     daemon_pass(&mut daemon, &mut inbox, &mut via, &mut mails_in)?;
+    // Each address confirms its JOIN with the code mailed to it, in car order (the join order).
+    for (p, join) in players.iter_mut().zip(&joins) {
+        let confirmed = p.confirmed_join(join)?;
+        say(&inbox_dir, &p.address, &mut n, "join", &confirmed)?;
+        daemon_pass(&mut daemon, &mut inbox, &mut via, &mut mails_in)?;
+    }
     for p in &mut players {
         read_token(p)?;
         if p.policy
@@ -447,7 +487,9 @@ pub fn run_with(
         }
         // Nothing to send now: on to the next answer, reminder or deadline.
         let due = g.turns.last().and_then(|t| t.due.as_deref()).and_then(crate::store::Stamp::parse).map(|s| s.0);
-        let remind = due.map(|d| d - i64::from(daemon.config().reminder_hours) * 3600).filter(|&r| r > now);
+        // The demo's games are paced by round (`PACE ROUND`): reminders as the daemon sends them.
+        let hours = i64::from(daemon.config().round_reminder_hours);
+        let remind = due.filter(|_| hours > 0).map(|d| d - hours * 3600).filter(|&r| r > now);
         let next = players
             .iter()
             .filter_map(|p| p.due.map(|d| d.0))

@@ -118,18 +118,18 @@ pub fn run(spec: &SeasonSpec) -> Result<SeasonResult, DaemonError> {
         let mut players = Vec::new();
         for a in &grid {
             let car = league.drivers.iter().position(|d| &d.address == a).expect("a league driver") as u8 + 1;
-            say(
-                &inbox_dir,
-                a,
-                &mut n,
-                "join",
-                &format!(
-                    "JOIN {game} CAR {car} PHRASE {a} races {game}\nSETUP tyres=6 brakes=3 gas=3 body=3 engine=3 handling=2\nBOXES 1 2"
-                ),
-            )?;
+            let join = format!(
+                "JOIN {game} CAR {car} PHRASE {a} races {game}\nSETUP tyres=6 brakes=3 gas=3 body=3 engine=3 handling=2\nBOXES 1 2"
+            );
+            say(&inbox_dir, a, &mut n, "join", &join)?;
             daemon_pass(&mut daemon, &mut inbox, &mut via, &mut mails_in)?;
             // Choices by a standing `POLICY BOT` (the daemon applies it), gears by mail.
-            players.push(Player::new(a, car, &sender.mailbox_of(a), true)?);
+            let mut p = Player::new(a, car, &sender.mailbox_of(a), true)?;
+            // The address confirms its JOIN with the code mailed to it (issue 45).
+            let confirmed = p.confirmed_join(&join)?;
+            say(&inbox_dir, a, &mut n, "join", &confirmed)?;
+            daemon_pass(&mut daemon, &mut inbox, &mut via, &mut mails_in)?;
+            players.push(p);
         }
         for p in &mut players {
             p.read_token()?;

@@ -40,6 +40,10 @@ pub struct ServeConfig {
     /// Hours before a deadline when the awaited player is reminded (0: no reminder).
     #[serde(default = "default_reminder")]
     pub reminder_hours: u32,
+    /// Hours before a round's deadline (a game with `PACE ROUND`) when the awaited player is
+    /// reminded. 0, the default: no reminder, the round prompt is the round's one mail (issue 46).
+    #[serde(default)]
+    pub round_reminder_hours: u32,
     /// Where mail comes from.
     pub inbox: InboxConfig,
     /// Where replies go.
@@ -345,6 +349,7 @@ impl ServeConfig {
             max_message_bytes: crate::mail::message::MAX_MESSAGE_BYTES,
             rate_per_hour: default_rate(),
             reminder_hours: default_reminder(),
+            round_reminder_hours: 0,
             inbox: InboxConfig::Maildir { dir: root.join("mail").join(address) },
             send: SendConfig::Maildir { dir: root.join("mail") },
             moderators: Vec::new(),

@@ -26,6 +26,8 @@ pub struct LastTurn {
     pub turn: u32,
     /// Its deadline, as recorded.
     pub due: Option<String>,
+    /// Minutes after the deadline before the default move (a schedule's grace).
+    pub grace_minutes: u32,
     /// The race is over.
     pub over: bool,
     /// The car awaited.
@@ -34,7 +36,13 @@ pub struct LastTurn {
 
 impl LastTurn {
     fn of(t: &TurnFile) -> Self {
-        LastTurn { turn: t.turn, due: t.due.clone(), over: t.over, to_play: t.to_play }
+        LastTurn {
+            turn: t.turn,
+            due: t.due.clone(),
+            grace_minutes: t.grace_minutes.unwrap_or(0),
+            over: t.over,
+            to_play: t.to_play,
+        }
     }
 }
 

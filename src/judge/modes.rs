@@ -82,6 +82,17 @@ pub fn prompt(g: &Game, car: u8) -> Option<String> {
     Some(format!("{}@{last}", if choice { "choice" } else { "gear" }))
 }
 
+/// A player's report mode in game `g`: the one they chose (`code`, kept in the standing state),
+/// else the game's default: `ROUND` in a game paced by rounds (`PACE ROUND`: the round prompt
+/// is the round's one mail, issue 46), `MINE` otherwise.
+pub fn mode_in(code: Option<&str>, g: &Game) -> ReportMode {
+    match code.and_then(ReportMode::parse) {
+        Some(m) => m,
+        None if g.setup.deadlines.as_deref() == Some("round") => ReportMode::Round,
+        None => ReportMode::Mine,
+    }
+}
+
 /// The race's round (0 before the race).
 pub fn round(g: &Game) -> u32 {
     g.now.race.as_ref().map_or(0, |r| r.state.round)

@@ -257,8 +257,12 @@ impl Daemon {
     /// The language of mail to `address`.
     /// `due` (a UTC time as the turn files write it) as `address` reads it: the weekday, the
     /// day and the time in their time zone, UTC beside it (`words::when`).
-    pub(super) fn due_for(&self, address: Option<&str>, due: &str, lang: Lang) -> String {
-        let zone = address.and_then(|a| self.standing.zone(a).ok().flatten());
+    /// A deadline as `address` reads it: in their own time zone (`TIMEZONE`), else the game's
+    /// (its schedule's `ZONE`), else UTC; with its weekday and the UTC time beside it.
+    pub(super) fn due_for(&self, address: Option<&str>, g: &crate::store::Game, due: &str, lang: Lang) -> String {
+        let zone = address
+            .and_then(|a| self.standing.zone(a).ok().flatten())
+            .or_else(|| g.setup.schedule.as_ref().map(|s| s.zone.clone()));
         match Stamp::parse(due) {
             Some(s) => crate::words::when::deadline(s.0, zone.as_deref(), lang),
             None => due.to_string(),

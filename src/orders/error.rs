@@ -82,6 +82,10 @@ pub enum Arg {
     Pace,
     /// A time zone.
     TimeZone,
+    /// A time of day.
+    TimeOfDay,
+    /// A number of minutes.
+    Minutes,
     /// A language code.
     Language,
     /// A report mode.
@@ -141,6 +145,8 @@ impl Arg {
                 "a time zone like Europe/Paris or America/New_York",
                 "un fuseau horaire comme Europe/Paris ou America/New_York",
             ),
+            Arg::TimeOfDay => ("a time of day like 20:00", "une heure comme 20:00"),
+            Arg::Minutes => ("a number of minutes", "un nombre de minutes"),
             Arg::Language => ("a language", "une langue"),
             Arg::ReportMode => ("a report mode", "un mode de courrier"),
             Arg::Track => ("a track", "un circuit"),

@@ -60,6 +60,9 @@ pub enum Order {
         password: Option<String>,
         /// Words mixed into the dice key (docs/dice.md).
         phrase: Option<String>,
+        /// `CONFIRM <code>`: the code steward mailed to the address, proving the JOIN is its
+        /// own (issue 45: nobody is given a car by a mail forged in their name).
+        confirm: Option<String>,
     },
     /// The car's wear points, checked against chapter 5.
     Setup(Wear),
@@ -142,6 +145,11 @@ pub enum Order {
         /// round began (issue 46); `PACE MOVE` (the default): each decision `HOURS` after it is
         /// asked.
         round_pace: bool,
+        /// `AT 20:00` (`A 20:00`): every round due at that time of day in the game's zone
+        /// (`ZONE Europe/Paris`, `FUSEAU`; UTC by default; the default zone its players' deadlines
+        /// are written in), skipping weekends with `WEEKENDS NO`, with at least `NOTICE` hours (12) and a
+        /// `GRACE` of minutes (issue 46; implies `PACE ROUND`).
+        schedule: Option<crate::store::Schedule>,
         /// `BEACON DRAND 5700000` or `BEACON NIST 2026-12-10T20:00:00Z`: a public value mixed into
         /// the dice key at the start (docs/dice.md, section 6).
         beacon: Option<crate::store::Beacon>,

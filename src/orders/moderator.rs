@@ -15,6 +15,7 @@ pub(super) fn create(args: &[&str]) -> Result<Order, OrderError> {
     let mut backmarkers = false;
     let mut round_pace = false;
     let mut beacon = None;
+    let (mut at, mut zone, mut weekends, mut notice, mut grace) = (None, None, true, None, None);
     let mut i = 1;
     while i < args.len() {
         let next = args.get(i + 1);
@@ -52,6 +53,26 @@ pub(super) fn create(args: &[&str]) -> Result<Order, OrderError> {
                     _ => return Err(OrderError::Invalid { order: k, what: Arg::Pace, got: w.to_string() }),
                 };
             }
+            "at" | "a" | "heure" => {
+                let w = next.ok_or(OrderError::Missing { order: k, what: Arg::TimeOfDay })?;
+                let (h, m) = crate::store::schedule::time_of_day(w).ok_or_else(|| OrderError::Invalid {
+                    order: k,
+                    what: Arg::TimeOfDay,
+                    got: w.to_string(),
+                })?;
+                at = Some(format!("{h:02}:{m:02}"));
+            }
+            "zone" | "fuseau" | "timezone" => {
+                let w = next.ok_or(OrderError::Missing { order: k, what: Arg::TimeZone })?;
+                zone = Some(crate::words::when::zone_name(w).ok_or_else(|| OrderError::Invalid {
+                    order: k,
+                    what: Arg::TimeZone,
+                    got: w.to_string(),
+                })?);
+            }
+            "weekends" | "weekend" | "weekend-ends" => weekends = yes_no(k, next)?,
+            "notice" | "preavis" => notice = Some(number(k, Arg::Hours, next, 0, 24 * 14)?),
+            "grace" => grace = Some(number(k, Arg::Minutes, next, 0, 24 * 60)?),
             "pits" | "stands" | "boxes" => {
                 let w = next.ok_or(OrderError::Missing { order: k, what: Arg::PitChoice })?;
                 pits = Some(match squash(w).replace('-', "").as_str() {
@@ -93,6 +114,17 @@ pub(super) fn create(args: &[&str]) -> Result<Order, OrderError> {
     }
     let track = track.ok_or(OrderError::Missing { order: k, what: Arg::Track })?;
     let laps = laps.ok_or(OrderError::Missing { order: k, what: Arg::Laps })?;
+    if at.is_none() && (zone.is_some() || !weekends || notice.is_some() || grace.is_some()) {
+        // ZONE, WEEKENDS, NOTICE and GRACE shape a schedule, which AT sets.
+        return Err(OrderError::Missing { order: k, what: Arg::TimeOfDay });
+    }
+    let schedule = at.map(|at| crate::store::Schedule {
+        at,
+        zone: zone.unwrap_or_else(|| "UTC".into()),
+        skip_weekends: !weekends,
+        notice_hours: notice.unwrap_or(crate::store::schedule::DEFAULT_NOTICE_HOURS),
+        grace_minutes: grace.unwrap_or(0),
+    });
     Ok(Order::Create {
         game,
         track,
@@ -106,7 +138,8 @@ pub(super) fn create(args: &[&str]) -> Result<Order, OrderError> {
         late,
         pits,
         backmarkers,
-        round_pace,
+        round_pace: round_pace || schedule.is_some(),
+        schedule,
         beacon,
     })
 }

@@ -9,7 +9,7 @@ use crate::words::Lang;
 pub(super) fn join(args: &[&str], line: &str) -> Result<Order, OrderError> {
     let k = Kw::Join;
     let game = game_id(k, args.first())?;
-    let (mut car, mut password, mut phrase) = (None, None, None);
+    let (mut car, mut password, mut phrase, mut confirm) = (None, None, None, None);
     let mut i = 1;
     while i < args.len() {
         let w = squash(args[i]);
@@ -20,6 +20,10 @@ pub(super) fn join(args: &[&str], line: &str) -> Result<Order, OrderError> {
             }
             "password" | "motdepasse" | "token" | "jeton" => {
                 password = Some(name(k, Arg::Secret, args.get(i + 1))?);
+                i += 2;
+            }
+            "confirm" | "confirmer" => {
+                confirm = Some(name(k, Arg::Code, args.get(i + 1))?.to_ascii_lowercase());
                 i += 2;
             }
             "phrase" => {
@@ -34,7 +38,7 @@ pub(super) fn join(args: &[&str], line: &str) -> Result<Order, OrderError> {
             _ => return Err(OrderError::Unexpected { order: k, got: args[i].to_string() }),
         }
     }
-    Ok(Order::Join { game, car, password, phrase })
+    Ok(Order::Join { game, car, password, phrase, confirm })
 }
 
 /// The text of `line` after the first occurrence of the word `w` that follows the keyword.

@@ -81,6 +81,10 @@ pub struct SetupRecord {
     /// decision `move_hours` after it is asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deadlines: Option<String>,
+    /// With deadlines per round: each round due at a time of day in the game's time zone
+    /// (`AT 20:00 ZONE Europe/Paris`, issue 46), instead of `move_hours` after it began.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<crate::store::Schedule>,
     /// A public beacon named before any join (docs/dice.md, section 6): where anyone looks its
     /// value up, e.g. `drand mainnet round 5700000`. Its value is mixed into the dice key at the
     /// start, after every seat and phrase is fixed.
@@ -222,6 +226,10 @@ pub struct TurnFile {
     /// The answer is due by (UTC).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub due: Option<String>,
+    /// Minutes after `due` in which an answer is still taken; the default move comes then (a
+    /// game's schedule's grace, issue 46).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grace_minutes: Option<u32>,
     /// True when the race is over after this turn.
     #[serde(default, skip_serializing_if = "is_false")]
     pub over: bool,
@@ -342,6 +350,7 @@ impl TurnFile {
             move_no: None,
             to_play: None,
             due: None,
+            grace_minutes: None,
             over: false,
             seed: None,
             state_sha256: None,

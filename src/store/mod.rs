@@ -27,6 +27,7 @@ pub mod records;
 pub mod replay;
 pub mod replayed;
 pub mod requests;
+pub mod schedule;
 pub mod show;
 pub mod time;
 pub mod verify;
@@ -37,6 +38,7 @@ pub use files::{By, Moderation};
 pub use game::Game;
 pub use handle::Handle;
 pub use requests::{Beacon, beacon_value};
+pub use schedule::Schedule;
 pub use time::Stamp;
 
 /// A small game for the library's unit tests: `cars` players joined on a 1-lap sprint, not

@@ -69,6 +69,8 @@ pub struct NewGame {
     /// the players answer side by side; otherwise each decision has `move_hours` from when it is
     /// asked.
     pub round_deadlines: bool,
+    /// With `round_deadlines`: each round due at a time of day in the game's zone (issue 46).
+    pub schedule: Option<crate::store::Schedule>,
     /// The dice scheme (docs/dice.md): v2 for every new game; `steward sim --keep` writes v1
     /// games, whose key is the one `steward sim` plays with.
     pub scheme: Scheme,
@@ -163,6 +165,7 @@ impl NewGame {
             pit_choice: PitChoice::GridOrder,
             backmarkers: false,
             round_deadlines: false,
+            schedule: None,
             scheme: Scheme::V3,
             beacon: None,
         }

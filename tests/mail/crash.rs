@@ -100,6 +100,12 @@ fn killing_the_daemon_at_random_points_loses_and_doubles_nothing() {
         players.push(p);
     }
     serve(None);
+    // Each address confirms its JOIN with the code mailed to it (issue 45).
+    for p in &mut players {
+        let confirmed = p.confirmed_join(&format!("JOIN race CAR {}", p.car)).unwrap();
+        say(&p.address.clone(), &confirmed);
+        serve(None);
+    }
     for p in &mut players {
         p.read_token().unwrap();
     }
@@ -229,6 +235,10 @@ fn a_crash_at_any_write_of_a_judge_command_answers_as_the_first_time() {
     say("d2@crash.invalid", "JOIN g CAR 2");
     assert!(serve(None));
     let mut d1 = Player::new("d1@crash.invalid", 1, &root.join("mail").join("d1@crash.invalid"), false).unwrap();
+    let mut d2 = Player::new("d2@crash.invalid", 2, &root.join("mail").join("d2@crash.invalid"), false).unwrap();
+    say("d1@crash.invalid", &d1.confirmed_join("JOIN g CAR 1").unwrap());
+    say("d2@crash.invalid", &d2.confirmed_join("JOIN g CAR 2").unwrap());
+    assert!(serve(None));
     d1.read_token().unwrap();
     let t1 = d1.token.clone().unwrap();
     say(MOD, "GAME g\nTOKEN m\nSTART");

@@ -85,10 +85,48 @@ impl Desk {
 
     /// Mails `body` from `from` (Message-ID `<{prefix}{n}@test.invalid>`, `n` from
     /// [`Desk::next_number`]) and runs one pass.
+    ///
+    /// A JOIN is confirmed as its player would: the code steward mailed to `from` is put on the
+    /// JOIN line and the mail sent again (issue 45); the mail with the code is read.
     pub fn mail(&mut self, from: &str, prefix: &str, body: &str) {
         let id = format!("{prefix}{}", self.next_number());
         self.deliver(&mail(from, &id, body));
         self.pass();
+        if let Some(confirmed) = self.confirm_join(from, body) {
+            let id = format!("{prefix}{}", self.next_number());
+            self.deliver(&mail(from, &id, &confirmed));
+            self.pass();
+        }
+    }
+
+    /// `body` with the confirmation code `from` was mailed put on its JOIN line, if it holds a
+    /// JOIN that waits for one; the mail with the code is marked read.
+    pub fn confirm_join(&self, from: &str, body: &str) -> Option<String> {
+        let join = body.lines().position(|l| {
+            let first = l.split_whitespace().next().unwrap_or_default().to_lowercase();
+            matches!(first.as_str(), "join" | "rejoindre" | "inscription") && !l.to_lowercase().contains(" confirm")
+        })?;
+        let mut ib = MaildirInbox::open(self.root.join("mail").join(from)).ok()?;
+        for m in ib.fetch(10_000).unwrap() {
+            let text = Incoming::parse(&m.raw).map(|i| i.full_body).unwrap_or_default();
+            let code = text.lines().find_map(|l| {
+                let w: Vec<&str> = l.split_whitespace().collect();
+                let at = w.iter().position(|x| *x == "CONFIRM" || *x == "CONFIRMER")?;
+                (matches!(w.first(), Some(&"JOIN") | Some(&"REJOINDRE")))
+                    .then(|| w.get(at + 1).map(|c| c.to_string()))?
+            });
+            if let Some(code) = code {
+                ib.mark_processed(&m.key).unwrap();
+                let mut lines: Vec<String> = body.lines().map(str::to_string).collect();
+                let words: Vec<&str> = lines[join].split_whitespace().collect();
+                let fr = words[0].eq_ignore_ascii_case("rejoindre");
+                let mut w: Vec<String> = words.iter().map(|x| x.to_string()).collect();
+                w.insert(2.min(w.len()), format!("{} {code}", if fr { "CONFIRMER" } else { "CONFIRM" }));
+                lines[join] = w.join(" ");
+                return Some(lines.join("\n"));
+            }
+        }
+        None
     }
 
     /// The raw mails `address` received since it was last read, marked read (none when it has

@@ -126,6 +126,7 @@ fn a_join_with_prose_around_it() {
             car: Some(3),
             password: Some("letmein".into()),
             phrase: Some("the quick brown fox, 1987".into()),
+            confirm: None,
         }
     );
     assert!(matches!(o[1], Order::Setup(w) if w.tyres == 6 && w.handling == 1 && w.total() == 20));

@@ -39,7 +39,10 @@ fn header_orders_in_both_languages() {
 
 #[test]
 fn join_setup_and_tyres() {
-    assert_eq!(one("JOIN monaco-1"), Order::Join { game: "monaco-1".into(), car: None, password: None, phrase: None });
+    assert_eq!(
+        one("JOIN monaco-1"),
+        Order::Join { game: "monaco-1".into(), car: None, password: None, phrase: None, confirm: None }
+    );
     assert_eq!(
         one("rejoindre monaco-1 voiture 4 motdepasse bleu phrase Il était   une fois"),
         Order::Join {
@@ -47,11 +50,23 @@ fn join_setup_and_tyres() {
             car: Some(4),
             password: Some("bleu".into()),
             phrase: Some("Il était   une fois".into()),
+            confirm: None,
         }
     );
     assert_eq!(
         one("INSCRIPTION m PHRASE car 5").clone(),
-        Order::Join { game: "m".into(), car: None, password: None, phrase: Some("car 5".into()) }
+        Order::Join { game: "m".into(), car: None, password: None, phrase: Some("car 5".into()), confirm: None }
+    );
+    // The code steward mailed, before the PHRASE (which takes the rest of the line).
+    assert_eq!(
+        one("REJOINDRE m CONFIRMER 1A2B3C4D VOITURE 2 PHRASE x"),
+        Order::Join {
+            game: "m".into(),
+            car: Some(2),
+            password: None,
+            phrase: Some("x".into()),
+            confirm: Some("1a2b3c4d".into())
+        }
     );
     let w = Wear::standard();
     assert_eq!(one("SETUP tyres=6 brakes=4 gas=3 body=3 engine=3 handling=1"), Order::Setup(w));
@@ -162,6 +177,7 @@ fn requests_and_moderator_commands() {
             pits: None,
             backmarkers: false,
             round_pace: false,
+            schedule: None,
             beacon: None,
         }
     );
@@ -181,9 +197,28 @@ fn requests_and_moderator_commands() {
             pits: None,
             backmarkers: false,
             round_pace: false,
+            schedule: None,
             beacon: None,
         }
     );
+    // A schedule, in English and in French (`À 20h`, `FUSEAU`, `WEEKENDS NON`).
+    let scheduled = one("CREATE m TRACK monaco LAPS 1 AT 20:00 ZONE europe/paris WEEKENDS NO GRACE 30");
+    assert_eq!(scheduled, one("CRÉER m CIRCUIT monaco TOURS 1 À 20h FUSEAU Europe/Paris WEEKENDS NON GRACE 30"));
+    let Order::Create { schedule: Some(s), round_pace: true, .. } = scheduled else { panic!("{scheduled:?}") };
+    assert_eq!(
+        s,
+        steward::store::Schedule {
+            at: "20:00".into(),
+            zone: "Europe/Paris".into(),
+            skip_weekends: true,
+            notice_hours: 12,
+            grace_minutes: 30
+        }
+    );
+    for bad in ["CREATE m TRACK monaco LAPS 1 AT 25:00", "CREATE m TRACK monaco LAPS 1 AT 20:00 ZONE Mars/Olympus"] {
+        assert!(matches!(err(bad), OrderError::Invalid { .. }), "{bad}");
+    }
+    assert!(matches!(err("CREATE m TRACK monaco LAPS 1 GRACE 30"), OrderError::Missing { .. }), "GRACE needs AT");
     assert_eq!(
         one("CREATE m TRACK monaco LAPS 1 WEATHER changeable"),
         one("CRÉER m CIRCUIT monaco TOURS 1 MÉTÉO variable")

@@ -59,6 +59,9 @@ impl World {
         for c in 1..=2 {
             let who = format!("p{c}@test.invalid");
             self.send(&who, &format!("JOIN {g} CAR {c}"));
+            if let Some(confirmed) = self.desk.confirm_join(&who, &format!("JOIN {g} CAR {c}")) {
+                self.send(&who, &confirmed);
+            }
             let token = self
                 .read(&who)
                 .iter()

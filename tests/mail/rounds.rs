@@ -174,6 +174,38 @@ fn the_car_ahead_moves_without_waiting_for_the_players_behind() {
     assert_eq!(round::still_to_move(&after), order[1..].to_vec(), "the others still to move, in order");
 }
 
+/// A round order that answers its prompt's turn (`TURN`, as a reply address carries it) while
+/// the car is awaited: its GEAR rolls at once, and its DRIVE on the next line decides that roll
+/// (it is not refused as stale because of the roll its own GEAR made).
+#[test]
+fn a_round_order_for_an_awaited_car_rolls_and_decides_in_one_mail() {
+    let mut w = World::new("rounds-awaited");
+    let tokens = w.started("aw", 2, "", "");
+    w.past_the_start("aw", &tokens);
+    let g = w.game("aw");
+    let lead = round::still_to_move(&g)[0];
+    let before = moves(&g);
+    let turn = g.next_turn() - 1;
+    let id = g.player(lead).unwrap().0;
+    let gear = w.bot.gear(&g.track, &g.now.race.as_ref().unwrap().state, id);
+    w.read(&player(lead));
+    let token = &tokens[lead as usize - 1];
+    w.send(
+        &player(lead),
+        &format!(
+            "GAME aw\nCAR {lead}\nTOKEN {token}\nTURN {turn}\nGEAR {gear}\nDRIVE FARTHEST-FREE ELSE SAFEST ELSE BOT"
+        ),
+    );
+    let after = w.game("aw");
+    assert!(after.pending_roll(lead).is_none(), "the DRIVE decided the roll");
+    assert_eq!(moves(&after)[lead as usize - 1], before[lead as usize - 1] + 1, "car {lead} moved once");
+    let mails = w.read(&player(lead));
+    for (subject, body, _) in &mails {
+        assert!(!body.contains("Stale order"), "{subject}\n{body}");
+        assert!(!subject.contains("your choice of move"), "{subject}\n{body}");
+    }
+}
+
 #[test]
 fn ask_prompts_after_the_roll() {
     let mut w = World::new("rounds-ask");
@@ -404,4 +436,116 @@ fn a_round_prompts_address_takes_the_round_order_while_open_and_nothing_once_ans
     assert_eq!(after.turns.len(), before, "nothing applied");
     let refusal = w.read("stranger@evil.invalid");
     assert!(refusal.iter().any(|(_, b, _)| b.contains("Stale order")), "{refusal:?}");
+}
+
+/// A game on a schedule (`AT 20:00 ZONE Europe/Paris WEEKENDS NO GRACE 30`): a round that
+/// begins on Friday 26 March 2027 is due on Monday 29 March at 20:00 in Paris, which is summer
+/// time since the Sunday (18:00 UTC, where Friday's 20:00 was 19:00 UTC); an order within the
+/// grace is taken, and past it the bot plays the default move.
+#[test]
+fn deadlines_on_a_weekday_schedule_across_a_daylight_saving_change() {
+    let mut w = World::new("rounds-schedule");
+    // The desk's clock starts on Sunday 22 November 2026 at 12:00 UTC: on to Friday 26 March
+    // 2027, 09:00 UTC.
+    w.advance_hours(2973);
+    assert_eq!(w.now().to_string(), "2027-03-26T09:00:00Z");
+    let tokens = w.started("sc", 2, " AT 20:00 ZONE Europe/Paris WEEKENDS NO GRACE 30", "");
+    let g = w.game("sc");
+    let s = g.setup.schedule.clone().expect("the game's schedule");
+    assert_eq!((s.at.as_str(), s.zone.as_str(), s.skip_weekends, s.grace_minutes), ("20:00", "Europe/Paris", true, 30));
+    assert_eq!(g.setup.deadlines.as_deref(), Some("round"), "a schedule paces the game by rounds");
+    let last = g.turns.last().unwrap();
+    assert_eq!(last.due.as_deref(), Some("2027-03-29T18:00:00Z"), "Monday 20:00 summer time, the weekend skipped");
+    assert_eq!(last.grace_minutes, Some(30));
+    // Every player reads it in the game's zone (none set their own), with its weekday.
+    let order = round::still_to_move(&g);
+    let mails = w.read(&player(order[1]));
+    let (_, body, _) = mails.iter().rev().find(|(s, _, _)| s.contains("your round order")).expect("a round prompt");
+    assert!(body.contains("Monday 29 March 2027, 20:00 Europe/Paris (18:00 UTC)"), "{body}");
+    // Ten minutes past the deadline, within the grace: the leader's order is taken.
+    w.advance_hours(3 * 24 + 9);
+    *w.desk.clock.lock().unwrap() += 10 * 60;
+    w.pass();
+    let before = w.game("sc").turns.len();
+    assert!(
+        !w.game("sc").turns.iter().any(|t| t.source.as_ref().and_then(|s| s.by.as_deref()) == Some("deadline")),
+        "no default move within the grace"
+    );
+    w.order("sc", &tokens, order[0], "DRIVE FARTHEST-FREE ELSE SAFEST ELSE BOT");
+    let g = w.game("sc");
+    assert!(g.turns.len() > before, "the order in the grace was played");
+    assert!(
+        g.turns[before..].iter().all(|t| t.source.as_ref().and_then(|s| s.by.as_deref()) != Some("deadline")),
+        "by the player, not the deadline"
+    );
+    // Past the grace the bot plays the car that did not answer.
+    *w.desk.clock.lock().unwrap() += 25 * 60;
+    w.pass();
+    w.pass();
+    let g = w.game("sc");
+    assert!(
+        g.turns.iter().any(|t| t.source.as_ref().and_then(|s| s.by.as_deref()) == Some("deadline")
+            && t.orders.iter().any(|o| o.car == order[1])),
+        "the bot played car {} after the grace",
+        order[1]
+    );
+    // The next round begins on Monday evening: twelve hours' notice, so Tuesday 20:00 in Paris.
+    if !g.now.over && g.now.race.as_ref().unwrap().state.round == 2 {
+        assert_eq!(g.turns.last().unwrap().due.as_deref(), Some("2027-03-30T18:00:00Z"));
+    }
+}
+
+/// A race paced by rounds mails a player once a round: no reminder unless the operator asks
+/// for one (`round_reminder_hours`), and the default report mode is `ROUND`, so an incident
+/// that hits a car waits for its player's next round prompt.
+#[test]
+fn a_round_paced_game_sends_no_reminder_unless_the_operator_asks() {
+    for hours in [0, 6] {
+        let mut w = World {
+            desk: Desk::new(&format!("rounds-remind-{hours}"), |c| c.round_reminder_hours = hours),
+            bot: Bot::new(),
+        };
+        let _tokens = w.started("rm", 2, " HOURS 24 PACE ROUND", "");
+        let order = round::still_to_move(&w.game("rm"));
+        // The car called to play (the leader, which nobody has answered for).
+        let leader = order[0];
+        w.read(&player(leader));
+        // 13 hours before the deadline, then 5: a move's reminder (12 hours) would be due.
+        w.advance_hours(11);
+        w.pass();
+        let early = w.read(&player(leader));
+        assert!(!early.iter().any(|(s, _, _)| s.contains("reminder")), "{early:?}");
+        w.advance_hours(8);
+        w.pass();
+        let late = w.read(&player(leader));
+        let reminded = late.iter().any(|(s, _, _)| s.contains("reminder"));
+        assert_eq!(reminded, hours > 0, "round_reminder_hours = {hours}: {late:?}");
+    }
+}
+
+/// The demo's simulated calendar (`steward demo --answer-hours 8`), on a short race: with round
+/// orders every player gets at most one mail from the race a round (plus the welcome, the start
+/// and the end), sends at most one, the moderator gets the round digest, and a round takes less
+/// than the 1.3 days of issue 46, where answering every roll by mail takes much longer.
+#[test]
+fn the_paced_demo_mails_each_player_once_a_round() {
+    let dir = super::scratch("rounds-paced-demo");
+    let mut spec = super::sprint_demo(&dir, "paced", 4, 0, steward::store::qualifying::GridMethod::Join);
+    spec.answer_hours = Some(8.0);
+    spec.drive = true;
+    let r = steward::demo::run(&spec).unwrap();
+    assert!(r.rounds >= 5, "a race of some rounds: {}", r.rounds);
+    let budget = r.rounds as usize + 5;
+    for p in &r.players {
+        let race = p.received - p.replies;
+        assert!(race <= budget, "{}: {race} mails from the race for {} rounds", p.address, r.rounds);
+        assert!(p.decisions <= budget, "{}: {} sent", p.address, p.decisions);
+        assert_eq!(p.reminders, 0, "{}: no reminder in a race paced by rounds", p.address);
+    }
+    assert!(r.moderator_mails <= budget, "moderator: {} for {} rounds", r.moderator_mails, r.rounds);
+    let per_round = |r: &steward::demo::DemoResult| r.calendar_seconds.unwrap() as f64 / 86_400.0 / f64::from(r.rounds);
+    assert!(per_round(&r) <= 1.3, "{:.2} days a round", per_round(&r));
+    let every_roll =
+        steward::demo::run(&steward::demo::DemoSpec { dir: dir.join("every-roll"), drive: false, ..spec }).unwrap();
+    assert!(per_round(&every_roll) > per_round(&r), "{:.2} against {:.2}", per_round(&every_roll), per_round(&r));
 }

@@ -64,6 +64,14 @@ impl Rig {
         self.pass();
     }
 
+    /// [`Rig::send`] of a JOIN, then the JOIN confirmed with the code mailed to `from`.
+    pub(super) fn joined(&mut self, from: &str, body: &str) {
+        self.send(from, body);
+        if let Some(confirmed) = self.desk.confirm_join(from, body) {
+            self.send(from, &confirmed);
+        }
+    }
+
     /// Every mail delivered so far to anyone but steward (text and HTML parts, subject).
     pub(super) fn mails(&self) -> Vec<Out> {
         let mut v = Vec::new();
@@ -99,7 +107,7 @@ impl Rig {
     pub(super) fn game(&mut self, players: u8) -> Vec<String> {
         self.send(MOD, &format!("TOKEN {MOD_TOKEN}\nCREATE g TRACK sprint LAPS 1 CARS 6 HOURS 24"));
         for c in 1..=players {
-            self.send(&format!("p{c}@sec.invalid"), &format!("JOIN g CAR {c}"));
+            self.joined(&format!("p{c}@sec.invalid"), &format!("JOIN g CAR {c}"));
         }
         let tokens = self.tokens();
         (1..=players)
@@ -189,8 +197,29 @@ fn a_moderator_s_token_is_never_echoed_even_under_a_misspelt_keyword() {
 fn a_join_mails_the_token_to_from_never_to_reply_to() {
     let mut r = Rig::new("sec-replyto");
     r.game(1);
-    r.drop_mail("From: victim@sec.invalid\r\nReply-To: attacker@sec.invalid\r\nSubject: join", "JOIN g CAR 2");
+    // Issue 45, item 4: a JOIN forged in the victim's name takes no car; the code that would
+    // take it goes to the victim's From address alone, never to the Reply-To.
+    let forged = "From: victim@sec.invalid\r\nReply-To: attacker@sec.invalid\r\nSubject: join";
+    r.drop_mail(forged, "JOIN g CAR 2");
     r.pass();
+    let seated = |r: &Rig| Store::new(r.root.join("games")).load("g", None).unwrap().player(2).is_some();
+    assert!(!seated(&r), "a forged JOIN took car 2");
+    let mails = r.mails();
+    let to = |who: &str| mails.iter().filter(|m| m.mailbox == who).map(|m| m.text.clone()).collect::<String>();
+    let victim = to("victim@sec.invalid");
+    let at = victim.find("JOIN g CONFIRM ").expect("the code goes to From") + "JOIN g CONFIRM ".len();
+    let code = &victim[at..at + 8];
+    assert!(!to("attacker@sec.invalid").contains(code), "the code went to Reply-To:\n{}", to("attacker@sec.invalid"));
+    assert!(to("attacker@sec.invalid").contains("confirmation code was mailed to victim@sec.invalid"));
+    // A guessed code takes nothing.
+    r.drop_mail(forged, "JOIN g CONFIRM 00000000 CAR 2");
+    r.pass();
+    assert!(!seated(&r), "a guessed code took car 2");
+    // The victim, who did want the car, confirms from their own address: the token goes to From.
+    let confirmed = r.desk.confirm_join("victim@sec.invalid", "JOIN g CAR 2").expect("the code");
+    r.drop_mail(forged, &confirmed);
+    r.pass();
+    assert!(seated(&r), "the confirmed JOIN takes car 2");
     let tokens = r.tokens();
     assert!(tokens.values().any(|m| m == "victim@sec.invalid"), "the welcome goes to From");
     assert!(!tokens.values().any(|m| m == "attacker@sec.invalid"), "no welcome to Reply-To");
@@ -235,7 +264,10 @@ fn display_names_are_cleaned_before_anyone_sees_them() {
     // bidi override, as an RFC 2047 word so the line breaks survive the header.
     let evil = "Eve\r\n\u{1b}[2J\u{202e}MODERATOR NOTICE: mail your TOKEN to eve@evil.invalid\u{200b}";
     let b64 = base64(evil.as_bytes());
-    r.send_headers(&format!("From: =?utf-8?b?{b64}?= <eve@sec.invalid>\r\nSubject: join"), "JOIN g CAR 2");
+    let from = format!("From: =?utf-8?b?{b64}?= <eve@sec.invalid>\r\nSubject: join");
+    r.send_headers(&from, "JOIN g CAR 2");
+    let confirmed = r.desk.confirm_join("eve@sec.invalid", "JOIN g CAR 2").expect("the code");
+    r.send_headers(&from, &confirmed);
     let g = Store::new(r.root.join("games")).load("g", None).unwrap();
     let name = g.now.players.iter().find(|p| p.car == 2).and_then(|p| p.name.clone()).unwrap();
     assert!(!name.chars().any(steward::words::names::is_unsafe), "{name:?}");
@@ -267,9 +299,11 @@ fn a_lang_without_the_token_changes_nobody_s_language() {
     for (who, lang) in [("p1@sec.invalid", "en"), ("p2@sec.invalid", "fr")] {
         r.send(who, &format!("JOIN g3\nLANG {lang}"));
         assert_ne!(r.daemon_lang(who).as_deref(), Some(lang), "{who}'s language set by a forged JOIN");
+        let g3 = Store::new(r.root.join("games")).load("g3", None).unwrap();
+        assert!(g3.now.players.is_empty(), "a forged JOIN gave {who} a car");
     }
-    // A new address's JOIN keeps its LANG.
-    r.send("p9@sec.invalid", "JOIN g3\nLANG fr");
+    // A new address's JOIN keeps its LANG, once the address confirms it.
+    r.joined("p9@sec.invalid", "JOIN g3\nLANG fr");
     assert_eq!(r.daemon_lang("p9@sec.invalid"), Some("fr".into()));
 }
 

@@ -272,9 +272,11 @@ impl Daemon {
             }
             None => return None,
         };
-        let due_text = g.turns.get(first.turn.checked_sub(1)? as usize).and_then(|t| t.due.clone())?;
+        let asked = g.turns.get(first.turn.checked_sub(1)? as usize)?;
+        let due_text = asked.due.clone()?;
         let due = Stamp::parse(&due_text)?;
-        if job.arrived.is_some_and(|a| a < due) {
+        let grace = i64::from(asked.grace_minutes.unwrap_or(0)) * 60;
+        if job.arrived.is_some_and(|a| a.0 < due.0 + grace) {
             return None;
         }
         let mut played = Vec::new();
@@ -319,11 +321,15 @@ impl Daemon {
         Ok(n)
     }
 
-    /// A gear answering turn `n` is stale if the car moved after turn `n`.
+    /// A gear answering turn `n` is stale if the car moved after turn `n`, by another mail than
+    /// this one (a round order's GEAR rolls at once when the car is awaited; its DRIVE, on the
+    /// next line, then decides that roll).
     fn stale_gear(&self, job: &Job, g: &Game, head: &Header, car: u8) -> Result<(), String> {
         let n = Self::need_turn(head, g)?;
-        if let Some(t) =
-            g.turns[n as usize + 1..].iter().find(|t| t.orders.iter().any(|o| o.car == car && o.gear.is_some()))
+        let own = |t: &TurnFile| t.source.as_ref().and_then(|s| s.message_id.as_deref()) == Some(job.mid.as_str());
+        if let Some(t) = g.turns[n as usize + 1..]
+            .iter()
+            .find(|t| !own(t) && t.orders.iter().any(|o| o.car == car && o.gear.is_some()))
         {
             return Err(tr(
                 job.lang,

@@ -14,7 +14,7 @@ impl Daemon {
     ) -> Result<Option<String>, Failure> {
         let lang = job.lang;
         match o {
-            Order::Join { game, car, password, phrase } => {
+            Order::Join { game, car, password, phrase, confirm } => {
                 let mut h = self.open(game)?;
                 if let Some((l, n)) = crate::judge::league::league_of_game(&self.store.dir, game)
                     && let Some(team) = l.marshal_team(n)
@@ -41,6 +41,28 @@ impl Daemon {
                             "Cette partie demande son MOTDEPASSE d'inscription : demandez-le au moderateur.",
                         )
                         .into());
+                    }
+                }
+                let seated = h.game().now.players.iter().any(|p| p.address.eq_ignore_ascii_case(&job.sender));
+                if !Self::done_before(h.game(), &job.mid, Kind::Join, None) && !seated {
+                    // Only the address itself takes a car (issue 45, item 4): the first JOIN
+                    // gets a code mailed to its From address (never to a Reply-To), the JOIN
+                    // sent again with `CONFIRM <code>` takes the car.
+                    let want = self.join_code(game, &job.sender);
+                    match confirm.as_deref() {
+                        Some(c) if c == want => {}
+                        Some(_) => {
+                            return Err(tr(
+                                lang,
+                                &format!("This is not the confirmation code steward mailed to {}: send your JOIN without CONFIRM to get it again.", job.sender),
+                                &format!("Ce n'est pas le code de confirmation envoye par steward a {} : envoyez votre REJOINDRE sans CONFIRMER pour le recevoir a nouveau.", job.sender),
+                            )
+                            .into());
+                        }
+                        None => {
+                            self.mail_code(job, msg, game, &want, (*car, password.is_some()), phrase.as_deref());
+                            return Ok(Some(game.clone()));
+                        }
                     }
                 }
                 let token = self.derive_token(game, &job.mid, "join");
@@ -113,6 +135,7 @@ impl Daemon {
                 pits,
                 backmarkers,
                 round_pace,
+                schedule,
                 beacon,
             } => {
                 if let Ok(h) = self.store.open(game) {
@@ -146,6 +169,7 @@ impl Daemon {
                     pit_choice: pits.unwrap_or_default(),
                     backmarkers: *backmarkers,
                     round_deadlines: *round_pace,
+                    schedule: schedule.clone(),
                     scheme: crate::dice::Scheme::V3,
                     beacon: beacon.clone(),
                 };
@@ -162,5 +186,78 @@ impl Daemon {
             }
             _ => unreachable!("act routes only JOIN and CREATE here"),
         }
+    }
+}
+
+impl Daemon {
+    /// The confirmation code of `address`'s JOIN of `game`: derived from the daemon's secret, so
+    /// it needs no state and only the address it was mailed to knows it.
+    pub(super) fn join_code(&self, game: &str, address: &str) -> String {
+        self.derive_token(game, "join-confirm", &address.to_lowercase())[..8].to_string()
+    }
+
+    /// Mails the JOIN's confirmation code to the From address alone, with the line to send back,
+    /// and notes in the receipt where it went.
+    fn mail_code(
+        &self,
+        job: &mut Job,
+        msg: &Incoming,
+        game: &str,
+        code: &str,
+        (car, password): (Option<u8>, bool),
+        phrase: Option<&str>,
+    ) {
+        let fr = job.lang == Lang::Fr;
+        let line = format!(
+            "{} {game} {} {code}{}{}",
+            if fr { "REJOINDRE" } else { "JOIN" },
+            if fr { "CONFIRMER" } else { "CONFIRM" },
+            car.map(|c| format!(" {} {c}", if fr { "VOITURE" } else { "CAR" })).unwrap_or_default()
+                + match (password, fr) {
+                    (false, _) => "",
+                    (true, false) => " PASSWORD <the game's password>",
+                    (true, true) => " MOTDEPASSE <le mot de passe de la partie>",
+                },
+            // A PHRASE takes the rest of its line: the player keeps theirs after CONFIRM.
+            if phrase.is_some() { " PHRASE ..." } else { "" },
+        );
+        let text = if fr {
+            format!(
+                "Quelqu'un a demande une voiture dans la partie {game} au nom de cette adresse ({}).\n\nSi c'est vous, renvoyez votre message d'inscription (avec ses lignes CONFIG, PNEUS, BOXES, LANGUE...) avec CONFIRMER {code} apres le nom de la partie sur la ligne REJOINDRE :\n\n    {line}\n\nSi vous n'avez rien demande, ignorez ce message : rien ne change.\n",
+                job.sender
+            )
+        } else {
+            format!(
+                "Someone asked for a car in game {game} in the name of this address ({}).\n\nIf it was you, send your join mail again (with its SETUP, TYRES, BOXES, LANG... lines) with CONFIRM {code} after the game's name on the JOIN line:\n\n    {line}\n\nIf you did not ask, ignore this mail: nothing changes.\n",
+                job.sender
+            )
+        };
+        if msg.reply_address().eq_ignore_ascii_case(&job.sender) {
+            // The receipt goes to the From address itself: it carries the code.
+            job.notes.push(if fr {
+                format!("Rien n'est encore inscrit : cette adresse doit confirmer. Renvoyez ce message avec CONFIRMER {code} apres le nom de la partie sur la ligne REJOINDRE :\n    {line}\n  (Si vous n'avez rien demande, ignorez ce message : rien ne change.)")
+            } else {
+                format!("Nothing is joined yet: this address must confirm. Send this mail again with CONFIRM {code} after the game's name on the JOIN line:\n    {line}\n  (If you did not ask, ignore this mail: nothing changes.)")
+            });
+            return;
+        }
+        job.secret_drafts.push(Draft {
+            to: vec![job.sender.clone()],
+            subject: if fr {
+                format!("[{game}] confirmez votre inscription")
+            } else {
+                format!("[{game}] confirm your join")
+            },
+            text,
+            in_reply_to: msg.message_id.clone(),
+            message_id: String::new(),
+            reply_to: None,
+            picture: None,
+        });
+        job.notes.push(tr(
+            job.lang,
+            &format!("Nothing is joined yet: a confirmation code was mailed to {} (the From address, never a Reply-To). Send the JOIN again with CONFIRM <code> to take the car.", job.sender),
+            &format!("Rien n'est encore inscrit : un code de confirmation a ete envoye a {} (l'adresse From, jamais un Reply-To). Renvoyez le REJOINDRE avec CONFIRMER <code> pour prendre la voiture.", job.sender),
+        ));
     }
 }

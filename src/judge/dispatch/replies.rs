@@ -212,7 +212,7 @@ impl Daemon {
     ) -> Result<Option<String>, DaemonError> {
         let game = &g.setup.id;
         let (mut prefs, before) = self.report_mark(before_job, g, first, car)?;
-        let mode = ReportMode::from_code(prefs.mode.as_deref());
+        let mode = modes::mode_in(prefs.mode.as_deref(), g);
         let key = format!("{game}/{car}");
         if !modes::due(mode, g, car, &before, own, loud) {
             return Ok(None);
@@ -313,7 +313,7 @@ impl Daemon {
             };
             let announced = job.announce.iter().any(|(a, _)| a == game);
             let (prefs, before) = self.report_mark(&job.marks, g, *first, p.car)?;
-            let mode = ReportMode::from_code(prefs.mode.as_deref());
+            let mode = modes::mode_in(prefs.mode.as_deref(), g);
             if g.next_turn() <= *first || !modes::holds(mode, g, p.car, &before, announced) {
                 return Ok(None);
             }
@@ -353,9 +353,16 @@ impl Daemon {
             let s = if lang == Lang::Fr { crate::words::french::summary(&s) } else { s };
             r.summary = crate::judge::report::plurals(&s);
         }
+        if let Some(iso) = g.turns.last().and_then(|t| t.due.clone()) {
+            // The status line under the board reads its deadline as the prompt does: the
+            // weekday, the reader's time, UTC beside it (issue 46).
+            let address = car.and_then(|c| g.player(c)).map(|(_, p)| p.address.clone());
+            let human = self.due_for(address.as_deref(), g, &iso, lang);
+            r.awaited = r.awaited.replace(&iso, &human);
+        }
         if let Some(you) = r.you {
             let address = g.player(you).map(|(_, p)| p.address.clone());
-            r.due = r.due.as_deref().map(|d| self.due_for(address.as_deref(), d, lang));
+            r.due = r.due.as_deref().map(|d| self.due_for(address.as_deref(), g, d, lang));
             if !r.round.is_empty() {
                 (r.drive_example, r.drive) = self.round_prompt(g, you, lang);
             }

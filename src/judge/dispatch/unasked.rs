@@ -223,7 +223,8 @@ impl Daemon {
                     continue;
                 }
             }
-            if now >= due {
+            // The default move comes once the deadline's grace is over too (a schedule's GRACE).
+            if now.0 >= due.0 + i64::from(last.grace_minutes) * 60 {
                 let key = format!("deadline:{id}:{}", last.turn);
                 if self.ledger.get(&key).map_err(io("reading the ledger"))?.is_some() {
                     continue;
@@ -271,7 +272,7 @@ impl Daemon {
                 self.cascade(&mut job, &id)?;
                 self.commit_job(&key, format!("default move for car(s) {named}"), &mut job)?;
                 jobs += 1;
-            } else if remind && self.cfg.reminder_hours > 0 && now.0 >= due.0 - self.cfg.reminder_hours as i64 * 3600 {
+            } else if remind && self.reminds(&id, now, due) {
                 // One reminder for a car and a deadline: with deadlines per round (issue 46) the
                 // gear and the choice after it may share one.
                 let key = format!("reminder:{id}:{}:{due}", named.replace(", ", "+"));
@@ -287,7 +288,7 @@ impl Daemon {
                     {
                         let lang = self.lang_of(&p.address);
                         let reply = self.prompt_address(h.game(), car);
-                        let when = self.due_for(Some(&p.address), &due.to_string(), lang);
+                        let when = self.due_for(Some(&p.address), h.game(), &due.to_string(), lang);
                         let ctx = serde_json::json!({
                             "game": id, "car": car, "due": when, "turn": last.turn, "reply": reply,
                         });
@@ -311,5 +312,19 @@ impl Daemon {
             }
         }
         Ok(jobs)
+    }
+}
+
+impl Daemon {
+    /// Whether the awaited player of game `id` is reminded now: within `reminder_hours` of a
+    /// move's deadline, or of a round's within `round_reminder_hours` (none by default: a race
+    /// at email pace mails a player once a round, issue 46).
+    fn reminds(&self, id: &str, now: Stamp, due: Stamp) -> bool {
+        let hours = |h: u32| h > 0 && now.0 >= due.0 - i64::from(h) * 3600;
+        if !hours(self.cfg.reminder_hours.max(self.cfg.round_reminder_hours)) {
+            return false;
+        }
+        let paced = self.store.load(id, None).is_ok_and(|g| g.setup.deadlines.as_deref() == Some("round"));
+        hours(if paced { self.cfg.round_reminder_hours } else { self.cfg.reminder_hours })
     }
 }

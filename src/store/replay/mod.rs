@@ -472,7 +472,13 @@ impl Game {
                             _ => at,
                         };
                         next.round_clock = Some((round, start));
-                        let due = start.plus_hours(next.move_hours);
+                        // A schedule's deadline: the first time of day after its notice
+                        // (issue 46, ruling 53); its grace goes with the turn.
+                        let scheduled = self.setup.schedule.as_ref().and_then(|s| Some((s, s.deadline(start)?)));
+                        if let Some((s, _)) = scheduled {
+                            out.grace_minutes = (s.grace_minutes > 0).then_some(s.grace_minutes);
+                        }
+                        let due = scheduled.map_or_else(|| start.plus_hours(next.move_hours), |(_, d)| d);
                         if race.pending.is_some() {
                             let own = at.plus_hours(next.move_hours.div_ceil(4));
                             if own.0 > due.0 { own } else { due }
