@@ -26,6 +26,8 @@ pub struct Cli {
     command: Command,
 }
 
+// Parsed once per run: the size of its largest variant (`new`, with its many flags) costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Tracks: check, describe, import and draw them.

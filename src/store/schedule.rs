@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::Stamp;
 
 /// The least notice a round gets by default: its deadline is the first scheduled time at least
-/// this long after the round begins (docs/rulings.md, ruling 53).
+/// this long after the round begins (docs/rulings.md, ruling 54).
 pub const DEFAULT_NOTICE_HOURS: u32 = 12;
 
 /// When a round is due.

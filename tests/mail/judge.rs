@@ -345,6 +345,17 @@ fn list_and_watch_show_nothing_secret_and_observers_can_be_shut_out() {
     );
     w.send(fan, "WATCH wa CONFIRM 00000000");
     assert!(w.read(fan).contains("not the confirmation code"));
+    // A WATCH forged in the fan's name with the forger's Reply-To: the code goes to From alone.
+    let forger = "forger@test.invalid";
+    let raw = format!(
+        "From: {fan}\r\nReply-To: {forger}\r\nTo: steward@test.invalid\r\nSubject: w\r\nMessage-ID: <forged-watch@test.invalid>\r\n\r\nWATCH wa\r\n"
+    );
+    w.desk.deliver(raw.as_bytes());
+    w.desk.pass();
+    let to_forger = w.read(forger);
+    assert!(to_forger.contains("confirmation code was mailed to fan@test.invalid"), "{to_forger}");
+    assert!(!to_forger.contains(&code), "the code went to the Reply-To: {to_forger}");
+    assert_eq!(code_in(&w.read(fan), "WATCH wa CONFIRM "), code, "the code, to From");
     // The players see who watches; the observer gets the reports, never a prompt or token.
     w.send(fan, &format!("WATCH wa CONFIRM {code}"));
     assert!(w.read(fan).contains("You watch game wa"));

@@ -304,10 +304,25 @@ impl Daemon {
             let want = self.watch_code(game, &job.sender);
             match code {
                 None => {
+                    // The code goes to the From address alone, in a mail of its own: a
+                    // Reply-To (which anyone may write) gets the receipt without it.
+                    job.secret_drafts.push(Draft {
+                        to: vec![job.sender.clone()],
+                        subject: tr(lang, &format!("[{game}] confirm your WATCH"), &format!("[{game}] confirmez votre SUIVRE")),
+                        text: tr(
+                            lang,
+                            &format!("To watch game {game} (its reports mailed to this address until UNWATCH {game}), send:\n\n    WATCH {game} CONFIRM {want}\n\nIf you did not ask, ignore this mail: nothing changes.\n"),
+                            &format!("Pour suivre la partie {game} (ses rapports envoyés à cette adresse jusqu'à NE-PLUS-SUIVRE {game}), envoyez :\n\n    SUIVRE {game} CONFIRMER {want}\n\nSi vous n'avez rien demandé, ignorez ce message : rien ne change.\n"),
+                        ),
+                        in_reply_to: None,
+                        message_id: String::new(),
+                        reply_to: None,
+                        picture: None,
+                    });
                     job.notes.push(tr(
                         lang,
-                        &format!("To watch game {game} (its reports mailed to this address until UNWATCH {game}), send WATCH {game} CONFIRM {want}. If you did not ask, ignore this mail: nothing changes."),
-                        &format!("Pour suivre la partie {game} (ses rapports envoyés à cette adresse jusqu'à NE-PLUS-SUIVRE {game}), envoyez SUIVRE {game} CONFIRMER {want}. Si vous n'avez rien demandé, ignorez ce message : rien ne change."),
+                        &format!("Not watching yet: a confirmation code was mailed to {} (the From address, never a Reply-To).", job.sender),
+                        &format!("Pas encore suivi : un code de confirmation a été envoyé à {} (l'adresse From, jamais un Reply-To).", job.sender),
                     ));
                     return Ok(None);
                 }

@@ -473,7 +473,7 @@ impl Game {
                         };
                         next.round_clock = Some((round, start));
                         // A schedule's deadline: the first time of day after its notice
-                        // (issue 46, ruling 53); its grace goes with the turn.
+                        // (issue 46, ruling 54); its grace goes with the turn.
                         let scheduled = self.setup.schedule.as_ref().and_then(|s| Some((s, s.deadline(start)?)));
                         if let Some((s, _)) = scheduled {
                             out.grace_minutes = (s.grace_minutes > 0).then_some(s.grace_minutes);
