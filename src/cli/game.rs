@@ -333,19 +333,13 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
         } => {
             let schedule = match round_at {
                 Some(at) => {
-                    let Some((h, m)) = crate::store::schedule::time_of_day(&at) else {
+                    let Some(at) = crate::store::schedule::canonical_time(&at) else {
                         anyhow::bail!("--round-at {at}: give a time of day like 20:00");
                     };
                     let Some(zone) = crate::words::when::zone_name(&zone) else {
                         anyhow::bail!("--zone {zone}: give a time zone like Europe/Paris or UTC");
                     };
-                    Some(crate::store::Schedule {
-                        at: format!("{h:02}:{m:02}"),
-                        zone,
-                        skip_weekends,
-                        notice_hours: notice,
-                        grace_minutes: grace,
-                    })
+                    Some(crate::store::Schedule { at, zone, skip_weekends, notice_hours: notice, grace_minutes: grace })
                 }
                 None => None,
             };

@@ -237,30 +237,16 @@ impl Player {
 
     /// [`Player::confirmed_join`], `None` while no code has come.
     pub fn try_confirmed_join(&mut self, join: &str) -> Result<Option<String>, DaemonError> {
-        let mut line = None;
+        let mut confirmed = None;
         for m in self.inbox.fetch(1000)? {
             self.received += 1;
             self.replies += usize::from(is_reply(&m.raw));
             if let Ok(msg) = Incoming::parse(&m.raw) {
-                line = line.or_else(|| {
-                    msg.full_body
-                        .lines()
-                        .map(str::trim)
-                        .find(|l| (l.starts_with("JOIN ") || l.starts_with("REJOINDRE ")) && l.contains(" CONFIRM"))
-                        .map(str::to_string)
-                });
+                confirmed = confirmed.or_else(|| with_join_code(join, &msg.full_body));
             }
             self.inbox.mark_processed(&m.key)?;
         }
-        let Some(line) = line else { return Ok(None) };
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let Some(at) = words.iter().position(|w| *w == "CONFIRM" || *w == "CONFIRMER") else { return Ok(None) };
-        let code = words.get(at + 1).copied().unwrap_or_default();
-        let (first, rest) = join.split_once('\n').unwrap_or((join, ""));
-        let mut w: Vec<&str> = first.split_whitespace().collect();
-        let confirm = format!("CONFIRM {code}");
-        w.insert(2.min(w.len()), &confirm);
-        Ok(Some(format!("{}\n{rest}", w.join(" "))))
+        Ok(confirmed)
     }
 
     /// The body of the player's answer to its newest report, if it asks this car for
@@ -302,6 +288,35 @@ impl Player {
         }
         Ok(())
     }
+}
+
+/// `join` (a join mail's body) with the confirmation code of `mail` (steward's answer to it: a
+/// line `JOIN <game> CONFIRM <code> ...`) put after the game's name on its JOIN line, as a player
+/// sends it back (issue 45); `None` when `mail` carries no code, or `join` no JOIN line or one
+/// confirmed already.
+pub fn with_join_code(join: &str, mail: &str) -> Option<String> {
+    let code = mail.lines().find_map(|l| {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        if !matches!(w.first(), Some(&("JOIN" | "REJOINDRE"))) {
+            return None;
+        }
+        let at = w.iter().position(|x| matches!(*x, "CONFIRM" | "CONFIRMER"))?;
+        w.get(at + 1).map(|c| c.to_string())
+    })?;
+    let mut lines: Vec<String> = join.lines().map(str::to_string).collect();
+    let i = lines.iter().position(|l| {
+        let first = l.split_whitespace().next().unwrap_or_default().to_lowercase();
+        matches!(first.as_str(), "join" | "rejoindre" | "inscription")
+    })?;
+    let mut words: Vec<String> = lines[i].split_whitespace().map(str::to_string).collect();
+    if words.iter().any(|w| matches!(w.to_lowercase().as_str(), "confirm" | "confirmer")) {
+        // Confirmed already.
+        return None;
+    }
+    let fr = !words[0].eq_ignore_ascii_case("join");
+    words.insert(2.min(words.len()), format!("{} {code}", if fr { "CONFIRMER" } else { "CONFIRM" }));
+    lines[i] = words.join(" ");
+    Some(lines.join("\n"))
 }
 
 /// Delivers `reply` from `from` into the daemon's Maildir `dir`; returns its key there.

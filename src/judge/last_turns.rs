@@ -18,8 +18,24 @@ fn last_turn(dir: &std::path::Path) -> Option<(u32, TurnFile)> {
     toml::from_str(&text).ok().map(|t| (n, t))
 }
 
+/// Whether the game in `dir` runs its deadlines per round (`setup.deadlines = "round"` in its
+/// `game.toml`), read without replaying the game.
+fn paced_by_rounds(dir: &std::path::Path) -> bool {
+    #[derive(serde::Deserialize)]
+    struct GameToml {
+        setup: Setup,
+    }
+    #[derive(serde::Deserialize)]
+    struct Setup {
+        deadlines: Option<String>,
+    }
+    let text = std::fs::read_to_string(dir.join("game.toml")).unwrap_or_default();
+    toml::from_str::<GameToml>(&text).is_ok_and(|g| g.setup.deadlines.as_deref() == Some("round"))
+}
+
 /// What the deadline scan needs of a game's last turn: its number, its deadline, whether the
-/// race is over and the car awaited (`None` in a qualifying session).
+/// race is over and the car awaited (`None` in a qualifying session), and whether the game is
+/// paced by rounds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LastTurn {
     /// The turn's number.
@@ -32,11 +48,14 @@ pub struct LastTurn {
     pub over: bool,
     /// The car awaited.
     pub to_play: Option<u8>,
+    /// The game runs its deadlines per round (`PACE ROUND`, a schedule).
+    pub paced: bool,
 }
 
 impl LastTurn {
-    fn of(t: &TurnFile) -> Self {
+    fn of(t: &TurnFile, paced: bool) -> Self {
         LastTurn {
+            paced,
             turn: t.turn,
             due: t.due.clone(),
             grace_minutes: t.grace_minutes.unwrap_or(0),
@@ -78,7 +97,7 @@ impl LastTurns {
         }
         self.0.remove(id);
         let (n, turn) = last_turn(dir)?;
-        let turn = LastTurn::of(&turn);
+        let turn = LastTurn::of(&turn, paced_by_rounds(dir));
         if let Some(st) = stamp(&file(n)) {
             self.0.insert(id.to_string(), (n, st, turn.clone()));
         }
@@ -98,6 +117,7 @@ mod tests {
         let game_dir = h.dir().to_path_buf();
         let mut last = LastTurns::default();
         assert_eq!(last.get("lt", &game_dir).unwrap().turn, 2);
+        assert!(!last.get("lt", &game_dir).unwrap().paced, "a game paced by moves");
         // Turns written by anyone (here, a store beside the scan) are seen.
         h.start(Meta::now()).unwrap();
         let mut bot = Bot::new();

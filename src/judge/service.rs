@@ -254,11 +254,9 @@ impl Daemon {
         &self.outbox
     }
 
-    /// The language of mail to `address`.
     /// `due` (a UTC time as the turn files write it) as `address` reads it: the weekday, the
-    /// day and the time in their time zone, UTC beside it (`words::when`).
-    /// A deadline as `address` reads it: in their own time zone (`TIMEZONE`), else the game's
-    /// (its schedule's `ZONE`), else UTC; with its weekday and the UTC time beside it.
+    /// day and the time in their own time zone (`TIMEZONE`), else the game's (its schedule's
+    /// `ZONE`), else UTC; the UTC time beside it (`words::when`).
     pub(super) fn due_for(&self, address: Option<&str>, g: &crate::store::Game, due: &str, lang: Lang) -> String {
         let zone = address
             .and_then(|a| self.standing.zone(a).ok().flatten())
@@ -269,6 +267,7 @@ impl Daemon {
         }
     }
 
+    /// The language of mail to `address`.
     pub(super) fn lang_of(&self, address: &str) -> Lang {
         self.standing
             .lang(address)

@@ -55,12 +55,11 @@ pub(super) fn create(args: &[&str]) -> Result<Order, OrderError> {
             }
             "at" | "a" | "heure" => {
                 let w = next.ok_or(OrderError::Missing { order: k, what: Arg::TimeOfDay })?;
-                let (h, m) = crate::store::schedule::time_of_day(w).ok_or_else(|| OrderError::Invalid {
+                at = Some(crate::store::schedule::canonical_time(w).ok_or_else(|| OrderError::Invalid {
                     order: k,
                     what: Arg::TimeOfDay,
                     got: w.to_string(),
-                })?;
-                at = Some(format!("{h:02}:{m:02}"));
+                })?);
             }
             "zone" | "fuseau" | "timezone" => {
                 let w = next.ok_or(OrderError::Missing { order: k, what: Arg::TimeZone })?;

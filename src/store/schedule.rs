@@ -50,6 +50,11 @@ pub fn time_of_day(text: &str) -> Option<(i8, i8)> {
     ((0..24).contains(&h) && (0..60).contains(&m)).then_some((h, m))
 }
 
+/// A time of day as a schedule keeps it (`20h` → `20:00`), if it reads as one.
+pub fn canonical_time(text: &str) -> Option<String> {
+    time_of_day(text).map(|(h, m)| format!("{h:02}:{m:02}"))
+}
+
 impl Schedule {
     /// The first scheduled time at least `notice_hours` after `start`: the round's deadline
     /// (before its grace). `None` if the zone or the time is not one steward knows.
@@ -103,6 +108,7 @@ mod tests {
         assert_eq!(time_of_day("24:00"), None);
         assert_eq!(time_of_day("20:60"), None);
         assert_eq!(time_of_day("noon"), None);
+        assert_eq!(canonical_time("8h5").as_deref(), Some("08:05"));
     }
 
     #[test]

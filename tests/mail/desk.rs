@@ -102,28 +102,12 @@ impl Desk {
     /// `body` with the confirmation code `from` was mailed put on its JOIN line, if it holds a
     /// JOIN that waits for one; the mail with the code is marked read.
     pub fn confirm_join(&self, from: &str, body: &str) -> Option<String> {
-        let join = body.lines().position(|l| {
-            let first = l.split_whitespace().next().unwrap_or_default().to_lowercase();
-            matches!(first.as_str(), "join" | "rejoindre" | "inscription") && !l.to_lowercase().contains(" confirm")
-        })?;
         let mut ib = MaildirInbox::open(self.root.join("mail").join(from)).ok()?;
         for m in ib.fetch(10_000).unwrap() {
             let text = Incoming::parse(&m.raw).map(|i| i.full_body).unwrap_or_default();
-            let code = text.lines().find_map(|l| {
-                let w: Vec<&str> = l.split_whitespace().collect();
-                let at = w.iter().position(|x| *x == "CONFIRM" || *x == "CONFIRMER")?;
-                (matches!(w.first(), Some(&"JOIN") | Some(&"REJOINDRE")))
-                    .then(|| w.get(at + 1).map(|c| c.to_string()))?
-            });
-            if let Some(code) = code {
+            if let Some(confirmed) = steward::demo::with_join_code(body, &text) {
                 ib.mark_processed(&m.key).unwrap();
-                let mut lines: Vec<String> = body.lines().map(str::to_string).collect();
-                let words: Vec<&str> = lines[join].split_whitespace().collect();
-                let fr = words[0].eq_ignore_ascii_case("rejoindre");
-                let mut w: Vec<String> = words.iter().map(|x| x.to_string()).collect();
-                w.insert(2.min(w.len()), format!("{} {code}", if fr { "CONFIRMER" } else { "CONFIRM" }));
-                lines[join] = w.join(" ");
-                return Some(lines.join("\n"));
+                return Some(confirmed);
             }
         }
         None

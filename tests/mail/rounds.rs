@@ -67,12 +67,16 @@ impl World {
         tokens
     }
 
+    /// The gear the bot would announce for car `car` of `game`.
+    fn bot_gear(&mut self, game: &Game, car: u8) -> u8 {
+        let id = game.player(car).unwrap().0;
+        self.bot.gear(&game.track, &game.now.race.as_ref().unwrap().state, id)
+    }
+
     /// Car `car`'s round order: the bot's gear, and `drive`.
     fn order(&mut self, g: &str, tokens: &[String], car: u8, drive: &str) {
         let game = self.game(g);
-        let race = game.now.race.as_ref().unwrap();
-        let id = game.player(car).unwrap().0;
-        let gear = self.bot.gear(&game.track, &race.state, id);
+        let gear = self.bot_gear(&game, car);
         let token = &tokens[car as usize - 1];
         self.send(&player(car), &format!("GAME {g}\nCAR {car}\nTOKEN {token}\nGEAR {gear}\n{drive}"));
     }
@@ -186,8 +190,7 @@ fn a_round_order_for_an_awaited_car_rolls_and_decides_in_one_mail() {
     let lead = round::still_to_move(&g)[0];
     let before = moves(&g);
     let turn = g.next_turn() - 1;
-    let id = g.player(lead).unwrap().0;
-    let gear = w.bot.gear(&g.track, &g.now.race.as_ref().unwrap().state, id);
+    let gear = w.bot_gear(&g, lead);
     w.read(&player(lead));
     let token = &tokens[lead as usize - 1];
     w.send(

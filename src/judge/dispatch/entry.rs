@@ -193,7 +193,7 @@ impl Daemon {
     /// The confirmation code of `address`'s JOIN of `game`: derived from the daemon's secret, so
     /// it needs no state and only the address it was mailed to knows it.
     pub(super) fn join_code(&self, game: &str, address: &str) -> String {
-        self.derive_token(game, "join-confirm", &address.to_lowercase())[..8].to_string()
+        self.address_code(game, "join-confirm", address)
     }
 
     /// Mails the JOIN's confirmation code to the From address alone, with the line to send back,
@@ -241,19 +241,9 @@ impl Daemon {
             });
             return;
         }
-        job.secret_drafts.push(Draft {
-            to: vec![job.sender.clone()],
-            subject: if fr {
-                format!("[{game}] confirmez votre inscription")
-            } else {
-                format!("[{game}] confirm your join")
-            },
-            text,
-            in_reply_to: msg.message_id.clone(),
-            message_id: String::new(),
-            reply_to: None,
-            picture: None,
-        });
+        let subject =
+            tr(job.lang, &format!("[{game}] confirm your join"), &format!("[{game}] confirmez votre inscription"));
+        Self::mail_sender_only(job, subject, text, msg.message_id.clone());
         job.notes.push(tr(
             job.lang,
             &format!("Nothing is joined yet: a confirmation code was mailed to {} (the From address, never a Reply-To). Send the JOIN again with CONFIRM <code> to take the car.", job.sender),

@@ -275,7 +275,7 @@ impl Daemon {
     /// it needs no state and only the address it was mailed to knows it (issue 45: nobody is made
     /// an observer by a mail forged in their name).
     fn watch_code(&self, game: &str, address: &str) -> String {
-        self.derive_token(game, "watch", &address.to_lowercase())[..8].to_string()
+        self.address_code(game, "watch", address)
     }
 
     fn watch(&mut self, job: &mut Job, game: &str, code: Option<&str>) -> Result<Option<String>, Failure> {
@@ -306,19 +306,20 @@ impl Daemon {
                 None => {
                     // The code goes to the From address alone, in a mail of its own: a
                     // Reply-To (which anyone may write) gets the receipt without it.
-                    job.secret_drafts.push(Draft {
-                        to: vec![job.sender.clone()],
-                        subject: tr(lang, &format!("[{game}] confirm your WATCH"), &format!("[{game}] confirmez votre SUIVRE")),
-                        text: tr(
+                    Self::mail_sender_only(
+                        job,
+                        tr(lang, &format!("[{game}] confirm your WATCH"), &format!("[{game}] confirmez votre SUIVRE")),
+                        tr(
                             lang,
-                            &format!("To watch game {game} (its reports mailed to this address until UNWATCH {game}), send:\n\n    WATCH {game} CONFIRM {want}\n\nIf you did not ask, ignore this mail: nothing changes.\n"),
-                            &format!("Pour suivre la partie {game} (ses rapports envoyés à cette adresse jusqu'à NE-PLUS-SUIVRE {game}), envoyez :\n\n    SUIVRE {game} CONFIRMER {want}\n\nSi vous n'avez rien demandé, ignorez ce message : rien ne change.\n"),
+                            &format!(
+                                "To watch game {game} (its reports mailed to this address until UNWATCH {game}), send:\n\n    WATCH {game} CONFIRM {want}\n\nIf you did not ask, ignore this mail: nothing changes.\n"
+                            ),
+                            &format!(
+                                "Pour suivre la partie {game} (ses rapports envoyés à cette adresse jusqu'à NE-PLUS-SUIVRE {game}), envoyez :\n\n    SUIVRE {game} CONFIRMER {want}\n\nSi vous n'avez rien demandé, ignorez ce message : rien ne change.\n"
+                            ),
                         ),
-                        in_reply_to: None,
-                        message_id: String::new(),
-                        reply_to: None,
-                        picture: None,
-                    });
+                        None,
+                    );
                     job.notes.push(tr(
                         lang,
                         &format!("Not watching yet: a confirmation code was mailed to {} (the From address, never a Reply-To).", job.sender),

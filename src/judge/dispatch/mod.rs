@@ -105,6 +105,26 @@ impl Daemon {
         hex::encode(&h.finalize()[..12])
     }
 
+    /// A code that only `address` learns, for `purpose` in `game` (a JOIN's or a WATCH's
+    /// confirmation): derived from the daemon's secret, so it needs no state (issue 45).
+    pub(super) fn address_code(&self, game: &str, purpose: &str, address: &str) -> String {
+        self.derive_token(game, purpose, &address.to_lowercase())[..8].to_string()
+    }
+
+    /// A mail to the sender's From address alone, never to a Reply-To (anyone may write one):
+    /// for a confirmation code only the address itself may read (issue 45).
+    pub(super) fn mail_sender_only(job: &mut Job, subject: String, text: String, in_reply_to: Option<String>) {
+        job.secret_drafts.push(Draft {
+            to: vec![job.sender.clone()],
+            subject,
+            text,
+            in_reply_to,
+            message_id: String::new(),
+            reply_to: None,
+            picture: None,
+        });
+    }
+
     fn open(&self, game: &str) -> Result<Handle, Failure> {
         self.store.open(game).map_err(|e| match e {
             StoreError::NoSuchGame { .. } => Failure::Note(format!("there is no game `{game}`")),

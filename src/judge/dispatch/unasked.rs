@@ -272,7 +272,7 @@ impl Daemon {
                 self.cascade(&mut job, &id)?;
                 self.commit_job(&key, format!("default move for car(s) {named}"), &mut job)?;
                 jobs += 1;
-            } else if remind && self.reminds(&id, now, due) {
+            } else if remind && self.reminds(&last, now, due) {
                 // One reminder for a car and a deadline: with deadlines per round (issue 46) the
                 // gear and the choice after it may share one.
                 let key = format!("reminder:{id}:{}:{due}", named.replace(", ", "+"));
@@ -319,12 +319,8 @@ impl Daemon {
     /// Whether the awaited player of game `id` is reminded now: within `reminder_hours` of a
     /// move's deadline, or of a round's within `round_reminder_hours` (none by default: a race
     /// at email pace mails a player once a round, issue 46).
-    fn reminds(&self, id: &str, now: Stamp, due: Stamp) -> bool {
-        let hours = |h: u32| h > 0 && now.0 >= due.0 - i64::from(h) * 3600;
-        if !hours(self.cfg.reminder_hours.max(self.cfg.round_reminder_hours)) {
-            return false;
-        }
-        let paced = self.store.load(id, None).is_ok_and(|g| g.setup.deadlines.as_deref() == Some("round"));
-        hours(if paced { self.cfg.round_reminder_hours } else { self.cfg.reminder_hours })
+    fn reminds(&self, last: &crate::judge::last_turns::LastTurn, now: Stamp, due: Stamp) -> bool {
+        let hours = if last.paced { self.cfg.round_reminder_hours } else { self.cfg.reminder_hours };
+        hours > 0 && now.0 >= due.0 - i64::from(hours) * 3600
     }
 }
