@@ -19,8 +19,8 @@ pub use error::{Arg, OrderError};
 pub(crate) use keyword::near;
 pub use keyword::{Kw, fold, squash};
 pub use lines::parse;
-pub(crate) use receipt::wrap;
 pub use receipt::{RECEIPT_WIDTH, masked, receipt};
+pub(crate) use receipt::{wrap, wrap_note};
 pub use report_mode::ReportMode;
 
 use crate::engine::pits::PitChoice;

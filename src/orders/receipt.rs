@@ -140,6 +140,23 @@ pub fn masked(text: &str) -> String {
     out.join(" ")
 }
 
+/// A note of the receipt within [`RECEIPT_WIDTH`] columns under its `* ` bullet: each line of
+/// prose wrapped with a hanging indent of two, a line that starts with spaces (a line to copy,
+/// `    JOIN g CONFIRM 1a2b3c4d`) kept as it is.
+pub(crate) fn wrap_note(note: &str) -> String {
+    let mut out = String::new();
+    for line in note.lines() {
+        if line.starts_with(' ') || line.is_empty() {
+            out.push_str(line);
+            out.push('\n');
+        } else {
+            wrap(&mut out, line, 2);
+        }
+    }
+    let out = out.trim_end_matches('\n');
+    out.strip_prefix("  ").unwrap_or(out).to_string()
+}
+
 /// Words of `text` in lines of at most [`RECEIPT_WIDTH`] characters, each indented by
 /// `indent`; a word longer than a line is cut.
 pub(crate) fn wrap(out: &mut String, text: &str, indent: usize) {
@@ -201,6 +218,21 @@ mod tests {
         );
         assert_eq!(masked("GEAR 4"), "GEAR 4");
         assert_eq!(masked("I forgot my password"), "I forgot my password");
+    }
+
+    #[test]
+    fn a_note_is_wrapped_under_its_bullet_and_its_line_to_copy_kept() {
+        let note = format!(
+            "{}\n    JOIN g CONFIRM 1a2b3c4d CAR 2\n  (If you did not ask, ignore this mail.)",
+            "word ".repeat(30)
+        );
+        let out = wrap_note(&note);
+        let lines: Vec<&str> = out.lines().collect();
+        // `* ` then the note: every line within the receipt's width.
+        assert!(lines.iter().all(|l| l.chars().count() + 2 <= RECEIPT_WIDTH), "{out}");
+        assert!(lines[0].starts_with("word") && lines[1].starts_with("  word"), "a hanging indent: {out}");
+        assert!(lines.contains(&"    JOIN g CONFIRM 1a2b3c4d CAR 2"), "the line to copy, whole: {out}");
+        assert_eq!(out.split_whitespace().filter(|w| *w == "word").count(), 30, "no word lost");
     }
 
     #[test]

@@ -482,3 +482,31 @@ proptest! {
         }
     }
 }
+
+/// The JOIN confirmed as a mail program answers the receipt: Gmail's reply, the JOIN line with
+/// its code typed above the quoted receipt (which quotes the same line), and Outlook's, with an
+/// HTML part and the receipt quoted under a `From:` block; each takes the car once.
+#[test]
+fn a_join_is_confirmed_by_a_reply_from_gmail_or_outlook() {
+    let mut r = Rig::new("sec-confirm-reply");
+    r.game(1);
+    for (car, who) in [(2u8, "gmail@sec.invalid"), (3, "outlook@sec.invalid")] {
+        r.send(who, &format!("JOIN g CAR {car}"));
+        let receipt: String = r.mails().iter().filter(|m| m.mailbox == who).map(|m| m.text.clone()).collect();
+        let at = receipt.find("JOIN g CONFIRM ").expect("the code, in the receipt to From") + "JOIN g CONFIRM ".len();
+        let code = &receipt[at..at + 8];
+        let quoted: String = receipt.lines().map(|l| format!("> {l}\n")).collect();
+        let body = if car == 2 {
+            format!("JOIN g CONFIRM {code} CAR {car}\n\nOn Sun, 22 Nov 2026 at 12:00, steward wrote:\n{quoted}")
+        } else {
+            format!(
+                "JOIN g CONFIRM {code} CAR {car}\n\n________________________________\nFrom: steward\nSent: Sunday, November 22, 2026 12:00 PM\nSubject: Re: orders\n\n{receipt}"
+            )
+        };
+        r.drop_mail(&format!("From: {who}\r\nSubject: Re: orders"), &body);
+        r.pass();
+        let g = Store::new(r.root.join("games")).load("g", None).unwrap();
+        assert_eq!(g.player(car).map(|(_, p)| p.address.clone()).as_deref(), Some(who), "car {car}");
+        assert_eq!(g.now.players.iter().filter(|p| p.address == who).count(), 1, "one car for {who}");
+    }
+}

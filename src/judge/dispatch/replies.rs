@@ -27,7 +27,7 @@ impl Daemon {
             let ctx = serde_json::json!({
                 "receipt": cap_receipt(&job.extras.receipt, lines, ECHO_BYTES),
                 "applied": job.applied,
-                "notes": job.notes,
+                "notes": job.notes.iter().map(|n| crate::orders::wrap_note(n)).collect::<Vec<_>>(),
                 "subject": msg.map(|m| m.subject.as_str()).unwrap_or(""),
             });
             sender_text.push_str(&self.templates.render(job.lang, "receipt", ctx)?);
