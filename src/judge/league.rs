@@ -131,6 +131,42 @@ impl Daemon {
         });
     }
 
+    /// Who moderates `g`, as `LIST <game>` says it (issue 45, ruling 52): the server's
+    /// moderators, and in a league race its referee or track marshal; a moderator who drives a
+    /// car of the game is named by the car, with what they may not do. English, French.
+    pub(super) fn moderation_of(&self, g: &Game) -> (String, String) {
+        let drives = |a: &str| g.now.players.iter().find(|p| p.address.eq_ignore_ascii_case(a)).map(|p| p.car);
+        let mut en = "the server's moderators".to_string();
+        let mut fr = "les moderateurs du serveur".to_string();
+        let games = &self.store.dir;
+        if let Some((league, n)) = league_of_game(games, &g.setup.id)
+            && let Ok(r) = referee(games, &league, n)
+            && !r.eq_ignore_ascii_case(&league.moderator)
+        {
+            match drives(&r) {
+                Some(car) => {
+                    en.push_str(&format!(" and the race's referee, who drives car {car}"));
+                    fr.push_str(&format!(" et l'arbitre de la course, qui pilote la voiture {car}"));
+                }
+                None => {
+                    en.push_str(" and the race's track marshal, who drives no car");
+                    fr.push_str(" et le commissaire de la course, qui ne pilote pas");
+                }
+            }
+        }
+        let mut driving: Vec<u8> = self.cfg.moderators.iter().filter_map(|m| drives(&m.address)).collect();
+        driving.sort_unstable();
+        if let Some(car) = driving.first() {
+            en.push_str(&format!(" (one of them drives car {car})"));
+            fr.push_str(&format!(" (l'un d'eux pilote la voiture {car})"));
+        }
+        if en.contains("drives car") {
+            en.push_str(": a moderator who drives keeps the clock only, REPLACE, FORCE, ROLLBACK and REVEAL come from one who does not (ruling 52)");
+            fr.push_str(" : un moderateur qui pilote ne tient que l'horloge, REMPLACER, FORCER, REVENIR et REVELER viennent d'un moderateur qui ne pilote pas (decision 52)");
+        }
+        (en, fr)
+    }
+
     /// Whether `address` with `token` (their player token in the game) is the referee of
     /// league race `game`: the moderator's rights on that game (004 "The Race Day"). A Track
     /// Marshal, who has no car in the game, signs with the token mailed at its creation (002).

@@ -188,7 +188,7 @@ pub enum Order {
     /// Receive a game's reports as an observer.
     Watch(String, Option<String>),
     /// Stop observing a game (the mail's `GAME` when none is named).
-    Unwatch(Option<String>),
+    Unwatch(Option<String>, Option<String>),
     /// The car is played by its policy, else the bot, from one date to another (UTC days,
     /// `YYYY-MM-DD`, both included); `None`: the absence is cancelled.
     Absent(Option<(String, String)>),

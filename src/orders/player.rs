@@ -126,11 +126,26 @@ pub(super) fn watch(args: &[&str]) -> Result<Order, OrderError> {
     Ok(Order::Watch(game, code))
 }
 
+/// `UNWATCH [game] [CONFIRM code]`: the code steward mailed the observer (issue 45: a mail
+/// forged in an observer's name does not stop their reports).
 pub(super) fn unwatch(args: &[&str]) -> Result<Order, OrderError> {
     let k = Kw::Unwatch;
-    let game = if args.is_empty() { None } else { Some(game_id(k, args.first())?) };
-    no_more(k, args.get(1..).unwrap_or_default())?;
-    Ok(Order::Unwatch(game))
+    let is_confirm = |w: &str| matches!(squash(w).as_str(), "confirm" | "confirmer");
+    let (game, rest) = match args.first() {
+        None => (None, args),
+        Some(w) if is_confirm(w) => (None, args),
+        Some(_) => (Some(game_id(k, args.first())?), &args[1..]),
+    };
+    let code = match rest.first() {
+        None => None,
+        Some(w) if is_confirm(w) => {
+            let code = name(k, Arg::Code, rest.get(1))?;
+            no_more(k, &rest[2..])?;
+            Some(code.to_ascii_lowercase())
+        }
+        Some(w) => return Err(OrderError::Unexpected { order: k, got: w.to_string() }),
+    };
+    Ok(Order::Unwatch(game, code))
 }
 
 /// `ABSENT <from> <to>` (ISO dates) or `ABSENT CANCEL`.

@@ -251,6 +251,17 @@ pub fn dice_page(game: &str, games_dir: &Path, rp: &Replayed, league: Option<&st
         let _ = writeln!(b, "<li{class}>{}</li>", escape(&line));
     }
     b.push_str("</ul>\n<p>The statistics below count the rolls of the race as it was played: the rolls of turns a rollback undid are listed above, not counted.</p>\n");
+    // Every moderator act, where every player can see it (issue 45, ruling 52).
+    b.push_str("<h2 id=\"moderator\">What the moderators did</h2>\n");
+    let acts: Vec<Vec<String>> = crate::store::verify::moderator_acts(g)
+        .into_iter()
+        .map(|(turn, at, what)| vec![turn.to_string(), escape(&at), escape(&what)])
+        .collect();
+    if acts.is_empty() {
+        b.push_str("<p>No moderator act yet.</p>\n");
+    } else {
+        b.push_str(&html::table(&["turn", "time", "act"], &acts));
+    }
     b.push_str("<h2 id=\"contributions\">The key's contributions</h2>\n");
     let mut rows = Vec::new();
     for t in &g.turns {

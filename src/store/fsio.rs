@@ -16,6 +16,9 @@
 //! Fault injection for the crash test: with `STEWARD_CRASH_AFTER=N` in the environment the
 //! process aborts at the N-th write step (file created, each 64-byte chunk written, fsync,
 //! rename, directory fsync), as a `kill -9` would, without unwinding or flushing anything.
+//! With `STEWARD_CRASH_BEFORE=<file name>` it aborts as the first atomic write of a file of
+//! that name begins: a crash between two named writes of one job, which counting steps only
+//! reaches by chance.
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;
@@ -27,6 +30,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Environment variable of the fault injection.
 pub const CRASH_ENV: &str = "STEWARD_CRASH_AFTER";
+
+/// Environment variable of the fault injection before a named file's write.
+pub const CRASH_BEFORE_ENV: &str = "STEWARD_CRASH_BEFORE";
 
 static STEPS: AtomicU64 = AtomicU64::new(0);
 
@@ -48,6 +54,20 @@ pub fn sync_file(f: &File) -> io::Result<()> {
 fn crash_after() -> Option<u64> {
     static AFTER: OnceLock<Option<u64>> = OnceLock::new();
     *AFTER.get_or_init(|| std::env::var(CRASH_ENV).ok().and_then(|v| v.parse().ok()))
+}
+
+fn crash_before() -> Option<&'static str> {
+    static BEFORE: OnceLock<Option<String>> = OnceLock::new();
+    BEFORE.get_or_init(|| std::env::var(CRASH_BEFORE_ENV).ok().filter(|v| !v.is_empty())).as_deref()
+}
+
+/// Aborts the process if `path` is the file `STEWARD_CRASH_BEFORE` names.
+fn crash_before_writing(path: &Path) {
+    if let Some(name) = crash_before()
+        && path.file_name().is_some_and(|f| f == name)
+    {
+        std::process::abort();
+    }
 }
 
 /// Writes `bytes` to `f`; under the crash test's fault injection, in 64-byte write steps, so
@@ -150,6 +170,7 @@ pub fn is_temp(name: &str) -> bool {
 
 /// Writes `bytes` to `path` atomically; `private` makes the file readable by its owner only.
 pub fn write_atomic(path: &Path, bytes: &[u8], durability: Durability, private: bool) -> io::Result<()> {
+    crash_before_writing(path);
     if durability == Durability::Sync {
         // Everything written before this write is durable before it.
         barrier()?;

@@ -398,6 +398,41 @@ pub fn trust_lines(g: &Game) -> Vec<String> {
     out
 }
 
+/// Every act of a moderator in `g`, in order (issue 45: the race's dice page lists them): the
+/// turn, its time, and what it did. Starts, reveals, pauses, deadlines, replacements,
+/// rollbacks and the moves a moderator forced.
+pub fn moderator_acts(g: &Game) -> Vec<(u32, String, String)> {
+    use super::files::{Kind, Moderation};
+    let forced = |t: &super::files::TurnFile| {
+        t.source.as_ref().and_then(|s| s.by.as_deref()) == Some("moderator")
+            || t.orders.iter().any(|o| o.by == super::files::By::Moderator)
+    };
+    g.turns
+        .iter()
+        .filter_map(|t| {
+            let what = match (t.kind, &t.moderation, &t.rollback) {
+                (Kind::Start, ..) => "start: the dice key is fixed".to_string(),
+                (Kind::Reveal, ..) => "reveal: the seed is published and the race ends where it stands".to_string(),
+                (Kind::Moderate, Some(Moderation::Pause { .. }), _) => "pause: no deadline runs".to_string(),
+                (Kind::Moderate, Some(Moderation::Resume), _) => "resume: deadlines run again".to_string(),
+                (Kind::Moderate, Some(Moderation::Deadline { hours }), _) => {
+                    format!("deadline: {hours} hours to answer")
+                }
+                (Kind::Moderate, Some(Moderation::Replace { car, .. }), _) => {
+                    format!("replace: car {car} is given to another player")
+                }
+                (Kind::Rollback, _, Some(r)) => format!("rollback to the end of turn {}", r.to),
+                (Kind::Move, ..) if forced(t) => {
+                    let cars: Vec<String> = t.orders.iter().map(|o| o.car.to_string()).collect();
+                    format!("force: car {} played by the bot", cars.join(", "))
+                }
+                _ => return None,
+            };
+            Some((t.turn, t.at.clone(), what))
+        })
+        .collect()
+}
+
 fn order_text(o: &OrderRecord) -> String {
     let by = format!("{:?}", o.by).to_lowercase();
     match (&o.gear, &o.choose) {

@@ -49,10 +49,19 @@ fn write_config(root: &std::path::Path) -> std::path::PathBuf {
 
 /// One `steward serve --once`, aborted at write step `crash_after` if given.
 fn serve_once(config: &std::path::Path, crash_after: Option<u64>) -> std::process::Output {
+    serve_crashing(config, crash_after, None)
+}
+
+/// One `steward serve --once`, aborted at write step `crash_after`, or as the first write of
+/// a file named `before` begins, if given.
+fn serve_crashing(config: &std::path::Path, crash_after: Option<u64>, before: Option<&str>) -> std::process::Output {
     let mut c = Command::new(env!("CARGO_BIN_EXE_steward"));
     c.args(["serve", "--once", "--config"]).arg(config);
     if let Some(n) = crash_after {
-        c.env("STEWARD_CRASH_AFTER", n.to_string());
+        c.env(steward::store::fsio::CRASH_ENV, n.to_string());
+    }
+    if let Some(name) = before {
+        c.env(steward::store::fsio::CRASH_BEFORE_ENV, name);
     }
     c.output().unwrap()
 }
@@ -210,11 +219,16 @@ fn mailbox_text(root: &std::path::Path, address: &str) -> String {
     out
 }
 
+/// The UNWATCH with the code the bare UNWATCH before it mailed (read when it is sent).
+const UNWATCH_CONFIRM: &str = "<UNWATCH g CONFIRM the code mailed>";
+
 /// Issue 45, item 8: WATCH, UNWATCH and ABSENT CANCEL changed the daemon's state before the
 /// commit point, so a mail read again after a crash was answered "you do not watch" or "no
-/// absence to cancel", or its announcement was lost. Each command's mail is read by a daemon
-/// that aborts after 1, 2, 4, 7... write steps, until one run gets through: the answer is the
-/// first time's, the state is right, and the refusal is never mailed.
+/// absence to cancel", or its announcement was lost. Each command's mail (ABSENT, ABSENT
+/// CANCEL, WATCH, UNWATCH, REPORTS, POLICY, ROLLBACK, RETIRE) is read by a daemon that aborts
+/// after 1, 2, 4, 7... write steps, until one run gets through: the state is the first time's
+/// (a rollback drops the gears sent ahead even when the crash came between the two), and the
+/// refusal a second reading would give is never mailed.
 #[test]
 fn a_crash_at_any_write_of_a_judge_command_answers_as_the_first_time() {
     let root = scratch("crash-judge");
@@ -230,22 +244,38 @@ fn a_crash_at_any_write_of_a_judge_command_answers_as_the_first_time() {
     };
     // Whether the run got through (no fault injected, or not reached).
     let serve = |crash_after: Option<u64>| serve_once(&config, crash_after).status.success();
-    say(MOD, "TOKEN m\nCREATE g TRACK sprint LAPS 1 CARS 2");
-    say("d1@crash.invalid", "JOIN g CAR 1");
-    say("d2@crash.invalid", "JOIN g CAR 2");
+    let addr = |c: u8| format!("d{c}@crash.invalid");
+    say(MOD, "TOKEN m\nCREATE g TRACK sprint LAPS 1 CARS 3");
+    for c in 1..=3 {
+        say(&addr(c), &format!("JOIN g CAR {c}"));
+    }
     assert!(serve(None));
-    let mut d1 = Player::new("d1@crash.invalid", 1, &root.join("mail").join("d1@crash.invalid"), false).unwrap();
-    let mut d2 = Player::new("d2@crash.invalid", 2, &root.join("mail").join("d2@crash.invalid"), false).unwrap();
-    say("d1@crash.invalid", &d1.confirmed_join("JOIN g CAR 1").unwrap());
-    say("d2@crash.invalid", &d2.confirmed_join("JOIN g CAR 2").unwrap());
-    assert!(serve(None));
-    d1.read_token().unwrap();
-    let t1 = d1.token.clone().unwrap();
+    let mut tokens = Vec::new();
+    for c in 1..=3 {
+        let mut d = Player::new(&addr(c), c, &root.join("mail").join(addr(c)), false).unwrap();
+        say(&addr(c), &d.confirmed_join(&format!("JOIN g CAR {c}")).unwrap());
+        assert!(serve(None));
+        d.read_token().unwrap();
+        tokens.push(d.token.clone().unwrap());
+    }
+    let signed = |c: u8, orders: &str| format!("GAME g\nCAR {c}\nTOKEN {}\n{orders}", tokens[c as usize - 1]);
     say(MOD, "GAME g\nTOKEN m\nSTART");
-    say("d1@crash.invalid", &format!("GAME g\nCAR 1\nTOKEN {t1}\nABSENT 2099-01-01 2099-01-02"));
     assert!(serve(None));
     let judge = || std::fs::read_to_string(root.join("state/games/g/judge.toml")).unwrap_or_default();
-    assert!(judge().contains("2099-01-01"), "the absence is kept: {}", judge());
+    let state = |file: &str| std::fs::read_to_string(root.join("state/games/g").join(file)).unwrap_or_default();
+    let game = || Store::new(root.join("games")).load("g", None).unwrap();
+    let start = game().turns.iter().find(|t| t.kind == steward::store::files::Kind::Start).unwrap().turn;
+    // Car 3 sends its gear ahead, then car 1 (on pole) moves: car 3's gear waits for car 2.
+    say(&addr(3), &signed(3, "GEAR 1"));
+    assert!(serve(None));
+    say(&addr(1), &signed(1, "GEAR 1"));
+    assert!(serve(None));
+    assert!(state("car-3.toml").contains("gear = 1"), "car 3's gear waits: {}", state("car-3.toml"));
+    assert!(
+        game().turns.last().unwrap().kind == steward::store::files::Kind::Move,
+        "car 1 moved: {}",
+        mailbox_text(&root, &addr(1))
+    );
     // WATCH needs the code mailed to the address (issue 45, item 6).
     say("fan@crash.invalid", "WATCH g");
     assert!(serve(None));
@@ -253,19 +283,90 @@ fn a_crash_at_any_write_of_a_judge_command_answers_as_the_first_time() {
     let at = asked.find("WATCH g CONFIRM ").expect("the code is mailed") + "WATCH g CONFIRM ".len();
     let code: String = asked[at..].chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
     // Who sends, the mail, the refusal a re-read must not give, the state after.
-    type Case = (&'static str, String, &'static str, fn(&str) -> bool);
-    let cases: [Case; 3] = [
-        ("fan@crash.invalid", format!("WATCH g CONFIRM {code}"), "not the confirmation code", |j| {
-            j.contains("fan@crash.invalid")
+    type Check = Box<dyn Fn() -> bool>;
+    let j = judge;
+    let file = |f: &'static str, has: &'static str, want: bool| -> Check {
+        let dir = root.join("state/games/g");
+        Box::new(move || std::fs::read_to_string(dir.join(f)).unwrap_or_default().contains(has) == want)
+    };
+    let games = root.join("games");
+    let rolled_back: Check = Box::new(move || {
+        let g = Store::new(games.clone()).load("g", None).unwrap();
+        g.turns.last().is_some_and(|t| t.kind == steward::store::files::Kind::Rollback)
+    });
+    let cases: Vec<(String, String, &str, &str, Check)> = vec![
+        (
+            addr(1),
+            signed(1, "ABSENT 2099-03-01 2099-03-02"),
+            "refused",
+            "judge.toml",
+            file("judge.toml", "2099-03-01", true),
+        ),
+        (
+            addr(1),
+            signed(1, "ABSENT CANCEL"),
+            "no absence to cancel",
+            "judge.toml",
+            file("judge.toml", "2099-03-01", false),
+        ),
+        ("fan@crash.invalid".into(), format!("WATCH g CONFIRM {code}"), "not the confirmation code", "judge.toml", {
+            file("judge.toml", "fan@crash.invalid", true)
         }),
-        ("fan@crash.invalid", "UNWATCH g".into(), "do not watch", |j| !j.contains("fan@crash.invalid")),
-        ("d1@crash.invalid", format!("GAME g\nCAR 1\nTOKEN {t1}\nABSENT CANCEL"), "no absence to cancel", |j| {
-            !j.contains("2099-01-01")
-        }),
+        // A bare UNWATCH mails the code and changes nothing (a forged one stops nobody).
+        (
+            "fan@crash.invalid".into(),
+            "UNWATCH g".into(),
+            "do not watch",
+            "judge.toml",
+            file("judge.toml", "fan@crash.invalid", true),
+        ),
+        (
+            "fan@crash.invalid".into(),
+            UNWATCH_CONFIRM.into(),
+            "do not watch",
+            "judge.toml",
+            file("judge.toml", "fan@crash.invalid", false),
+        ),
+        (
+            addr(2),
+            signed(2, "REPORTS ALL"),
+            "was not kept",
+            "reports-2.toml",
+            file("reports-2.toml", "mode = \"all\"", true),
+        ),
+        (
+            addr(2),
+            signed(2, "POLICY FARTHEST-FREE ELSE SAFEST"),
+            "refused",
+            "car-2.toml",
+            file("car-2.toml", "FARTHEST-FREE", true),
+        ),
+        (MOD.into(), format!("GAME g\nTOKEN m\nROLLBACK {start}"), "is refused", "car-3.toml", rolled_back),
+        (addr(3), String::new(), "", "", file("car-3.toml", "gear", false)),
     ];
     let mut crashed = 0;
-    for (who, body, refusal, state_ok) in cases {
-        say(who, &body);
+    for (who, body, refusal, before, state_ok) in cases {
+        if body.is_empty() {
+            // Not a mail: what the rollback before it must have done, whichever write it crashed at.
+            assert!(state_ok(), "the rollback dropped car 3's gear sent ahead: {}", state("car-3.toml"));
+            continue;
+        }
+        let body = if body == UNWATCH_CONFIRM {
+            let asked = mailbox_text(&root, "fan@crash.invalid");
+            let at = asked.rfind("UNWATCH g CONFIRM ").expect("the code is mailed") + "UNWATCH g CONFIRM ".len();
+            format!(
+                "UNWATCH g CONFIRM {}",
+                asked[at..].chars().take_while(|c| c.is_ascii_alphanumeric()).collect::<String>()
+            )
+        } else {
+            body
+        };
+        say(&who, &body);
+        // A crash between the job's two writes (the rollback's turn and the gear it drops; the
+        // judge state or standing orders and the reply), then at counted steps.
+        if !serve_crashing(&config, None, Some(before)).status.success() {
+            crashed += 1;
+        }
         // Each run gets further (a reply with its picture is thousands of 64-byte steps).
         let mut steps = 1;
         while !serve(Some(steps)) {
@@ -274,12 +375,41 @@ fn a_crash_at_any_write_of_a_judge_command_answers_as_the_first_time() {
             assert!(steps < 1 << 26, "{body}: the daemon never got through");
         }
         assert!(serve(None));
-        assert!(state_ok(&judge()), "{body}: {}", judge());
-        let mails = mailbox_text(&root, who);
+        assert!(state_ok(), "{body}: {}", j());
+        let mails = mailbox_text(&root, &who);
         assert!(!mails.contains(refusal), "{body}: answered `{refusal}` after a crash:\n{mails}");
     }
-    assert!(crashed >= 6, "the daemon was stopped {crashed} times");
-    let players = mailbox_text(&root, "d2@crash.invalid");
+    // RETIRE asks for its code, then RETIRE CONFIRM takes car 1 out, crashed at every write.
+    say(&addr(1), &signed(1, "RETIRE"));
+    assert!(serve(None));
+    let asked = mailbox_text(&root, &addr(1));
+    let at = asked.rfind("RETIRE CONFIRM ").expect("the code is mailed") + "RETIRE CONFIRM ".len();
+    let code: String = asked[at..].chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
+    say(&addr(1), &signed(1, &format!("RETIRE CONFIRM {code}")));
+    let mut steps = 1;
+    while !serve(Some(steps)) {
+        crashed += 1;
+        steps += 1 + steps / 2;
+        assert!(steps < 1 << 26, "RETIRE CONFIRM: the daemon never got through");
+    }
+    assert!(serve(None));
+    let g = game();
+    assert_eq!(g.turns.iter().filter(|t| t.kind == steward::store::files::Kind::Player).count(), 1, "retired once");
+    assert!(
+        g.now
+            .race
+            .as_ref()
+            .unwrap()
+            .state
+            .cars
+            .iter()
+            .any(|c| c.number == 1 && matches!(c.status, steward::engine::state::Status::Eliminated { .. })),
+        "car 1 is out"
+    );
+    let mails = mailbox_text(&root, &addr(1));
+    assert!(!mails.contains("not the confirmation code"), "{mails}");
+    assert!(crashed >= 20, "the daemon was stopped {crashed} times");
+    let players = mailbox_text(&root, &addr(2));
     assert!(players.contains("fan@crash.invalid now watches"), "the announcement survives the crashes");
     assert!(players.contains("the absence is cancelled"), "{players}");
 }

@@ -557,6 +557,11 @@ fn a_league_race_referee_has_the_moderator_orders_on_that_game_only() {
     assert_eq!(w.store().load("cup-2", None).unwrap().next_turn(), before, "nothing was applied");
     w.send("p1@test.invalid", &format!("GAME cup-2\nCAR 1\nTOKEN {}\nPAUSE", tokens[0]));
     assert!(w.store().load("cup-2", None).unwrap().now.paused, "the clock is the referee's");
+    // The game says who moderates it, and what the one who drives may not do.
+    w.send("fan@test.invalid", "LIST cup-2");
+    let list = body_of(&w.read("fan@test.invalid")).split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(list.contains("moderated by the server's moderators and the race's referee, who drives car 1"), "{list}");
+    assert!(list.contains("keeps the clock only"), "{list}");
 }
 
 /// 002 "Series Length" by mail (ruling 42): in a league with Track Marshals the marshal of the

@@ -518,3 +518,98 @@ mod daemon_fuzz {
         eprintln!("{n} mails, {} replies, largest {} bytes", via.sent, via.largest);
     }
 }
+
+/// The fuzz shapes that took the daemon down (issue 45, item 7), mailed to `steward serve
+/// --once` run as a process under a 1 GiB address-space limit (`ulimit -v`), with a signed
+/// order after them: HTML-only mails of nested `blockquote`s (the 515 KB one that exhausted
+/// memory and the 644 KB one that took 1.6 GB), the same base64-encoded, MIME nested 10,000
+/// deep, a 20 MB mail, a header of a million folded lines. The process ends normally, every
+/// mail is recorded once, and the order after the bombs is applied.
+#[test]
+fn html_bombs_and_deep_nesting_under_a_memory_limit() {
+    use steward::store::fsio::Durability;
+    use steward::store::{Join, Meta, NewGame, Store};
+
+    let root = crate::mail::scratch("fuzz-memory");
+    let steward_at = "steward@bomb.invalid";
+    let token = "5f3a9c0e1d2b4a6f8e7d6c5b";
+    std::fs::write(
+        root.join("steward.toml"),
+        format!(
+            "address = \"{steward_at}\"\ngames = \"games\"\nstate = \"state\"\npoll_seconds = 1\nrate_per_hour = 1000000\n\
+             [inbox]\nkind = \"maildir\"\ndir = \"mail/{steward_at}\"\n[send]\nkind = \"maildir\"\ndir = \"mail\"\n"
+        ),
+    )
+    .unwrap();
+    let mut store = Store::new(root.join("games"));
+    store.durability = Durability::NoSync;
+    let mut h = store.create(&NewGame::plain("g", "sprint", 1), [5; 32], Meta::now()).unwrap();
+    h.join(&Join::plain("p1@bomb.invalid", token, 1), Meta::now()).unwrap();
+    h.start(Meta::now()).unwrap();
+    drop(h);
+    let inbox = root.join("mail").join(steward_at);
+    let mut n = 0;
+    let mut put = |head: &str, body: &[u8]| {
+        n += 1;
+        let mut raw = format!(
+            "From: bomber@bomb.invalid\r\nTo: {steward_at}\r\nSubject: b\r\nMessage-ID: <bomb{n}@bomb.invalid>\r\n{head}\r\n"
+        )
+        .into_bytes();
+        raw.extend_from_slice(body);
+        steward::mail::transport::deliver(&inbox, &raw).unwrap();
+    };
+    let html = "Content-Type: text/html; charset=utf-8\r\n";
+    let nested = |depth: usize| format!("GEAR 3<br>{}", "<blockquote>x".repeat(depth));
+    put(html, nested(515_000 / 13).as_bytes());
+    put(html, nested(644_000 / 13).as_bytes());
+    put(html, format!("{}{}", "<blockquote>".repeat(50_000), "x<br>".repeat(50_000)).as_bytes());
+    let b64 = {
+        use std::fmt::Write;
+        let bytes = nested(600_000 / 13).into_bytes();
+        const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let mut o = String::new();
+        for (i, ch) in bytes.chunks(3).enumerate() {
+            let v = ch.iter().enumerate().fold(0u32, |a, (k, &b)| a | (b as u32) << (16 - 8 * k));
+            for k in 0..4 {
+                o.push(if k <= ch.len() { T[(v >> (18 - 6 * k) & 63) as usize] as char } else { '=' });
+            }
+            if i % 19 == 18 {
+                let _ = write!(o, "\r\n");
+            }
+        }
+        o
+    };
+    put(&format!("{html}Content-Transfer-Encoding: base64\r\n"), b64.as_bytes());
+    let depth = 10_000;
+    let mut mime = String::new();
+    for d in 0..depth {
+        mime.push_str(&format!("--b{d}\r\nContent-Type: multipart/mixed; boundary=\"b{}\"\r\n\r\n", d + 1));
+    }
+    mime.push_str(&format!("--b{depth}\r\nContent-Type: text/plain\r\n\r\nGEAR 3\r\n"));
+    put("MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"b0\"\r\n", mime.as_bytes());
+    put("Content-Type: text/plain\r\n", "GEAR 3\r\n".repeat(20 * 1024 * 1024 / 8).as_bytes());
+    put(&format!("X-Folded: a{}\r\n", "\r\n b".repeat(1_000_000)), b"GEAR 3\r\n");
+    n += 1;
+    let order = format!(
+        "From: p1@bomb.invalid\r\nTo: {steward_at}\r\nSubject: o\r\nMessage-ID: <order@bomb.invalid>\r\n\r\nGAME g\r\nCAR 1\r\nTOKEN {token}\r\nGEAR 1\r\n"
+    );
+    steward::mail::transport::deliver(&inbox, order.as_bytes()).unwrap();
+    let bin = env!("CARGO_BIN_EXE_steward");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 1048576 && exec \"$0\" serve --once --config \"$1\"")
+        .arg(bin)
+        .arg(root.join("steward.toml"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "the daemon stopped: {:?}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+    let ledger = steward::judge::ledger::Ledger::open(&root.join("state"), Durability::NoSync).unwrap();
+    let entries = ledger.entries().unwrap();
+    assert_eq!(entries.len(), n, "every mail recorded: {:?}", entries.iter().map(|e| &e.outcome).collect::<Vec<_>>());
+    let g = Store::new(root.join("games")).load("g", None).unwrap();
+    assert!(
+        g.turns.iter().any(|t| t.kind == steward::store::files::Kind::Move),
+        "the order after the bombs is applied: {:?}",
+        entries.iter().map(|e| &e.outcome).collect::<Vec<_>>()
+    );
+}

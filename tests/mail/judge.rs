@@ -160,6 +160,18 @@ fn a_rollback_never_rerolls_a_seen_roll_and_both_verifiers_list_it() {
         .output()
         .unwrap();
     assert!(cli.status.success(), "{}", String::from_utf8_lossy(&cli.stdout));
+    // The race's dice page lists every moderator act (issue 45).
+    let g = steward::store::Store::new(w.root.join("games")).load("rb", None).unwrap();
+    let acts = steward::store::verify::moderator_acts(&g);
+    let said: Vec<&str> = acts.iter().map(|a| a.2.as_str()).collect();
+    assert!(said.first().is_some_and(|a| a.starts_with("start")), "{said:?}");
+    assert_eq!(said.iter().filter(|a| a.starts_with("rollback to the end of turn")).count(), 2, "{said:?}");
+    assert!(said.last().is_some_and(|a| a.starts_with("reveal")), "{said:?}");
+    let site = w.root.join("site");
+    steward::site::build(&w.root.join("games"), &site).unwrap();
+    let page = std::fs::read_to_string(site.join("dice-rb.html")).unwrap();
+    assert!(page.contains("What the moderators did"), "{page}");
+    assert_eq!(page.matches("rollback to the end of turn").count(), 2);
     // A finished race is never rolled back.
     w.read(MOD);
     w.send(MOD, &format!("GAME rb\nTOKEN {MOD_TOKEN}\nROLLBACK {target}"));
@@ -329,6 +341,9 @@ fn list_and_watch_show_nothing_secret_and_observers_can_be_shut_out() {
     assert!(list.contains("Games running") && list.contains("wa: ") && list.contains("round "), "{list}");
     assert!(!list.contains("p1@"), "no address: {list}");
     assert!(!list.contains(&t[0]), "no token");
+    w.send(fan, "LIST wa");
+    let one = w.read(fan);
+    assert!(one.contains("moderated by the server's moderators") && !one.contains("drives car"), "{one}");
     w.send(fan, "LANGUE fr\nLISTE wa");
     let one = w.read(fan);
     assert!(one.contains("Partie :") && one.contains("voitures : 1") && !one.contains("p1@"), "{one}");
@@ -377,6 +392,8 @@ fn list_and_watch_show_nothing_secret_and_observers_can_be_shut_out() {
     let report = w.read(fan);
     assert!(report.contains("Game: wa"), "{report}");
     assert!(!t.iter().any(|k| report.contains(k.as_str())), "no token: {report}");
+    // Each report says how to stop it, with the code only the observer is mailed.
+    let stop = code_in(&report, "UNWATCH wa CONFIRM ");
     // A player cannot close the game; the moderator can; then WATCH is refused.
     w.signed("wa", 1, &t, "OBSERVERS NO");
     assert!(w.read(&p(1)).contains("Only a moderator"));
@@ -386,7 +403,19 @@ fn list_and_watch_show_nothing_secret_and_observers_can_be_shut_out() {
     w.send("other@test.invalid", "SUIVRE wa");
     assert!(w.read("other@test.invalid").contains("closed to observers"));
     w.send(MOD, &format!("GAME wa\nTOKEN {MOD_TOKEN}\nOBSERVERS YES"));
-    w.send(fan, "NE-PLUS-SUIVRE wa");
+    // An UNWATCH forged in the fan's name stops nothing (issue 45): a bare one mails the code
+    // to From alone; the code from a report stops the reports.
+    let raw = format!(
+        "From: {fan}\r\nReply-To: {forger}\r\nTo: steward@test.invalid\r\nSubject: w\r\nMessage-ID: <forged-unwatch@test.invalid>\r\n\r\nUNWATCH wa\r\n"
+    );
+    w.desk.deliver(raw.as_bytes());
+    w.desk.pass();
+    let to_forger = w.read(forger);
+    assert!(to_forger.contains("Still watching") && !to_forger.contains(&stop), "{to_forger}");
+    assert_eq!(code_in(&w.read(fan), "UNWATCH wa CONFIRM "), stop, "the code, to From");
+    w.send(fan, "NE-PLUS-SUIVRE wa CONFIRMER 00000000");
+    assert!(w.read(fan).contains("not the confirmation code"));
+    w.send(fan, &format!("NE-PLUS-SUIVRE wa CONFIRMER {stop}"));
     assert!(w.read(fan).contains("no longer watch"));
     w.send(fan, "UNWATCH wa");
     assert!(w.read(fan).contains("do not watch"));

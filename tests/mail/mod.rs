@@ -15,6 +15,7 @@ mod fuzz;
 mod hostile;
 mod judge;
 mod late;
+mod leaked;
 mod message;
 mod orders;
 mod policy;

@@ -138,12 +138,12 @@ impl Daemon {
         match o {
             Order::List(game) => self.list(job, game.as_deref()),
             Order::Watch(game, code) => self.watch(job, game, code.as_deref()),
-            Order::Unwatch(game) => {
+            Order::Unwatch(game, code) => {
                 let game = match game {
                     Some(g) => g.clone(),
                     None => Self::need_game(job, head)?,
                 };
-                self.unwatch(job, &game)
+                self.unwatch(job, &game, code.as_deref())
             }
             Order::Observers(open) => {
                 let game = Self::need_game(job, head)?;
@@ -240,6 +240,14 @@ impl Daemon {
                         if s.closed { " (fermee aux observateurs)" } else { "" }
                     ),
                 ));
+                let (en, fr) = self.moderation_of(&g);
+                let mut said = String::new();
+                crate::orders::wrap(
+                    &mut said,
+                    &tr(lang, &format!("moderated by {en}"), &format!("moderee par {fr}")),
+                    4,
+                );
+                running.push(said.trim_end().to_string());
             }
         }
         let mut text = String::new();
@@ -356,9 +364,57 @@ impl Daemon {
         Ok(Some(game.to_string()))
     }
 
-    fn unwatch(&mut self, job: &mut Job, game: &str) -> Result<Option<String>, Failure> {
+    /// The code that stops `address` watching `game`: mailed to the observer alone (in every
+    /// report they get, and in answer to a bare UNWATCH), so that a mail forged in their name
+    /// does not stop their reports (issue 45).
+    pub(super) fn unwatch_code(&self, game: &str, address: &str) -> String {
+        self.address_code(game, "unwatch", address)
+    }
+
+    fn unwatch(&mut self, job: &mut Job, game: &str, code: Option<&str>) -> Result<Option<String>, Failure> {
+        let lang = job.lang;
         let mut s = self.judge_state_to_change(game)?;
         let before = s.watchers.len();
+        if !s.did(&job.mid) && s.watchers.iter().any(|w| w.eq_ignore_ascii_case(&job.sender)) {
+            let want = self.unwatch_code(game, &job.sender);
+            match code {
+                None => {
+                    Self::mail_sender_only(
+                        job,
+                        tr(
+                            lang,
+                            &format!("[{game}] confirm your UNWATCH"),
+                            &format!("[{game}] confirmez votre NE-PLUS-SUIVRE"),
+                        ),
+                        tr(
+                            lang,
+                            &format!(
+                                "To stop watching game {game}, send:\n\n    UNWATCH {game} CONFIRM {want}\n\n(Every report of the game you get ends with this line.) If you did not ask, ignore this mail: nothing changes.\n"
+                            ),
+                            &format!(
+                                "Pour ne plus suivre la partie {game}, envoyez :\n\n    NE-PLUS-SUIVRE {game} CONFIRMER {want}\n\n(Chaque rapport de la partie que vous recevez finit par cette ligne.) Si vous n'avez rien demandé, ignorez ce message : rien ne change.\n"
+                            ),
+                        ),
+                        None,
+                    );
+                    job.notes.push(tr(
+                        lang,
+                        &format!("Still watching: a confirmation code was mailed to {} (the From address, never a Reply-To).", job.sender),
+                        &format!("Toujours suivi : un code de confirmation a été envoyé à {} (l'adresse From, jamais un Reply-To).", job.sender),
+                    ));
+                    return Ok(None);
+                }
+                Some(c) if c != want => {
+                    return Err(tr(
+                        lang,
+                        &format!("This is not the confirmation code steward sent: send UNWATCH {game} alone to get it again."),
+                        &format!("Ce n'est pas le code de confirmation envoyé par steward : envoyez NE-PLUS-SUIVRE {game} seul pour le recevoir à nouveau."),
+                    )
+                    .into());
+                }
+                Some(_) => {}
+            }
+        }
         s.watchers.retain(|w| !w.eq_ignore_ascii_case(&job.sender));
         if s.watchers.len() == before && !s.did(&job.mid) {
             return Err(tr(
@@ -532,11 +588,10 @@ impl Daemon {
     fn rollback(&mut self, job: &mut Job, head: &Header, to: u32) -> Result<Option<String>, Failure> {
         let game = Self::need_game(job, head)?;
         let mut h = self.open(&game)?;
-        if Self::done_before(h.game(), &job.mid, Kind::Rollback, None) {
-            job.applied = true;
-            return Ok(Some(game));
-        }
-        if let Some(why) = h.game().rollback_refusal(to) {
+        // Read again after a crash that came after the rollback turn was written: the gears it
+        // drops may still be there (the job is the first read since, so they predate it).
+        let again = Self::done_before(h.game(), &job.mid, Kind::Rollback, None);
+        if !again && let Some(why) = h.game().rollback_refusal(to) {
             return Err(tr(
                 job.lang,
                 &format!("ROLLBACK {to} is refused: {why}."),
@@ -544,10 +599,12 @@ impl Daemon {
             )
             .into());
         }
-        let next = h.game().next_turn();
-        self.touch(job, &game, next)?;
-        let meta = self.meta(job, Some("moderator"));
-        h.rollback(to, meta).map_err(store_failure(&game))?;
+        if !again {
+            let next = h.game().next_turn();
+            self.touch(job, &game, next)?;
+            let meta = self.meta(job, Some("moderator"));
+            h.rollback(to, meta).map_err(store_failure(&game))?;
+        }
         let cars: Vec<u8> = h.game().now.players.iter().map(|p| p.car).collect();
         for car in cars {
             let mut orders = self.car_orders(&game, car)?;

@@ -548,7 +548,7 @@ impl Daemon {
             | Order::Force { .. } => self.moderate(job, head, o),
             Order::List(_)
             | Order::Watch(..)
-            | Order::Unwatch(_)
+            | Order::Unwatch(..)
             | Order::Absent(_)
             | Order::Retire(_)
             | Order::Rollback(_)

@@ -118,7 +118,20 @@ impl Daemon {
                             None => continue,
                         }
                     }
-                    None => self.report_with(g, first, car, lang, &extra, None)?,
+                    // An observer: the report, and the line that stops it, with the code only
+                    // the observer's own address is mailed (issue 45).
+                    None => {
+                        let mut text = self.report_with(g, first, car, lang, &extra, None)?;
+                        let code = self.unwatch_code(&game, &address);
+                        text.push_str(&tr(
+                            lang,
+                            &format!("\nTo stop watching this game, send: UNWATCH {game} CONFIRM {code}\n"),
+                            &format!(
+                                "\nPour ne plus suivre cette partie, envoyez : NE-PLUS-SUIVRE {game} CONFIRMER {code}\n"
+                            ),
+                        ));
+                        text
+                    }
                 };
                 let reply_to = car.and_then(|c| self.prompt_address(g, c));
                 if own {
