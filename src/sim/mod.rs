@@ -130,6 +130,20 @@ pub fn run_race(
     bot: &mut Bot,
     trace: &mut Option<String>,
 ) -> Result<RaceResult, Broken> {
+    run_race_watched(t, rules, cfg, race, bot, trace, &mut |_| {})
+}
+
+/// [`run_race`], showing `watch` every roll that asks for a choice, as a player would see it
+/// (the picture's overlap test draws each).
+pub fn run_race_watched(
+    t: &Track,
+    rules: &Rulebook,
+    cfg: &SimConfig,
+    race: u32,
+    bot: &mut Bot,
+    trace: &mut Option<String>,
+    watch: &mut dyn FnMut(&crate::engine::play::Rolled),
+) -> Result<RaceResult, Broken> {
     let broken = |moves: u32, what: String| Broken { race, moves, what, context: String::new() };
     // The key of the game `steward sim --keep` writes for this race (src/store/keep.rs).
     let mut dice = LabelledDice::new(sim_race_key(cfg.seed, &t.name, race, cfg.cars), "0");
@@ -185,6 +199,7 @@ pub fn run_race(
             }
             Step::Choose(r) => {
                 log(trace, t, &r.state, &r.events);
+                watch(&r);
                 if r.options.is_empty() {
                     return Err(broken(moves, "no option offered".into()));
                 }

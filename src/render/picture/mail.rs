@@ -4,7 +4,7 @@
 
 use super::super::layout::Layout;
 use super::super::{backdrop, raster};
-use super::{Ink, MAIL_SIZE, Marks, View, ground, marks_on};
+use super::{Ink, MAIL_SIZE, Marks, Placement, View, ground, marks_on};
 use crate::track::{SpaceIdx, Track};
 
 /// The mails' picture's zooms: pixels between neighbouring spaces, largest first. A few fixed
@@ -26,6 +26,14 @@ fn svg_open(width: f64, height: f64) -> String {
     )
 }
 
+/// Where the mails' picture puts its option labels and cars (the overlap test's geometry).
+pub fn mail_placement(t: &Track, marks: &Marks, focus: SpaceIdx) -> (Placement, Vec<(f64, f64)>) {
+    let l = Layout::of(t);
+    let (v, _, _) = mail_view(&l, marks, focus);
+    let at = (0..t.spaces.len()).map(|i| v.position(SpaceIdx(i as u16))).collect();
+    (super::labels::place(&v, marks, &super::flag_boxes(t, &v)), at)
+}
+
 /// The mails' picture as SVG: what [`mail_png`] draws, as one document (the ground drawn for
 /// the view alone), every letter as strokes (no font).
 pub fn mail_svg(t: &Track, marks: &Marks, focus: SpaceIdx) -> String {
@@ -33,7 +41,7 @@ pub fn mail_svg(t: &Track, marks: &Marks, focus: SpaceIdx) -> String {
     let (v, _, _) = mail_view(&l, marks, focus);
     let mut o = svg_open(v.width, v.height);
     o.push_str(&ground(t, &v, Ink::Strokes));
-    o.push_str(&marks_on(&v, marks, Some(focus), Ink::Strokes));
+    o.push_str(&marks_on(t, &v, marks, Some(focus), Ink::Strokes));
     o.push_str("</svg>");
     o
 }
@@ -61,7 +69,7 @@ fn mail_png_on(
     let at = ground_shift(t, l, zoom);
     let mut pixmap = backdrop::cut((at.0 - shift.0, at.1 - shift.1), MAIL_SIZE, |place| tile(zoom, place));
     let mut o = svg_open(v.width, v.height);
-    o.push_str(&marks_on(&v, marks, Some(focus), Ink::Strokes));
+    o.push_str(&marks_on(t, &v, marks, Some(focus), Ink::Strokes));
     o.push_str("</svg>");
     raster::draw(&o, &mut pixmap, (0, 0));
     raster::encode(pixmap)
@@ -224,8 +232,11 @@ mod tests {
                 let mut pixmap = backdrop::cut((g.0 - shift.0, g.1 - shift.1), MAIL_SIZE, |tile| {
                     Arc::new(ground_tile(&t, &l, zoom, tile))
                 });
-                let overlay =
-                    format!("{}{}</svg>", svg_open(v.width, v.height), marks_on(&v, &marks, Some(at), Ink::Strokes));
+                let overlay = format!(
+                    "{}{}</svg>",
+                    svg_open(v.width, v.height),
+                    marks_on(&t, &v, &marks, Some(at), Ink::Strokes)
+                );
                 raster::draw(&overlay, &mut pixmap, (0, 0));
                 assert_eq!(png, raster::encode(pixmap), "{}: a kept ground gives the bytes of a fresh one", t.name);
                 // The view drawn as one document.

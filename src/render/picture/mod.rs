@@ -10,6 +10,7 @@
 //! The web pages write with SVG text (the browser's fonts); the mails' picture draws every
 //! letter as strokes ([`glyphs`]), so that no installed font changes a pixel.
 
+mod labels;
 mod mail;
 
 use std::fmt::Write as _;
@@ -18,7 +19,8 @@ use super::glyphs;
 use super::layout::Layout;
 use crate::track::{SpaceIdx, Track};
 
-pub use mail::{ZOOMS, forget_grounds, mail_png, mail_svg};
+pub use labels::{Disc, Label, Placement, Rect};
+pub use mail::{ZOOMS, forget_grounds, mail_placement, mail_png, mail_svg};
 
 /// The mails' picture's grass, where nothing of the track is drawn.
 pub(super) const GRASS: (u8, u8, u8) = (0x4a, 0x7c, 0x3a);
@@ -201,19 +203,7 @@ pub(super) fn ground(t: &Track, v: &View, ink: Ink) -> String {
         );
     }
     o.push_str(&finish_line(t, v));
-    // Each corner's number and required stops (7-1-1), beside its first space, away from the
-    // middle of the track.
-    let (mx, my) = middle(t, v);
-    for c in &t.corners {
-        let Some(&first) = c.spaces.iter().min_by_key(|&&s| (t.space(s).progress, s)) else { continue };
-        let (x, y) = v.position(first);
-        let (dx, dy) = (x - mx, y - my);
-        let len = dx.hypot(dy).max(1e-9);
-        let away = v.unit * (f64::from(t.lanes) * 0.5 + 1.2);
-        let (lx, ly) = (x + dx / len * away, y + dy / len * away);
-        if !v.reaches((lx, ly)) {
-            continue;
-        }
+    for (c, (lx, ly)) in flags(t, v) {
         match ink {
             Ink::Text => {
                 let _ = write!(
@@ -253,6 +243,38 @@ pub(super) fn ground(t: &Track, v: &View, ink: Ink) -> String {
         }
     }
     o
+}
+
+/// Where each corner's number and required stops (7-1-1) stand: beside its first space, away
+/// from the middle of the track; only those that reach the picture.
+fn flags<'t>(t: &'t Track, v: &View) -> Vec<(&'t crate::track::Corner, (f64, f64))> {
+    let (mx, my) = middle(t, v);
+    let mut out = Vec::new();
+    for c in &t.corners {
+        let Some(&first) = c.spaces.iter().min_by_key(|&&s| (t.space(s).progress, s)) else { continue };
+        let (x, y) = v.position(first);
+        let (dx, dy) = (x - mx, y - my);
+        let len = dx.hypot(dy).max(1e-9);
+        let away = v.unit * (f64::from(t.lanes) * 0.5 + 1.2);
+        let at = (x + dx / len * away, y + dy / len * away);
+        if v.reaches(at) {
+            out.push((c, at));
+        }
+    }
+    out
+}
+
+/// The boxes the mails' picture draws its corner flags in (`C5` and the yellow flag of its
+/// stops), which the option labels keep clear of.
+pub(super) fn flag_boxes(t: &Track, v: &View) -> Vec<labels::Rect> {
+    flags(t, v)
+        .into_iter()
+        .map(|(c, (lx, ly))| {
+            let h = (v.unit * 0.5).max(8.0);
+            let w = h * (format!("C{}", c.number).len() as f64 * 5.6 + 1.0) / 6.0;
+            labels::Rect { x0: lx - w / 2.0 - h * 0.3, y0: ly - h * 0.8, x1: lx + w / 2.0 + h * 1.7, y1: ly + h * 0.8 }
+        })
+        .collect()
 }
 
 /// The middle of the track's drawing.
@@ -312,10 +334,10 @@ fn finish_line(t: &Track, v: &View) -> String {
 
 /// What changes turn by turn: stickers, lettered options, cars.
 pub fn overlay(t: &Track, marks: &Marks) -> String {
-    marks_on(&View::whole(t, SIZE, SIZE), marks, None, Ink::Text)
+    marks_on(t, &View::whole(t, SIZE, SIZE), marks, None, Ink::Text)
 }
 
-pub(super) fn marks_on(v: &View, marks: &Marks, mover: Option<SpaceIdx>, ink: Ink) -> String {
+pub(super) fn marks_on(t: &Track, v: &View, marks: &Marks, mover: Option<SpaceIdx>, ink: Ink) -> String {
     let mut o = String::new();
     let u = v.unit;
     for d in &marks.dangerous {
@@ -328,42 +350,23 @@ pub(super) fn marks_on(v: &View, marks: &Marks, mover: Option<SpaceIdx>, ink: In
             r1(y - side / 2.0)
         );
     }
-    // One label a destination: options ending on the same space share it (`A/B`).
-    let mut labels: Vec<(SpaceIdx, Vec<&str>)> = Vec::new();
-    for (label, s) in &marks.options {
-        match labels.iter_mut().find(|(d, _)| d == s) {
-            Some((_, l)) => l.push(label),
-            None => labels.push((*s, vec![label])),
-        }
-    }
-    for (s, l) in &labels {
-        let (x, y) = v.position(*s);
-        let text = if l.len() > 3 { format!("{}-{}", l[0], l[l.len() - 1]) } else { l.join("/") };
-        match ink {
-            Ink::Text => {
-                let _ = write!(
-                    o,
-                    r##"<text class="option" x="{}" y="{}" font-size="11" font-weight="bold" text-anchor="middle" dominant-baseline="central" fill="#004">{}</text>"##,
-                    r1(x),
-                    r1(y),
-                    escape(&text)
-                );
-            }
-            Ink::Strokes => {
-                let h = u * 0.5;
-                let w = (h * (text.len() as f64 * 5.6 - 1.6) / 6.0 + h).max(u * 0.9);
-                let _ = write!(
-                    o,
-                    r##"<rect class="option" x="{}" y="{}" width="{}" height="{}" rx="{}" fill="#ffe14d" stroke="#000" stroke-width="1.5"/>"##,
-                    r1(x - w / 2.0),
-                    r1(y - u * 0.45),
-                    r1(w),
-                    r1(u * 0.9),
-                    r1(u * 0.45)
-                );
-                o.push_str(&glyphs::text(&text, x, y, h, "#000"));
-            }
-        }
+    // One label a destination (options ending on the same space share it), placed where it
+    // hides nothing ([`labels`]); a label moved away has a leader line to a dot on its space.
+    let placed = labels::place(v, marks, &flag_boxes(t, v));
+    for l in placed.labels.iter().filter(|l| l.leader) {
+        let (x, y) = v.position(l.space);
+        let (cx, cy) = l.rect.centre();
+        let _ = write!(
+            o,
+            r##"<line class="leader" x1="{}" y1="{}" x2="{}" y2="{}" stroke="#000" stroke-width="1.5"/><circle class="dot" cx="{}" cy="{}" r="{}" fill="#ffe14d" stroke="#000" stroke-width="1"/>"##,
+            r1(x),
+            r1(y),
+            r1(cx),
+            r1(cy),
+            r1(x),
+            r1(y),
+            r1(placed.dot)
+        );
     }
     for c in &marks.cars {
         let (x, y) = v.position(c.space);
@@ -395,6 +398,34 @@ pub(super) fn marks_on(v: &View, marks: &Marks, mover: Option<SpaceIdx>, ink: In
             Ink::Strokes => o.push_str(&glyphs::text(&c.number.to_string(), x, y, u * 0.42, text)),
         }
         o.push_str("</g>");
+    }
+    let (h, letters) = labels::label_height(u);
+    for l in &placed.labels {
+        let (x, y) = l.rect.centre();
+        match ink {
+            Ink::Text => {
+                let _ = write!(
+                    o,
+                    r##"<text class="option" x="{}" y="{}" font-size="11" font-weight="bold" text-anchor="middle" dominant-baseline="central" fill="#004">{}</text>"##,
+                    r1(x),
+                    r1(y),
+                    escape(&l.text)
+                );
+            }
+            Ink::Strokes => {
+                let w = l.rect.x1 - l.rect.x0;
+                let _ = write!(
+                    o,
+                    r##"<rect class="option" x="{}" y="{}" width="{}" height="{}" rx="{}" fill="#ffe14d" stroke="#000" stroke-width="1.5"/>"##,
+                    r1(l.rect.x0),
+                    r1(l.rect.y0),
+                    r1(w),
+                    r1(h),
+                    r1(h / 2.0)
+                );
+                o.push_str(&glyphs::text(&l.text, x, y, letters, "#000"));
+            }
+        }
     }
     o
 }
