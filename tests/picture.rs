@@ -289,7 +289,7 @@ fn option_labels_never_collide_in_whole_bot_races() {
                 positions += 1;
                 labels += p.labels.len();
                 densest.push((p.labels.len(), name.clone(), marks, focus));
-                densest.sort_by(|a, b| b.0.cmp(&a.0));
+                densest.sort_by_key(|d| std::cmp::Reverse(d.0));
                 densest.truncate(3);
             })
             .unwrap();
