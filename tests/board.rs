@@ -277,6 +277,7 @@ fn drawing_is_deterministic() {
         let m = BoardMarks {
             cars: vec![PlacedCar { number: 4, space: t.grid[0] }, PlacedCar { number: 8, space: t.pit_boxes[0] }],
             dangerous: vec![SpaceIdx(3)],
+            ..Default::default()
         };
         assert_eq!(draw(&t, &m, None), draw(&t2, &m, None), "{}", t.name);
         for s in t.indices().step_by(37) {
@@ -336,7 +337,11 @@ fn dangerous_spaces_are_flagged() {
 }
 
 fn car_numbers_once(t: &Track, cars: &[PlacedCar], around: Option<SpaceIdx>) -> Result<(), TestCaseError> {
-    let m = BoardMarks { cars: cars.to_vec(), dangerous: cars.iter().step_by(2).map(|c| c.space).collect() };
+    let m = BoardMarks {
+        cars: cars.to_vec(),
+        dangerous: cars.iter().step_by(2).map(|c| c.space).collect(),
+        ..Default::default()
+    };
     let text = draw(t, &m, around);
     let cells = read_back(t, &text);
     let rows = around.map(|s| window_rows(t, s));
@@ -545,6 +550,17 @@ fn golden_odd_track() {
             PlacedCar { number: 22, space: t.find("pit.4").unwrap() },
         ],
         dangerous: vec![t.find("c1.a.2").unwrap()],
+        // Issue 47: a roll's options lettered on the board: alone, two on one space, one on
+        // a dangerous space, one under a car, and more than a cell holds.
+        options: vec![
+            ("A".into(), t.find("c1.a.3").unwrap()),
+            ("B".into(), t.find("c1.b.4").unwrap()),
+            ("C".into(), t.find("c1.b.4").unwrap()),
+            ("D".into(), t.find("c1.a.2").unwrap()),
+            ("E".into(), t.find("c1.d.5").unwrap()),
+            ("AA".into(), t.find("c1.c.3").unwrap()),
+            ("AB".into(), t.find("c1.c.3").unwrap()),
+        ],
     };
     golden("odd_c1", &draw(&t, &m, t.find("c1.b.2")));
     golden("odd_pit", &draw(&t, &m, t.find("pit.4")));

@@ -302,3 +302,68 @@ fn option_labels_never_collide_in_whole_bot_races() {
         golden(&format!("densest_{i}"), &mail_png(&t, marks, *focus));
     }
 }
+
+/// Issue 47: the text part a player reads fits a mail client's width, and a prompt's letters
+/// are on its text board. In every mail of the season: each line is at most 78 columns (but a
+/// single word longer than a line: an address); in each prompt to choose, every letter of the
+/// `CHOOSE <A|B|...>` line shows in a cell of the board (`[ B ]`, `[A/B]`) or in a note beside
+/// it (`C=car 4's space`, `AA+=AA/AB`).
+#[test]
+fn report_texts_fit_78_columns_and_their_boards_carry_the_letters() {
+    // A demo race on Monaco whose players answer every prompt by mail, and the season.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("picture-demo-texts");
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut spec = crate::mail::sprint_demo(&dir, "texts", 4, 0, steward::store::qualifying::GridMethod::Join);
+    spec.track = "monaco".into();
+    steward::demo::run(&spec).unwrap();
+    let mut paths = Vec::new();
+    for who in 1..=4 {
+        for sub in ["new", "cur"] {
+            let d = dir.join("mail").join(format!("driver{who}@demo.invalid")).join(sub);
+            paths.extend(std::fs::read_dir(d).into_iter().flatten().flatten().map(|e| e.path()));
+        }
+    }
+    paths.sort();
+    paths.extend(season_mails());
+    let (mut mails, mut prompts) = (0, 0);
+    for path in paths {
+        let raw = std::fs::read(&path).unwrap();
+        let m = mail_parser::MessageParser::default().parse(&raw[..]).unwrap();
+        let Some(text) = m.body_text(0) else { continue };
+        mails += 1;
+        for l in text.lines() {
+            assert!(
+                l.chars().count() <= 78 || !l.trim().contains(' '),
+                "{}: a line of {} columns:\n{l}",
+                path.display(),
+                l.chars().count()
+            );
+        }
+        let Some(choose) = text.lines().find_map(|l| l.trim().strip_prefix("CHOOSE <")) else { continue };
+        prompts += 1;
+        let letters: Vec<&str> = choose.trim_end_matches('>').split('|').collect();
+        let board: Vec<&str> = text.lines().filter(|l| l.contains("[") && l.contains("]")).collect();
+        let mut shown = std::collections::BTreeSet::new();
+        for l in &board {
+            for cell in l.split('[').skip(1) {
+                let inside = cell.split(']').next().unwrap_or("");
+                for part in inside.trim().trim_end_matches('!').split('/') {
+                    shown.insert(part.trim_end_matches('+').to_string());
+                }
+            }
+            for note in l.split_whitespace() {
+                if let Some((ls, _)) = note.split_once('=') {
+                    shown.extend(ls.split('/').map(|x| x.trim_end_matches('+').to_string()));
+                }
+                if let Some((_, all)) = note.split_once("+=") {
+                    shown.extend(all.split('/').map(str::to_string));
+                }
+            }
+        }
+        for letter in &letters {
+            assert!(shown.contains(*letter), "{}: option {letter} is not on the text board:\n{text}", path.display());
+        }
+    }
+    eprintln!("{mails} mails, {prompts} prompts to choose");
+    assert!(mails > 100 && prompts > 20, "{mails} mails, {prompts} prompts to choose");
+}

@@ -179,7 +179,8 @@ fn routine(text: &str) -> Option<&str> {
         "expends a driver point",
         "makes a super start",
     ];
-    ROUTINE.iter().any(|r| rest.starts_with(r)).then_some(rest)
+    // `car 3's timed lap: ...` reads `timed lap: ...` after the car's name.
+    ROUTINE.iter().any(|r| rest.starts_with(r)).then_some(rest.strip_prefix("'s ").unwrap_or(rest))
 }
 
 /// An incident that ends or stops a car: eliminated, spun, off the track, stalled, turned
@@ -313,6 +314,6 @@ mod tests {
         assert_eq!(subject("the weather is rain"), None);
         assert_eq!(routine("car 3 moves 6 space(s) from a to b"), Some("moves 6 space(s) from a to b"));
         assert_eq!(routine("car 3 spins out"), None);
-        assert_eq!(routine("car 3's timed lap: gear 3"), Some("'s timed lap: gear 3"));
+        assert_eq!(routine("car 3's timed lap: gear 3"), Some("timed lap: gear 3"));
     }
 }

@@ -244,9 +244,22 @@ pub fn report_in(game: &Game, first: u32, recipient: Option<u8>, lang: Lang, boa
             Some(f) if game.now.over => draw_all_cars(&game.track, &final_marks(st), f),
             _ => draw(&game.track, &board_marks(st), focus),
         };
-        r.board = match boards {
-            Some(b) => b.text(game, board),
-            None => board(),
+        // The player whose roll awaits a choice reads its letters on the board (issue 47); the
+        // others share the position's board.
+        let mine = recipient.and_then(|c| game.pending_roll(c));
+        r.board = match (mine, boards) {
+            (Some(roll), _) => {
+                let mut marks = board_marks(st);
+                marks.options = roll
+                    .options
+                    .iter()
+                    .enumerate()
+                    .map(|(i, o)| (crate::engine::MoveOption::label(i), o.end))
+                    .collect();
+                draw(&game.track, &marks, focus)
+            }
+            (None, Some(b)) => b.text(game, board),
+            (None, None) => board(),
         };
         sheets(game, st, &mut r.sheets);
     }
@@ -256,13 +269,19 @@ pub fn report_in(game: &Game, first: u32, recipient: Option<u8>, lang: Lang, boa
         let marks = BoardMarks {
             cars: q.entries.iter().map(|e| PlacedCar { number: e.car, space: e.lap.car().space }).collect(),
             dangerous: Vec::new(),
+            options: Vec::new(),
         };
         let focus = recipient.and_then(|c| q.entry(c)).or(q.entries.first()).map(|e| e.lap.car().space);
+        // The recipient's own roll's options, lettered on the board (issue 47).
+        let mut marks = marks;
+        if let Some(p) = recipient.and_then(|c| q.pending_record(&game.track, c)) {
+            marks.options = p.options.iter().filter_map(|o| Some((o.label.clone(), game.track.find(&o.to)?))).collect();
+        }
         if let Some(f) = focus {
             r.board = draw_all_cars(&game.track, &marks, f);
         }
     }
-    awaited(game, last, &mut r.awaited);
+    awaited(game, last, recipient, &mut r.awaited);
     if lang == Lang::Fr {
         r.summary = crate::words::french::summary(&r.summary);
     }
@@ -326,6 +345,8 @@ pub fn gear_prompt(lang: Lang, changes: &[GearChange]) -> String {
     if gears.is_empty() {
         return format!("{word} <1-6>");
     }
+    // One gear to send: the line to copy as it is (issue 47: `GEAR <1>` was copied literally).
+    let list = if gears.len() == 1 { gears[0].clone() } else { format!("<{}>", gears.join("|")) };
     // `1 gas point`, `1 gas and 1 brake point`, `1 point de consommation et 1 point de frein`.
     let cost = |c: &GearChange| -> Option<String> {
         let parts: Vec<(u32, &str)> = if fr {
@@ -351,7 +372,7 @@ pub fn gear_prompt(lang: Lang, changes: &[GearChange]) -> String {
     let (colon, semi) = if fr { (" :", " ;") } else { (":", ";") };
     let none = if fr { "sans coût" } else { "no cost" };
     if free.len() == changes.len() {
-        return format!("{word} <{}>  ({none})", gears.join("|"));
+        return format!("{word} {list}  ({none})");
     }
     let mut parts = Vec::new();
     if !free.is_empty() {
@@ -363,7 +384,7 @@ pub fn gear_prompt(lang: Lang, changes: &[GearChange]) -> String {
         }
     }
     parts.push("13-1".into());
-    format!("{word} <{}>  ({})", gears.join("|"), parts.join(&format!("{semi} ")))
+    format!("{word} {list}  ({})", parts.join(&format!("{semi} ")))
 }
 
 /// `point` or `points` after a count.
@@ -503,6 +524,6 @@ mod tests {
             gear_prompt(Lang::En, &[change(1, 1, 1, 1), change(4, 0, 2, 0)]),
             "GEAR <1|4>  (4: 2 brake points; 1: 1 gas, 1 brake and 1 engine point; 13-1)"
         );
-        assert_eq!(gear_prompt(Lang::Fr, &[change(4, 0, 2, 0)]), "VITESSE <4>  (4 : 2 points de frein ; 13-1)");
+        assert_eq!(gear_prompt(Lang::Fr, &[change(4, 0, 2, 0)]), "VITESSE 4  (4 : 2 points de frein ; 13-1)");
     }
 }

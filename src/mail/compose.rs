@@ -168,12 +168,58 @@ fn crlf(text: &str) -> String {
     out
 }
 
+/// The widest line of a mail's text part: what mail clients show without wrapping (issue 47).
+pub const TEXT_WIDTH: usize = 78;
+
+/// `text` with every line over `width` columns folded: at a clause (`; `) where it can, else at
+/// a space, each continuation indented four columns deeper than the line. A word longer than
+/// a line (an address, a hash) is kept whole. Lines within `width` are kept as they are (the
+/// board, the lines to copy).
+pub fn fold(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len() + 64);
+    for line in text.split('\n') {
+        if line.chars().count() <= width {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        let lead = line.len() - line.trim_start().len();
+        let more = " ".repeat((lead + 4).min(width / 2));
+        // The clauses, each with its `; `, then its words.
+        let mut pieces: Vec<String> = Vec::new();
+        for clause in line.trim_start().split_inclusive("; ") {
+            if clause.chars().count() + more.len() <= width {
+                pieces.push(clause.to_string());
+            } else {
+                pieces.extend(clause.split_inclusive(' ').map(str::to_string));
+            }
+        }
+        let mut cur = line[..lead].to_string();
+        let mut fresh = true;
+        for p in pieces {
+            let len = cur.chars().count() + p.trim_end().chars().count();
+            if !fresh && len > width {
+                out.push_str(cur.trim_end());
+                out.push('\n');
+                cur = more.clone();
+            }
+            cur.push_str(&p);
+            fresh = false;
+        }
+        out.push_str(cur.trim_end());
+        out.push('\n');
+    }
+    out.pop();
+    out
+}
+
 /// Builds the RFC 5322 bytes of `draft`, from `from_name <from>`: at most [`MAX_REPLY_BYTES`]
-/// (a longer text is cut, [`cap_text`]); linear in the text.
+/// (a longer text is cut, [`cap_text`]), its lines folded within [`TEXT_WIDTH`] ([`fold`]);
+/// linear in the text.
 pub fn build(draft: &Draft, from_name: &str, from: &str) -> Result<Vec<u8>, TemplateError> {
     let mut max = MAX_REPLY_TEXT;
     // A mail ends with its last line, not with the blank lines its templates leave.
-    let whole = format!("{}\n", draft.text.trim_end());
+    let whole = format!("{}\n", fold(draft.text.trim_end(), TEXT_WIDTH));
     loop {
         let text = cap_text(&whole, max);
         let raw = build_text(draft, &text, draft.picture.as_ref(), from_name, from)?;
@@ -268,6 +314,25 @@ pub use crate::render::picture::escape as escape_html;
 mod tests {
     use super::*;
     use mail_parser::MimeHeaders;
+
+    /// Issue 47: a move's summary line of 181 columns folds at its clauses, indented, and no
+    /// word is cut; short lines, blank lines and a word longer than a line stay as they are.
+    #[test]
+    fn long_lines_fold_at_clauses_within_78_columns() {
+        let long = "Turn 289-290 car 4 (gear 5): rolls gear5-d20 for move: 11; takes A; takes the slipstream of car 1: 3 more spaces; moves 14 spaces from c7.l.2 to s7.r.4";
+        let text = format!("  board line\n\n{long}\n    {}\nend", "x".repeat(90));
+        let f = fold(&text, 78);
+        let lines: Vec<&str> = f.lines().collect();
+        assert_eq!(lines[0], "  board line");
+        assert_eq!(lines[1], "");
+        assert!(lines[2].ends_with("takes A;"), "{f}");
+        assert!(lines[3].starts_with("    takes the slipstream"), "{f}");
+        assert!(f.lines().filter(|l| !l.contains("xxxx")).all(|l| l.chars().count() <= 78), "{f}");
+        let words = |s: &str| s.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+        assert_eq!(words(&f), words(&text), "nothing lost or cut");
+        assert!(f.ends_with("\nend"));
+        assert_eq!(fold("short\n", 78), "short\n");
+    }
 
     #[test]
     fn every_line_ends_with_cr_lf_once() {

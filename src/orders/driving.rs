@@ -56,9 +56,16 @@ pub(super) fn boxes(args: &[&str]) -> Result<Order, OrderError> {
 
 pub(super) fn gear(args: &[&str]) -> Result<Order, OrderError> {
     let k = Kw::Gear;
+    // A prompt's line copied whole (issue 47): `GEAR <4>  (no cost)` is `GEAR 4`; the gears
+    // offered, `<2|3|4>`, still ask for one.
+    let first = args.first().map(|w| w.strip_prefix('<').and_then(|w| w.strip_suffix('>')).unwrap_or(w));
     // 6-1: six gears.
-    let n = number(k, Arg::Gear, args.first(), 1, 6)?;
-    no_more(k, &args[1..])?;
+    let n = number(k, Arg::Gear, first.as_ref(), 1, 6)?;
+    let rest = &args[1..];
+    let remark = rest.first().is_some_and(|w| w.starts_with('(')) && rest.last().is_some_and(|w| w.ends_with(')'));
+    if !remark {
+        no_more(k, rest)?;
+    }
     Ok(Order::Gear(n as u8))
 }
 

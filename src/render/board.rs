@@ -20,8 +20,8 @@ pub use layout::{ROWS_AHEAD, ROWS_BEHIND};
 use crate::track::{CornerIdx, ROW, SpaceIdx, SpaceKind, Track};
 use layout::{Extents, Line};
 
-/// Widest line the board may produce.
-pub const WIDTH: usize = 80;
+/// Widest line the board may produce: what mail clients show without wrapping (issue 47).
+pub const WIDTH: usize = 78;
 
 /// Width of the separator lines (corner limits, finish line) unless the table is wider.
 const RULE_W: usize = 60;
@@ -35,13 +35,17 @@ pub struct PlacedCar {
     pub space: SpaceIdx,
 }
 
-/// What to draw on the board besides the track: cars and dangerous spaces.
+/// What to draw on the board besides the track: cars, dangerous spaces, and the lettered
+/// destinations of the reader's own pending roll.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BoardMarks {
     /// Cars and where they stand.
     pub cars: Vec<PlacedCar>,
     /// Spaces to flag as dangerous (debris, oil: whatever the game state says).
     pub dangerous: Vec<SpaceIdx>,
+    /// The options of the reader's roll: letter, the space it ends on (issue 47: a player who
+    /// reads the text part finds each letter on the board, not only in the list below).
+    pub options: Vec<(String, SpaceIdx)>,
 }
 
 /// Draws the whole lap, or with `around` only the rows from [`ROWS_BEHIND`] behind to
@@ -109,6 +113,8 @@ struct Board<'a> {
     grid: HashMap<SpaceIdx, usize>,
     /// Cars by space, lowest number first.
     cars: HashMap<SpaceIdx, Vec<u8>>,
+    /// The letters of the options ending on each space, in order.
+    letters: HashMap<SpaceIdx, Vec<String>>,
     extents: Extents,
     /// Lanes along a wall, and whether the wall is on their left.
     wall: HashMap<usize, bool>,
@@ -144,6 +150,10 @@ impl<'a> Board<'a> {
             v.sort_unstable();
             v.dedup();
         }
+        let mut letters: HashMap<SpaceIdx, Vec<String>> = HashMap::new();
+        for (l, s) in &marks.options {
+            letters.entry(*s).or_default().push(l.clone());
+        }
         let mut wall = HashMap::new();
         for s in t.indices() {
             let sp = t.space(s);
@@ -162,6 +172,7 @@ impl<'a> Board<'a> {
             num_w,
             grid,
             cars,
+            letters,
             extents: Extents::new(t),
             wall,
             widened: false,
@@ -174,8 +185,8 @@ impl<'a> Board<'a> {
         self.legend(&mut out);
         self.table(&mut out);
         let mut text = String::new();
-        for l in out {
-            let l = ascii(&l);
+        for l in out.iter().flat_map(|l| l.split('\n')) {
+            let l = ascii(l);
             let l = truncate(&l, WIDTH);
             let _ = writeln!(text, "{}", l.trim_end());
         }
@@ -222,10 +233,7 @@ impl<'a> Board<'a> {
         };
         out.push(title);
         let names: Vec<String> = (0..t.lanes).map(|l| Track::lane_name(t.lanes, l)).collect();
-        out.push(format!(
-            "The lap runs down the page; lanes {} left to right as the driver sees them.",
-            names.join(" ")
-        ));
+        out.push(format!("The lap runs down the page; lanes {} from the driver's left to right.", names.join(" ")));
         let example = self
             .around
             .filter(|s| !t.space(*s).in_pit_lane())
@@ -251,6 +259,9 @@ impl<'a> Board<'a> {
         };
         let mut items: Vec<String> =
             vec!["[ 7 ] car 7".into(), "[!!!] dangerous".into(), "[ 7!] car 7 on a dangerous space".into()];
+        if !self.letters.is_empty() {
+            items.push("[ B ] your option B".into());
+        }
         if drawn(&|s| self.grid.contains_key(&s)) {
             items.push("[P1 ] grid slot 1".into());
         }
@@ -421,6 +432,15 @@ impl<'a> Board<'a> {
                             notes.push(format!("also car {extra}"));
                         }
                     }
+                    // An option's letters the cell cannot hold: under a car, or too many.
+                    if let Some(ls) = self.letters.get(&sp) {
+                        let all = ls.join("/");
+                        match self.cars.get(&sp).and_then(|c| c.first()) {
+                            Some(car) => notes.push(format!("{all}=car {car}'s space")),
+                            None if all.len() > 3 => notes.push(format!("{}={all}", letters_cell(ls))),
+                            None => {}
+                        }
+                    }
                     if !t.space(sp).in_pit_lane() {
                         if t.next(sp).iter().any(|n| t.space(*n).in_pit_lane()) {
                             notes.push(format!("pit entry: {}", t.space(sp).id));
@@ -441,9 +461,19 @@ impl<'a> Board<'a> {
             }
             s.push_str(&block);
         }
-        if !notes.is_empty() {
+        // The notes beside the row; those that do not fit within [`WIDTH`] go on lines of their
+        // own under it, beside the table (no cell there: nothing to misread as a space).
+        let indent = s.len();
+        let mut line_len = s.len();
+        for n in notes {
+            if line_len + 2 + n.len() > WIDTH && line_len > indent {
+                s.push('\n');
+                s.push_str(&" ".repeat(indent.min(WIDTH.saturating_sub(n.len() + 2))));
+                line_len = indent.min(WIDTH.saturating_sub(n.len() + 2));
+            }
             s.push_str("  ");
-            s.push_str(&notes.join("  "));
+            s.push_str(&n);
+            line_len += 2 + n.len();
         }
         s
     }
@@ -456,6 +486,10 @@ impl<'a> Board<'a> {
             Some(&n) if n < 100 => format!("[{n:>2}{}]", if danger { '!' } else { ' ' }),
             Some(&n) if danger => format!("!{n}!"),
             Some(&n) => format!("[{n}]"),
+            None if let Some(ls) = self.letters.get(&s) => {
+                let text = letters_cell(ls);
+                if danger && text.len() <= 2 { format!("[{text:>2}!]") } else { format!("[{text:^3}]") }
+            }
             None if danger => "[!!!]".into(),
             None => {
                 let tag = match (self.grid.get(&s), t.space(s).kind) {
@@ -467,6 +501,13 @@ impl<'a> Board<'a> {
             }
         }
     }
+}
+
+/// The three characters a cell shows of the letters of the options ending on its space: `A`,
+/// `AB`, `A/B`, else the first and a `+` (`AB+`; a note beside the row lists them all).
+fn letters_cell(ls: &[String]) -> String {
+    let all = ls.join("/");
+    if all.len() <= 3 { all } else { format!("{}+", truncate(&ls[0], 2)) }
 }
 
 /// `a`, `a and b`, `a, b and c`.

@@ -24,7 +24,7 @@ pub fn brief(game: &Game) -> String {
         game.hashes.last().map_or("-", String::as_str)
     );
     turn_summary(last, &mut out);
-    awaited(game, last, &mut out);
+    awaited(game, last, None, &mut out);
     out
 }
 
@@ -73,7 +73,7 @@ pub fn show(game: &Game) -> String {
             if game.now.qualifying.is_some() {
                 let _ = writeln!(out, "\nThe race starts when every timed lap is over.");
                 if let Some(last) = game.turns.last() {
-                    awaited(game, last, &mut out);
+                    awaited(game, last, None, &mut out);
                 }
             } else if !game.now.over {
                 let _ = writeln!(out, "\nWaiting for players to join; the moderator starts the race.");
@@ -88,7 +88,7 @@ pub fn show(game: &Game) -> String {
             out.push('\n');
             sheets(game, st, &mut out);
             out.push('\n');
-            awaited(game, last, &mut out);
+            awaited(game, last, None, &mut out);
         }
     }
     out
@@ -104,10 +104,14 @@ pub(crate) fn board_marks(st: &RaceState) -> BoardMarks {
             .map(|c| PlacedCar { number: c.number, space: c.space })
             .collect(),
         dangerous: st.dangerous.clone(),
+        options: Vec::new(),
     }
 }
 
-pub(crate) fn awaited(game: &Game, last: &TurnFile, out: &mut String) {
+/// What the game awaits: the cars to play and, for a choice, its options, for the player of
+/// `recipient` (a mail) or for anyone (`None`: the command line, which shows every car's). In a
+/// mail, a qualifying lap's options are shown to its own driver only (issue 47).
+pub(crate) fn awaited(game: &Game, last: &TurnFile, recipient: Option<u8>, out: &mut String) {
     if let Some(q) = &game.now.qualifying
         && !game.now.over
     {
@@ -116,6 +120,9 @@ pub(crate) fn awaited(game: &Game, last: &TurnFile, out: &mut String) {
         out.push_str(&q.table(&game.track));
         for (car, choice) in q.awaited() {
             match q.pending_record(&game.track, car) {
+                Some(p) if choice && recipient.is_some_and(|r| r != car) => {
+                    let _ = writeln!(out, "Car {car} rolled {} in gear {}: its driver chooses{due}.", p.roll, p.gear);
+                }
                 Some(p) if choice => {
                     let _ = writeln!(
                         out,
@@ -246,6 +253,7 @@ pub(crate) fn final_marks(st: &RaceState) -> BoardMarks {
             .map(|c| PlacedCar { number: c.number, space: c.space })
             .collect(),
         dangerous: st.dangerous.clone(),
+        options: Vec::new(),
     }
 }
 

@@ -329,7 +329,7 @@ fn qualifying_laps_by_mail_then_the_race() {
     for c in 1..=2 {
         let r = body_of(&w.read(&format!("p{c}@test.invalid")));
         assert!(r.contains("Qualifying (1)") && r.contains(&format!("Car {c}: send a gear")), "{r}");
-        assert!(r.contains("GEAR <1>  (no cost)"), "each player is asked at once, for 1st only (ruling 21): {r}");
+        assert!(r.contains("GEAR 1  (no cost)"), "each player is asked at once, for 1st only (ruling 21): {r}");
     }
     // Car 2 drives first although car 1 was first to join: the laps run side by side.
     w.send("p2@test.invalid", &format!("GAME qx\nCAR 2\nTOKEN {}\nGEAR 1", tokens[1]));

@@ -324,11 +324,11 @@ fn the_authority_table_cell_by_cell() {
     type Effect = fn(&Desk, u8, &str) -> bool;
     let orders: [(&str, &str, Effect); 6] = [
         ("GEAR", "<answer>", |d, c, _| {
-            let moved = d
-                .game("g")
-                .turns
-                .last()
-                .is_some_and(|t| t.orders.iter().any(|o| o.car == c && o.by == steward::store::files::By::Player));
+            // A turn of this cell's mail (its Message-ID starts with `cell`) moved the car.
+            let moved = d.game("g").turns.iter().any(|t| {
+                t.source.as_ref().and_then(|s| s.message_id.as_deref()).is_some_and(|m| m.starts_with("cell"))
+                    && t.orders.iter().any(|o| o.car == c)
+            });
             moved
                 || std::fs::read_to_string(d.root.join(format!("mail-state/games/g/car-{c}.toml")))
                     .unwrap_or_default()

@@ -83,6 +83,17 @@ fn join_setup_and_tyres() {
 }
 
 #[test]
+fn a_gear_line_copied_from_its_prompt_is_the_gear() {
+    // Issue 47: players copy `GEAR <1>  (no cost)` as the prompt wrote it.
+    assert_eq!(one("GEAR <1>  (no cost)"), Order::Gear(1));
+    assert_eq!(one("GEAR 4  (4, 5: no cost; 3: 1 gas point; 13-1)"), Order::Gear(4));
+    assert_eq!(one("VITESSE <3>"), Order::Gear(3));
+    // The list of gears offered still asks for one.
+    let _ = err("GEAR <2|3|4>");
+    let _ = err("GEAR 4 please");
+}
+
+#[test]
 fn moves_pits_and_policies() {
     assert_eq!(one("GEAR 4"), Order::Gear(4));
     assert_eq!(one("vitesse 6"), Order::Gear(6));
