@@ -126,7 +126,15 @@ fn template() -> &'static Template {
         };
         leaked.push(altered);
         leaked.push(STEWARD.into());
-        let guesses = vec!["0".repeat(24), tokens[0][..23].to_string() + "0", MOD_TOKEN.to_uppercase()];
+        let guesses = vec![
+            "0".repeat(24),
+            {
+                // One character off the real token: never the token itself.
+                let last = if tokens[0].ends_with('0') { "1" } else { "0" };
+                tokens[0][..23].to_string() + last
+            },
+            MOD_TOKEN.to_uppercase(),
+        ];
         Template { root: d.root.clone(), leaked, guesses, tokens }
     })
 }
