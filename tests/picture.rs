@@ -341,6 +341,12 @@ fn report_texts_fit_78_columns_and_their_boards_carry_the_letters() {
         }
         let Some(choose) = text.lines().find_map(|l| l.trim().strip_prefix("CHOOSE <")) else { continue };
         prompts += 1;
+        // The prompt's top says what to send (issue 47).
+        assert!(
+            text.contains("\nSend: <") || text.contains("\nSend: CHOOSE"),
+            "{}: no Send line:\n{text}",
+            path.display()
+        );
         let letters: Vec<&str> = choose.trim_end_matches('>').split('|').collect();
         let board: Vec<&str> = text.lines().filter(|l| l.contains("[") && l.contains("]")).collect();
         let mut shown = std::collections::BTreeSet::new();

@@ -102,6 +102,11 @@ pub struct Report {
     pub seed: Option<String>,
     /// How to check every roll.
     pub verify: String,
+    /// The first turn reported: the prompt's second line says what happened since the
+    /// recipient's last mail, turns `from_turn` to `turn` and their moves (issue 47).
+    pub from_turn: u32,
+    /// The number of moves in the turns reported.
+    pub moves: usize,
 }
 
 /// The picture of the board (PNG) for the mail's HTML part, where [`report`] shows a board for
@@ -229,8 +234,10 @@ pub fn report_in(game: &Game, first: u32, recipient: Option<u8>, lang: Lang, boa
         over: game.now.over,
         seed: game.now.revealed.map(hex::encode),
         verify: format!("steward verify {} (or python3 tools/verify_game.py games/{})", game.setup.id, game.setup.id),
+        moves: shown.iter().filter(|t| t.kind == crate::store::files::Kind::Move).count(),
         ..Report::default()
     };
+    r.from_turn = shown.first().map_or(last.turn, |t| t.turn);
     if let Some(race) = &game.now.race {
         let st = &race.state;
         // Around the car awaited, else the leader.
