@@ -66,6 +66,11 @@ pub struct Label {
 pub struct Disc {
     /// The car's number.
     pub number: u8,
+    /// Its space.
+    pub space: SpaceIdx,
+    /// Centre: its space's, or pulled inside the picture when its space is at the edge (a car
+    /// is never cut by the edge, issue 47).
+    pub at_edge: bool,
     /// Centre.
     pub at: (f64, f64),
     /// Radius.
@@ -114,11 +119,20 @@ pub fn place(v: &View, marks: &Marks, keep_clear: &[Rect]) -> Placement {
     let u = v.unit;
     let car_r = u * 0.5;
     let dot = (u * 0.22).max(2.5);
+    let frame = Rect { x0: v.origin.0, y0: v.origin.1, x1: v.origin.0 + v.width, y1: v.origin.1 + v.height };
+    let inside = |(x, y): (f64, f64)| {
+        let m = car_r + 1.0;
+        (x.clamp(frame.x0 + m, frame.x1 - m), y.clamp(frame.y0 + m, frame.y1 - m))
+    };
     let cars: Vec<Disc> = marks
         .cars
         .iter()
-        .map(|c| Disc { number: c.number, at: v.position(c.space), r: car_r })
-        .filter(|d| v.shows(d.at))
+        .filter(|c| v.shows(v.position(c.space)))
+        .map(|c| {
+            let at = v.position(c.space);
+            let pulled = inside(at);
+            Disc { number: c.number, space: c.space, at_edge: pulled != at, at: pulled, r: car_r }
+        })
         .collect();
     // One label a destination, in the order of the options (A first).
     let mut ends: Vec<(SpaceIdx, Vec<&str>)> = Vec::new();
@@ -132,7 +146,6 @@ pub fn place(v: &View, marks: &Marks, keep_clear: &[Rect]) -> Placement {
     let n = spaces.len().max(1) as f64;
     let centroid = (spaces.iter().map(|p| p.0).sum::<f64>() / n, spaces.iter().map(|p| p.1).sum::<f64>() / n);
     let (h, letters) = label_height(u);
-    let frame = Rect { x0: v.origin.0, y0: v.origin.1, x1: v.origin.0 + v.width, y1: v.origin.1 + v.height };
     let mut labels: Vec<Label> = Vec::with_capacity(ends.len());
     let mut crowded = 0;
     for (i, (space, letters_of)) in ends.iter().enumerate() {
@@ -213,6 +226,12 @@ impl Placement {
     /// destination's space or a corner's flag, a label beyond the picture's edge. Empty when every label reads.
     pub fn collisions(&self, spaces: impl Fn(SpaceIdx) -> (f64, f64)) -> Vec<String> {
         let mut out = Vec::new();
+        for d in &self.cars {
+            let (x, y) = d.at;
+            if x - d.r < 0.0 || y - d.r < 0.0 || x + d.r > self.size.0 || y + d.r > self.size.1 {
+                out.push(format!("car {} is cut by the edge", d.number));
+            }
+        }
         for (i, a) in self.labels.iter().enumerate() {
             let r = &a.rect;
             if r.x0 < 0.0 || r.y0 < 0.0 || r.x1 > self.size.0 || r.y1 > self.size.1 {

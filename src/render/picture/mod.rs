@@ -369,16 +369,26 @@ pub(super) fn marks_on(t: &Track, v: &View, marks: &Marks, mover: Option<SpaceId
         );
     }
     for c in &marks.cars {
-        let (x, y) = v.position(c.space);
-        if ink == Ink::Strokes && !v.shows((x, y)) {
-            continue;
-        }
+        let (x, y) = match ink {
+            Ink::Text => v.position(c.space),
+            // The mails' picture: where the placement put it (inside the edge).
+            Ink::Strokes => match placed.cars.iter().find(|d| d.space == c.space && d.number == c.number) {
+                Some(d) => d.at,
+                None => continue,
+            },
+        };
         let (fill, text) = if c.running { (car_colour(c.number), "#fff") } else { ("#fff", "#000") };
         let r = match ink {
             Ink::Text => r1(u * 0.5 + 1.0),
             Ink::Strokes => r1(u * 0.5),
         };
-        let ring = if mover == Some(c.space) { r##" stroke-width="3""## } else { "" };
+        // A car beyond the edge is drawn just inside it, its outline dashed.
+        let beyond = ink == Ink::Strokes && placed.cars.iter().any(|d| d.space == c.space && d.at_edge);
+        let ring = match (mover == Some(c.space), beyond) {
+            (true, _) => r##" stroke-width="3""##,
+            (false, true) => r##" stroke-width="2" stroke-dasharray="3 2""##,
+            _ => "",
+        };
         let _ = write!(
             o,
             r##"<g class="car"><circle cx="{x}" cy="{y}" r="{r}" fill="{fill}" stroke="#000"{ring}/>"##,
