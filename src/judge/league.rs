@@ -138,6 +138,7 @@ impl Daemon {
         let drives = |a: &str| g.now.players.iter().find(|p| p.address.eq_ignore_ascii_case(a)).map(|p| p.car);
         let mut en = "the server's moderators".to_string();
         let mut fr = "les moderateurs du serveur".to_string();
+        let mut one_drives = false;
         let games = &self.store.dir;
         if let Some((league, n)) = league_of_game(games, &g.setup.id)
             && let Ok(r) = referee(games, &league, n)
@@ -145,6 +146,7 @@ impl Daemon {
         {
             match drives(&r) {
                 Some(car) => {
+                    one_drives = true;
                     en.push_str(&format!(" and the race's referee, who drives car {car}"));
                     fr.push_str(&format!(" et l'arbitre de la course, qui pilote la voiture {car}"));
                 }
@@ -157,10 +159,11 @@ impl Daemon {
         let mut driving: Vec<u8> = self.cfg.moderators.iter().filter_map(|m| drives(&m.address)).collect();
         driving.sort_unstable();
         if let Some(car) = driving.first() {
+            one_drives = true;
             en.push_str(&format!(" (one of them drives car {car})"));
             fr.push_str(&format!(" (l'un d'eux pilote la voiture {car})"));
         }
-        if en.contains("drives car") {
+        if one_drives {
             en.push_str(": a moderator who drives keeps the clock only, REPLACE, FORCE, ROLLBACK and REVEAL come from one who does not (ruling 52)");
             fr.push_str(" : un moderateur qui pilote ne tient que l'horloge, REMPLACER, FORCER, REVENIR et REVELER viennent d'un moderateur qui ne pilote pas (decision 52)");
         }

@@ -184,13 +184,15 @@ fn focus(game: &Game, st: &crate::engine::RaceState) -> Option<SpaceIdx> {
         .or_else(|| st.ids().max_by_key(|&c| race_distance(st, &game.track, c)).map(|c| st.car(c).space))
 }
 
+/// The destinations of a roll, each with the letter the prompt gives it (`A`, `B`, ...).
+fn lettered(roll: &crate::engine::Rolled) -> Vec<(String, SpaceIdx)> {
+    roll.options.iter().enumerate().map(|(i, o)| (crate::engine::MoveOption::label(i), o.end)).collect()
+}
+
 /// `marks` (cars and stickers as on the text board), the destinations of `car`'s pending roll
 /// lettered as in the text, around `focus`, as a PNG.
 fn picture(game: &Game, marks: &BoardMarks, focus: SpaceIdx, car: Option<u8>) -> Vec<u8> {
-    let options = car
-        .and_then(|c| game.pending_roll(c))
-        .map(|r| r.options.iter().enumerate().map(|(i, o)| (crate::engine::MoveOption::label(i), o.end)).collect())
-        .unwrap_or_default();
+    let options = car.and_then(|c| game.pending_roll(c)).map(lettered).unwrap_or_default();
     let marks = Marks {
         cars: marks.cars.iter().map(|c| CarMark { number: c.number, space: c.space, running: true }).collect(),
         dangerous: marks.dangerous.clone(),
@@ -256,13 +258,7 @@ pub fn report_in(game: &Game, first: u32, recipient: Option<u8>, lang: Lang, boa
         let mine = recipient.and_then(|c| game.pending_roll(c));
         r.board = match (mine, boards) {
             (Some(roll), _) => {
-                let mut marks = board_marks(st);
-                marks.options = roll
-                    .options
-                    .iter()
-                    .enumerate()
-                    .map(|(i, o)| (crate::engine::MoveOption::label(i), o.end))
-                    .collect();
+                let marks = BoardMarks { options: lettered(roll), ..board_marks(st) };
                 draw(&game.track, &marks, focus)
             }
             (None, Some(b)) => b.text(game, board),
@@ -273,17 +269,16 @@ pub fn report_in(game: &Game, first: u32, recipient: Option<u8>, lang: Lang, boa
     if let Some(q) = &game.now.qualifying {
         // Every timed lap on one board (each car drives alone, 1-1-3; the laps are side by
         // side), around the recipient's car, else the first.
+        // The recipient's own roll's options lettered on the board (issue 47).
+        let options = recipient.and_then(|c| q.pending_record(&game.track, c)).map_or_else(Vec::new, |p| {
+            p.options.iter().filter_map(|o| Some((o.label.clone(), game.track.find(&o.to)?))).collect()
+        });
         let marks = BoardMarks {
             cars: q.entries.iter().map(|e| PlacedCar { number: e.car, space: e.lap.car().space }).collect(),
             dangerous: Vec::new(),
-            options: Vec::new(),
+            options,
         };
         let focus = recipient.and_then(|c| q.entry(c)).or(q.entries.first()).map(|e| e.lap.car().space);
-        // The recipient's own roll's options, lettered on the board (issue 47).
-        let mut marks = marks;
-        if let Some(p) = recipient.and_then(|c| q.pending_record(&game.track, c)) {
-            marks.options = p.options.iter().filter_map(|o| Some((o.label.clone(), game.track.find(&o.to)?))).collect();
-        }
         if let Some(f) = focus {
             r.board = draw_all_cars(&game.track, &marks, f);
         }

@@ -379,21 +379,6 @@ mod daemon_fuzz {
         o
     }
 
-    fn encode_b64(s: &[u8]) -> String {
-        const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        let mut o = String::new();
-        for (i, ch) in s.chunks(3).enumerate() {
-            let n = ch.iter().enumerate().fold(0u32, |a, (k, &b)| a | (b as u32) << (16 - 8 * k));
-            for k in 0..4 {
-                o.push(if k <= ch.len() { T[(n >> (18 - 6 * k) & 63) as usize] as char } else { '=' });
-            }
-            if i % 19 == 18 {
-                o.push_str("\r\n");
-            }
-        }
-        o
-    }
-
     /// One mail in one of the clients' shapes.
     fn mail(rng: &mut Rng, i: usize) -> Vec<u8> {
         let from = rng.pick(SENDERS);
@@ -423,7 +408,7 @@ mod daemon_fuzz {
             ),
             2 => format!(
                 "{head}MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n{}\r\n",
-                encode_b64(text.as_bytes())
+                crate::mail::base64_lines(text.as_bytes())
             ),
             3 => format!(
                 "{head}MIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<html><body>{}</body></html>\r\n",
@@ -531,16 +516,9 @@ fn html_bombs_and_deep_nesting_under_a_memory_limit() {
     use steward::store::{Join, Meta, NewGame, Store};
 
     let root = crate::mail::scratch("fuzz-memory");
-    let steward_at = "steward@bomb.invalid";
+    let steward_at = crate::mail::crash::STEWARD;
     let token = "5f3a9c0e1d2b4a6f8e7d6c5b";
-    std::fs::write(
-        root.join("steward.toml"),
-        format!(
-            "address = \"{steward_at}\"\ngames = \"games\"\nstate = \"state\"\npoll_seconds = 1\nrate_per_hour = 1000000\n\
-             [inbox]\nkind = \"maildir\"\ndir = \"mail/{steward_at}\"\n[send]\nkind = \"maildir\"\ndir = \"mail\"\n"
-        ),
-    )
-    .unwrap();
+    let config = crate::mail::crash::write_config(&root);
     let mut store = Store::new(root.join("games"));
     store.durability = Durability::NoSync;
     let mut h = store.create(&NewGame::plain("g", "sprint", 1), [5; 32], Meta::now()).unwrap();
@@ -563,22 +541,7 @@ fn html_bombs_and_deep_nesting_under_a_memory_limit() {
     put(html, nested(515_000 / 13).as_bytes());
     put(html, nested(644_000 / 13).as_bytes());
     put(html, format!("{}{}", "<blockquote>".repeat(50_000), "x<br>".repeat(50_000)).as_bytes());
-    let b64 = {
-        use std::fmt::Write;
-        let bytes = nested(600_000 / 13).into_bytes();
-        const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        let mut o = String::new();
-        for (i, ch) in bytes.chunks(3).enumerate() {
-            let v = ch.iter().enumerate().fold(0u32, |a, (k, &b)| a | (b as u32) << (16 - 8 * k));
-            for k in 0..4 {
-                o.push(if k <= ch.len() { T[(v >> (18 - 6 * k) & 63) as usize] as char } else { '=' });
-            }
-            if i % 19 == 18 {
-                let _ = write!(o, "\r\n");
-            }
-        }
-        o
-    };
+    let b64 = crate::mail::base64_lines(nested(600_000 / 13).as_bytes());
     put(&format!("{html}Content-Transfer-Encoding: base64\r\n"), b64.as_bytes());
     let depth = 10_000;
     let mut mime = String::new();
@@ -599,7 +562,7 @@ fn html_bombs_and_deep_nesting_under_a_memory_limit() {
         .arg("-c")
         .arg("ulimit -v 1048576 && exec \"$0\" serve --once --config \"$1\"")
         .arg(bin)
-        .arg(root.join("steward.toml"))
+        .arg(&config)
         .output()
         .unwrap();
     assert!(out.status.success(), "the daemon stopped: {:?}\n{}", out.status, String::from_utf8_lossy(&out.stderr));

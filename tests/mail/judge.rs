@@ -6,6 +6,7 @@ use std::process::Command;
 
 use steward::engine::{Elimination, Status};
 
+use super::code_in;
 use super::daemon::{MOD, MOD_TOKEN};
 use super::desk::Desk;
 
@@ -419,10 +420,4 @@ fn list_and_watch_show_nothing_secret_and_observers_can_be_shut_out() {
     assert!(w.read(fan).contains("no longer watch"));
     w.send(fan, "UNWATCH wa");
     assert!(w.read(fan).contains("do not watch"));
-}
-
-/// The code that follows `before` in a reply (a confirmation code: 8 characters).
-fn code_in(reply: &str, before: &str) -> String {
-    let i = reply.find(before).unwrap_or_else(|| panic!("no `{before}` in {reply}"));
-    reply[i + before.len()..].chars().take_while(|c| c.is_ascii_alphanumeric()).collect()
 }

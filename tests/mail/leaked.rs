@@ -13,13 +13,12 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
-use steward::mail::message::Incoming;
 use steward::mail::transport::{Inbox, MaildirInbox};
 use steward::store::files::Kind;
 
 use super::daemon::{MOD, MOD_TOKEN, STEWARD};
 use super::desk::Desk;
-use super::scratch;
+use super::{code_in, mails_of, scratch};
 
 const STRANGER: &str = "stranger@leak.invalid";
 const FAN: &str = "fan@test.invalid";
@@ -36,31 +35,15 @@ struct Template {
     tokens: Vec<String>,
 }
 
+/// A mail to `to` (the plain address or a reply address), with a `Reply-To` if given.
 fn mail(from: &str, to: &str, reply_to: Option<&str>, id: &str, body: &str) -> Vec<u8> {
     let rt = reply_to.map(|r| format!("Reply-To: {r}\r\n")).unwrap_or_default();
-    format!(
-        "From: {from}\r\nTo: {to}\r\n{rt}Subject: Re: [g] turn\r\nMessage-ID: <{id}@leak.invalid>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{}\r\n",
-        body.replace('\n', "\r\n")
-    )
-    .into_bytes()
-}
-
-/// Every mail `address` was sent, parsed, without marking them read.
-fn all_mails(root: &Path, address: &str) -> Vec<Incoming> {
-    let mut v = Vec::new();
-    for sub in ["new", "cur"] {
-        for e in std::fs::read_dir(root.join("mail").join(address).join(sub)).into_iter().flatten().flatten() {
-            if let Ok(m) = Incoming::parse(&std::fs::read(e.path()).unwrap()) {
-                v.push(m);
-            }
-        }
-    }
-    v
+    super::replytags::letter(from, to, &rt, id, body)
 }
 
 /// The newest signed reply address `who` was mailed.
 fn newest_tag(root: &Path, who: &str) -> Option<(u32, String)> {
-    all_mails(root, who)
+    mails_of(root, who)
         .into_iter()
         .filter_map(|m| {
             let r = m.reply_to?;
@@ -91,13 +74,8 @@ fn template() -> &'static Template {
         d.mail(P1, "s", &signed(1, "POLICY FARTHEST-FREE ELSE SAFEST\nLANG en"));
         d.mail(P2, "s", &signed(2, "ABSENT 2099-01-01 2099-01-02\nREPORTS ALL"));
         d.mail(FAN, "s", "WATCH g");
-        let code = all_mails(&d.root, FAN)
-            .iter()
-            .find_map(|m| {
-                let at = m.full_body.find("WATCH g CONFIRM ")? + "WATCH g CONFIRM ".len();
-                Some(m.full_body[at..].chars().take_while(|c| c.is_ascii_alphanumeric()).collect::<String>())
-            })
-            .expect("the watch code is mailed");
+        let asked: String = mails_of(&d.root, FAN).iter().map(|m| m.full_body.clone()).collect();
+        let code = code_in(&asked, "WATCH g CONFIRM ");
         d.mail(FAN, "s", &format!("WATCH g CONFIRM {code}"));
         d.mail(MOD, "s", &format!("GAME g\nTOKEN {MOD_TOKEN}\nSTART"));
         // The players answer a few prompts by bare replies: their addresses are now used.
@@ -111,7 +89,7 @@ fn template() -> &'static Template {
         }
         let mut leaked: Vec<String> = [P1, P2, FAN]
             .iter()
-            .flat_map(|who| all_mails(&d.root, who))
+            .flat_map(|who| mails_of(&d.root, who))
             .filter_map(|m| m.reply_to.filter(|r| r.contains('+')))
             .collect();
         leaked.sort();
@@ -369,7 +347,7 @@ fn the_authority_table_cell_by_cell() {
             let (car, choice) = d.game("g").awaited().unwrap();
             let owner = if car == 1 { P1 } else { P2 };
             let text = if text == "<answer>" { if choice { "A" } else { "GEAR 1" } } else { text };
-            let tags: Vec<String> = all_mails(&d.root, owner)
+            let tags: Vec<String> = mails_of(&d.root, owner)
                 .into_iter()
                 .filter_map(|m| m.reply_to)
                 .filter(|r| {

@@ -60,6 +60,41 @@ pub fn sprint_demo(dir: &Path, game: &str, cars: u8, policy_cars: u8, grid: Grid
 }
 
 /// The `TOKEN` line of a welcome mail's text, if any.
+/// Every mail `address` was sent under `root/mail/`, parsed, without marking them read (its
+/// Maildir's `new/` and `cur/`).
+pub fn mails_of(root: &Path, address: &str) -> Vec<steward::mail::message::Incoming> {
+    let mut v = Vec::new();
+    for sub in ["new", "cur"] {
+        for e in std::fs::read_dir(root.join("mail").join(address).join(sub)).into_iter().flatten().flatten() {
+            if let Ok(m) = steward::mail::message::Incoming::parse(&std::fs::read(e.path()).unwrap()) {
+                v.push(m);
+            }
+        }
+    }
+    v
+}
+
+/// `bytes` in base64 as a mail client writes a body: lines of 76 characters, each full one
+/// ended by CRLF.
+pub fn base64_lines(bytes: &[u8]) -> String {
+    use base64::Engine;
+    let text = base64::engine::general_purpose::STANDARD.encode(bytes);
+    let mut out = String::with_capacity(text.len() + text.len() / 38);
+    for line in text.as_bytes().chunks(76) {
+        out.push_str(std::str::from_utf8(line).expect("base64 is ASCII"));
+        if line.len() == 76 {
+            out.push_str("\r\n");
+        }
+    }
+    out
+}
+
+/// The code that follows `before` in a reply (a confirmation code: 8 characters).
+pub fn code_in(reply: &str, before: &str) -> String {
+    let i = reply.find(before).unwrap_or_else(|| panic!("no `{before}` in {reply}"));
+    reply[i + before.len()..].chars().take_while(|c| c.is_ascii_alphanumeric()).collect()
+}
+
 pub fn token_in(text: &str) -> Option<String> {
     text.lines().find_map(|l| l.trim().strip_prefix("TOKEN ").map(str::to_string))
 }

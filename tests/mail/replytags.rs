@@ -18,7 +18,7 @@ struct World {
 on_a_desk!(World);
 
 /// A reply to a prompt: `From`, `To` (the tag), extra headers, body.
-fn letter(from: &str, to: &str, extra: &str, id: &str, body: &str) -> Vec<u8> {
+pub(super) fn letter(from: &str, to: &str, extra: &str, id: &str, body: &str) -> Vec<u8> {
     format!(
         "From: {from}\r\nTo: {to}\r\n{extra}Subject: Re: [g] turn\r\nMessage-ID: <{id}@test.invalid>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{}\r\n",
         body.replace('\n', "\r\n")

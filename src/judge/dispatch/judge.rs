@@ -286,6 +286,28 @@ impl Daemon {
         self.address_code(game, "watch", address)
     }
 
+    /// Whether the mail carries `want`, the code only the sender's own address is mailed (an
+    /// order no header can prove: WATCH, UNWATCH). Without a code, it is mailed with `ask`'s
+    /// text to the From address alone, in a mail of its own (a Reply-To, which anyone may write,
+    /// gets the receipt without it), the receipt says so, and nothing changes; a wrong code is
+    /// refused.
+    fn address_confirms(job: &mut Job, code: Option<&str>, want: &str, ask: AddressCheck) -> Result<bool, Failure> {
+        match code {
+            None => {
+                Self::mail_sender_only(job, ask.subject, ask.text, None);
+                job.notes.push(ask.note);
+                Ok(false)
+            }
+            Some(c) if c != want => Err(tr(
+                job.lang,
+                &format!("This is not the confirmation code steward sent: send {} alone to get it again.", ask.again),
+                &format!("Ce n'est pas le code de confirmation envoyé par steward : envoyez {} seul pour le recevoir à nouveau.", ask.again),
+            )
+            .into()),
+            Some(_) => Ok(true),
+        }
+    }
+
     fn watch(&mut self, job: &mut Job, game: &str, code: Option<&str>) -> Result<Option<String>, Failure> {
         let lang = job.lang;
         let g = self.store.load(game, None).map_err(|_| format!("there is no game `{game}`"))?;
@@ -310,40 +332,32 @@ impl Daemon {
         if !watching && !s.did(&job.mid) {
             // Only the address itself may make itself an observer: the code goes to it.
             let want = self.watch_code(game, &job.sender);
-            match code {
-                None => {
-                    // The code goes to the From address alone, in a mail of its own: a
-                    // Reply-To (which anyone may write) gets the receipt without it.
-                    Self::mail_sender_only(
-                        job,
-                        tr(lang, &format!("[{game}] confirm your WATCH"), &format!("[{game}] confirmez votre SUIVRE")),
-                        tr(
-                            lang,
-                            &format!(
-                                "To watch game {game} (its reports mailed to this address until UNWATCH {game}), send:\n\n    WATCH {game} CONFIRM {want}\n\nIf you did not ask, ignore this mail: nothing changes.\n"
-                            ),
-                            &format!(
-                                "Pour suivre la partie {game} (ses rapports envoyés à cette adresse jusqu'à NE-PLUS-SUIVRE {game}), envoyez :\n\n    SUIVRE {game} CONFIRMER {want}\n\nSi vous n'avez rien demandé, ignorez ce message : rien ne change.\n"
-                            ),
-                        ),
-                        None,
-                    );
-                    job.notes.push(tr(
-                        lang,
-                        &format!("Not watching yet: a confirmation code was mailed to {} (the From address, never a Reply-To).", job.sender),
-                        &format!("Pas encore suivi : un code de confirmation a été envoyé à {} (l'adresse From, jamais un Reply-To).", job.sender),
-                    ));
-                    return Ok(None);
-                }
-                Some(c) if c != want => {
-                    return Err(tr(
-                        lang,
-                        &format!("This is not the confirmation code steward sent: send WATCH {game} alone to get it again."),
-                        &format!("Ce n'est pas le code de confirmation envoyé par steward : envoyez SUIVRE {game} seul pour le recevoir à nouveau."),
-                    )
-                    .into());
-                }
-                Some(_) => {}
+            let ask = AddressCheck {
+                subject: tr(lang, &format!("[{game}] confirm your WATCH"), &format!("[{game}] confirmez votre SUIVRE")),
+                text: tr(
+                    lang,
+                    &format!(
+                        "To watch game {game} (its reports mailed to this address until UNWATCH {game}), send:\n\n    WATCH {game} CONFIRM {want}\n\nIf you did not ask, ignore this mail: nothing changes.\n"
+                    ),
+                    &format!(
+                        "Pour suivre la partie {game} (ses rapports envoyés à cette adresse jusqu'à NE-PLUS-SUIVRE {game}), envoyez :\n\n    SUIVRE {game} CONFIRMER {want}\n\nSi vous n'avez rien demandé, ignorez ce message : rien ne change.\n"
+                    ),
+                ),
+                note: tr(
+                    lang,
+                    &format!(
+                        "Not watching yet: a confirmation code was mailed to {} (the From address, never a Reply-To).",
+                        job.sender
+                    ),
+                    &format!(
+                        "Pas encore suivi : un code de confirmation a été envoyé à {} (l'adresse From, jamais un Reply-To).",
+                        job.sender
+                    ),
+                ),
+                again: tr(lang, &format!("WATCH {game}"), &format!("SUIVRE {game}")),
+            };
+            if !Self::address_confirms(job, code, &want, ask)? {
+                return Ok(None);
             }
         }
         if !watching || s.did(&job.mid) {
@@ -377,42 +391,36 @@ impl Daemon {
         let before = s.watchers.len();
         if !s.did(&job.mid) && s.watchers.iter().any(|w| w.eq_ignore_ascii_case(&job.sender)) {
             let want = self.unwatch_code(game, &job.sender);
-            match code {
-                None => {
-                    Self::mail_sender_only(
-                        job,
-                        tr(
-                            lang,
-                            &format!("[{game}] confirm your UNWATCH"),
-                            &format!("[{game}] confirmez votre NE-PLUS-SUIVRE"),
-                        ),
-                        tr(
-                            lang,
-                            &format!(
-                                "To stop watching game {game}, send:\n\n    UNWATCH {game} CONFIRM {want}\n\n(Every report of the game you get ends with this line.) If you did not ask, ignore this mail: nothing changes.\n"
-                            ),
-                            &format!(
-                                "Pour ne plus suivre la partie {game}, envoyez :\n\n    NE-PLUS-SUIVRE {game} CONFIRMER {want}\n\n(Chaque rapport de la partie que vous recevez finit par cette ligne.) Si vous n'avez rien demandé, ignorez ce message : rien ne change.\n"
-                            ),
-                        ),
-                        None,
-                    );
-                    job.notes.push(tr(
-                        lang,
-                        &format!("Still watching: a confirmation code was mailed to {} (the From address, never a Reply-To).", job.sender),
-                        &format!("Toujours suivi : un code de confirmation a été envoyé à {} (l'adresse From, jamais un Reply-To).", job.sender),
-                    ));
-                    return Ok(None);
-                }
-                Some(c) if c != want => {
-                    return Err(tr(
-                        lang,
-                        &format!("This is not the confirmation code steward sent: send UNWATCH {game} alone to get it again."),
-                        &format!("Ce n'est pas le code de confirmation envoyé par steward : envoyez NE-PLUS-SUIVRE {game} seul pour le recevoir à nouveau."),
-                    )
-                    .into());
-                }
-                Some(_) => {}
+            let ask = AddressCheck {
+                subject: tr(
+                    lang,
+                    &format!("[{game}] confirm your UNWATCH"),
+                    &format!("[{game}] confirmez votre NE-PLUS-SUIVRE"),
+                ),
+                text: tr(
+                    lang,
+                    &format!(
+                        "To stop watching game {game}, send:\n\n    UNWATCH {game} CONFIRM {want}\n\n(Every report of the game you get ends with this line.) If you did not ask, ignore this mail: nothing changes.\n"
+                    ),
+                    &format!(
+                        "Pour ne plus suivre la partie {game}, envoyez :\n\n    NE-PLUS-SUIVRE {game} CONFIRMER {want}\n\n(Chaque rapport de la partie que vous recevez finit par cette ligne.) Si vous n'avez rien demandé, ignorez ce message : rien ne change.\n"
+                    ),
+                ),
+                note: tr(
+                    lang,
+                    &format!(
+                        "Still watching: a confirmation code was mailed to {} (the From address, never a Reply-To).",
+                        job.sender
+                    ),
+                    &format!(
+                        "Toujours suivi : un code de confirmation a été envoyé à {} (l'adresse From, jamais un Reply-To).",
+                        job.sender
+                    ),
+                ),
+                again: tr(lang, &format!("UNWATCH {game}"), &format!("NE-PLUS-SUIVRE {game}")),
+            };
+            if !Self::address_confirms(job, code, &want, ask)? {
+                return Ok(None);
             }
         }
         s.watchers.retain(|w| !w.eq_ignore_ascii_case(&job.sender));
@@ -625,4 +633,14 @@ impl Daemon {
         job.applied = true;
         Ok(Some(game))
     }
+}
+
+/// What an order only its own address may give says, in the mail's language
+/// ([`Daemon::address_confirms`]): the mail with the code (subject, text), the receipt's note,
+/// and the order to send alone to get the code again.
+struct AddressCheck {
+    subject: String,
+    text: String,
+    note: String,
+    again: String,
 }

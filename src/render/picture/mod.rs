@@ -217,9 +217,8 @@ pub(super) fn ground(t: &Track, v: &View, ink: Ink) -> String {
             }
             Ink::Strokes => {
                 // "C5" and a yellow flag with its stops, as printed on the board.
-                let h = (v.unit * 0.5).max(8.0);
                 let name = format!("C{}", c.number);
-                let w = h * (name.len() as f64 * 5.6 + 1.0) / 6.0;
+                let (h, w) = flag_size(&name, v.unit);
                 let _ = write!(
                     o,
                     r##"<rect x="{}" y="{}" width="{}" height="{}" rx="2" fill="#222"/>"##,
@@ -264,14 +263,20 @@ fn flags<'t>(t: &'t Track, v: &View) -> Vec<(&'t crate::track::Corner, (f64, f64
     out
 }
 
+/// The letters' height of a corner's flag saying `name` (`C5`), and the width of its name, at a
+/// view whose spaces are `unit` apart.
+fn flag_size(name: &str, unit: f64) -> (f64, f64) {
+    let h = (unit * 0.5).max(8.0);
+    (h, h * (name.len() as f64 * 5.6 + 1.0) / 6.0)
+}
+
 /// The boxes the mails' picture draws its corner flags in (`C5` and the yellow flag of its
 /// stops), which the option labels keep clear of.
 pub(super) fn flag_boxes(t: &Track, v: &View) -> Vec<labels::Rect> {
     flags(t, v)
         .into_iter()
         .map(|(c, (lx, ly))| {
-            let h = (v.unit * 0.5).max(8.0);
-            let w = h * (format!("C{}", c.number).len() as f64 * 5.6 + 1.0) / 6.0;
+            let (h, w) = flag_size(&format!("C{}", c.number), v.unit);
             labels::Rect { x0: lx - w / 2.0 - h * 0.3, y0: ly - h * 0.8, x1: lx + w / 2.0 + h * 1.7, y1: ly + h * 0.8 }
         })
         .collect()
@@ -369,11 +374,12 @@ pub(super) fn marks_on(t: &Track, v: &View, marks: &Marks, mover: Option<SpaceId
         );
     }
     for c in &marks.cars {
-        let (x, y) = match ink {
-            Ink::Text => v.position(c.space),
-            // The mails' picture: where the placement put it (inside the edge).
+        // The mails' picture draws a car where the placement put it: a car beyond the edge
+        // just inside it, its outline dashed.
+        let ((x, y), beyond) = match ink {
+            Ink::Text => (v.position(c.space), false),
             Ink::Strokes => match placed.cars.iter().find(|d| d.space == c.space && d.number == c.number) {
-                Some(d) => d.at,
+                Some(d) => (d.at, d.at_edge),
                 None => continue,
             },
         };
@@ -382,8 +388,6 @@ pub(super) fn marks_on(t: &Track, v: &View, marks: &Marks, mover: Option<SpaceId
             Ink::Text => r1(u * 0.5 + 1.0),
             Ink::Strokes => r1(u * 0.5),
         };
-        // A car beyond the edge is drawn just inside it, its outline dashed.
-        let beyond = ink == Ink::Strokes && placed.cars.iter().any(|d| d.space == c.space && d.at_edge);
         let ring = match (mover == Some(c.space), beyond) {
             (true, _) => r##" stroke-width="3""##,
             (false, true) => r##" stroke-width="2" stroke-dasharray="3 2""##,
