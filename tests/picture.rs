@@ -101,7 +101,8 @@ fn golden_pictures_of_a_shipped_and_an_imported_track() {
         std::fs::write(shots.join(format!("{name}.png")), &png).unwrap();
         assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "{name}: a PNG");
         assert_eq!(png, mail_png(t, &marks, mover), "{name}: same input, same bytes");
-        assert!(png.len() < 48 * 1024, "{name}: {} bytes", png.len());
+        // Monaco's hairpin shows two stretches of track side by side: about 60 KB.
+        assert!(png.len() < 64 * 1024, "{name}: {} bytes", png.len());
         golden(name, &png);
     }
 }
@@ -119,7 +120,7 @@ fn an_imported_track_is_drawn_at_its_own_coordinates_and_keeps_them_in_its_toml(
         .unwrap();
     let back = steward::track::load::from_toml(&text, None).unwrap();
     assert!(t.spaces.iter().zip(&back.spaces).all(|(a, b)| a.at == b.at && a.at.is_some()));
-    // A shipped track has none and gets a computed drawing.
+    // A shipped track has none: it is drawn along its outline, or from its segments.
     let m = steward::track::load::resolve("monaco").unwrap();
     assert!(m.spaces.iter().all(|s| s.at.is_none()));
 }

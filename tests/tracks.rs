@@ -290,3 +290,48 @@ fn arrows_to_the_pit_lane_are_the_fewest() {
         assert!(checked > 10, "{name}: most spaces are some arrows from the lane");
     }
 }
+
+/// `[outline]` is read and checked: one point per corner, increasing, after the line's; at
+/// least four points. Each problem names the outline's line and what to give instead.
+#[test]
+fn an_outline_is_read_and_its_mistakes_are_named() {
+    let square = "\n[outline]\npoints = [[0, 10], [0, 0], [10, 0], [10, 10], [5, 12]]\n";
+    let t = from_toml(&format!("{SMALL}{square}corners = [1, 3]\n"), None).expect("a valid outline");
+    let o = t.outline.as_ref().expect("the outline is kept");
+    assert_eq!(o.points.len(), 5);
+    assert_eq!(o.corners, vec![1, 3]);
+    let text = format!("{SMALL}{square}");
+    let line = text.lines().position(|l| l == "[outline]").unwrap() as u32 + 1;
+    for (corners, says) in [
+        ("[1]", "1 corner points for 2 corners"),
+        ("[3, 1]", "corner 2's point is 1"),
+        ("[0, 2]", "corner 1's point is 0"),
+        ("[1, 5]", "corner 2's point is 5"),
+    ] {
+        let err = from_toml(&format!("{SMALL}{square}corners = {corners}\n"), None).unwrap_err();
+        assert!(err.to_string().contains(says), "{corners}: {err}");
+        assert!(err.diagnostics.iter().any(|d| d.line == Some(line)), "{corners}: {err}");
+    }
+    let err = from_toml(&format!("{SMALL}\n[outline]\npoints = [[0, 0], [1, 1], [2, 0]]\n"), None).unwrap_err();
+    assert!(err.to_string().contains("3 points; an outline has at least 4"), "{err}");
+    // A track without one is drawn from its segments, as before.
+    assert!(from_toml(SMALL, None).unwrap().outline.is_none());
+}
+
+/// `steward track picture` draws a whole track: a PNG, or the pages' SVG for `.svg`.
+#[test]
+fn track_picture_writes_a_png_or_an_svg() {
+    let dir = std::env::temp_dir().join(format!("steward-picture-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (png, svg) = (dir.join("monaco.png"), dir.join("monaco.svg"));
+    for f in [&png, &svg] {
+        let out = steward(&["track", "picture", "monaco", "--out", f.to_str().unwrap(), "--size", "300"]);
+        assert!(out.status.success(), "{}", stdout(&out));
+    }
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    assert_eq!(u32::from_be_bytes(bytes[16..20].try_into().unwrap()), 300, "width");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg") && text.contains("<title>Monaco</title>") && text.contains("5·3"), "{text:.200}");
+    std::fs::remove_dir_all(&dir).ok();
+}

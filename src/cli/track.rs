@@ -45,6 +45,18 @@ pub enum TrackCommand {
         #[arg(long)]
         cars: Option<PathBuf>,
     },
+    /// Draw the whole track as a picture: PNG (corner flags drawn as on the mails' picture) or,
+    /// for a file ending in `.svg`, the web pages' SVG.
+    Picture {
+        /// A shipped track's name or a file path (`.toml` or `.dat`).
+        track: String,
+        /// The file to write (`monaco.png`, `monaco.svg`).
+        #[arg(long, short)]
+        out: PathBuf,
+        /// The PNG's width and height in pixels.
+        #[arg(long, default_value_t = 800)]
+        size: u32,
+    },
 }
 
 pub fn run(cmd: TrackCommand) -> Result<ExitCode> {
@@ -72,6 +84,17 @@ pub fn run(cmd: TrackCommand) -> Result<ExitCode> {
                 writeln!(out, "{bad} of {} track(s) have problems", tracks.len())?;
                 return Ok(ExitCode::from(1));
             }
+            Ok(ExitCode::SUCCESS)
+        }
+        TrackCommand::Picture { track: name, out: path, size } => {
+            let t = track::load::resolve(&name)?;
+            let bytes = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("svg")) {
+                crate::render::picture::svg(&t, &Default::default(), &t.title).into_bytes()
+            } else {
+                crate::render::picture::whole_png(&t, size.clamp(100, 4000), size.clamp(100, 4000))
+            };
+            std::fs::write(&path, bytes).with_context(|| format!("cannot write {}", path.display()))?;
+            writeln!(out, "{}: {} drawn in {}", name, t.title, path.display())?;
             Ok(ExitCode::SUCCESS)
         }
         TrackCommand::Info { track: name, json } => {

@@ -1,8 +1,11 @@
 //! Where the picture draws each space: a pure function of the track.
 //!
 //! An imported `.dat` track carries the real position of every node ([`Space::at`]), which is
-//! used as it is. A track authored as segments carries none, so a drawing that reads the same is
-//! computed from what it does carry: straights are straight, each corner an arc turning the way
+//! used as it is. A track authored as segments may carry the real circuit's outline
+//! ([`Outline`]): its lanes are laid along it, one space apart on either side of the centre line,
+//! each corner's middle at the outline's point for it and the rest spread by length between
+//! them. A track with neither gets a drawing that reads the same computed from what it does
+//! carry: straights are straight, each corner an arc turning the way
 //! its inside lane (the lane with the fewest spaces) says, by the angle its lane lengths give
 //! (the outside lane's extra spaces over the track's width), the angles scaled so that the lap
 //! closes (one full turn) and the last gap spread along the lap. Lanes sit one space apart, lane
@@ -11,7 +14,7 @@
 
 use std::f64::consts::{PI, TAU};
 
-use crate::track::{ROW, SpaceIdx, Track};
+use crate::track::{Outline, ROW, SpaceIdx, Track};
 
 /// Every space's centre in one plane (y down), and the distance between neighbouring spaces.
 #[derive(Clone, Debug)]
@@ -21,6 +24,9 @@ pub struct Layout {
     /// The usual distance between two linked spaces: the unit the picture's discs and letters
     /// are sized in.
     pub spacing: f64,
+    /// Where each corner's flag (its number and stops, 7-1-1) stands, by corner: on the grass
+    /// beside the corner ([`flag_spots`]); `None` for a corner without spaces.
+    pub flags: Vec<Option<(f64, f64)>>,
 }
 
 impl Layout {
@@ -28,11 +34,14 @@ impl Layout {
     pub fn of(t: &Track) -> Layout {
         let at: Vec<(f64, f64)> = if !t.spaces.is_empty() && t.spaces.iter().all(|s| s.at.is_some()) {
             t.spaces.iter().map(|s| s.at.map(|(x, y)| (f64::from(x), f64::from(y))).unwrap_or_default()).collect()
+        } else if let Some(o) = t.outline.as_ref().and_then(|o| along(t, o)) {
+            o
         } else {
             computed(t)
         };
         let spacing = spacing(t, &at);
-        Layout { at, spacing }
+        let flags = flag_spots(t, &at, spacing);
+        Layout { at, spacing, flags }
     }
 
     /// The centre of space `s`.
@@ -46,6 +55,75 @@ impl Layout {
             (a.min(x), b.min(y), c.max(x), d.max(y))
         })
     }
+}
+
+/// The box a corner's flag is drawn in, around the point it stands at, in spaces (a flag's
+/// letters are about half a space high): "C10" and the yellow square of its stops.
+pub fn flag_box(number: u16, unit: f64) -> (f64, f64, f64, f64) {
+    let h = unit * 0.55;
+    let w = h * (format!("C{number}").len() as f64 * 5.6 + 1.0) / 6.0;
+    (-w / 2.0 - h * 0.3, -h * 0.8, w / 2.0 + h * 1.7, h * 0.8)
+}
+
+/// Where each corner's flag stands: the first of a few spots beside the corner (beside its
+/// first space, then a third and two thirds into it; nearest first; on the side away from the
+/// middle of the track first) whose box clears every space's disc by a fifth of a space, else
+/// the spot that clears them most. On a track whose lanes wind (Monaco's Massenet and Casino),
+/// "away from the middle" alone puts a flag on another stretch of the track.
+fn flag_spots(t: &Track, at: &[(f64, f64)], unit: f64) -> Vec<Option<(f64, f64)>> {
+    let n = at.len().max(1) as f64;
+    let middle = at.iter().fold((0.0, 0.0), |a, p| (a.0 + p.0 / n, a.1 + p.1 / n));
+    let disc = unit * 0.42;
+    let enough = disc + unit * 0.2;
+    t.corners
+        .iter()
+        .map(|c| {
+            let mut spaces: Vec<SpaceIdx> = c.spaces.clone();
+            spaces.sort_by_key(|&s| (t.space(s).progress, s));
+            let first = *spaces.first()?;
+            let bases = [first, spaces[spaces.len() / 3], spaces[spaces.len() * 2 / 3]];
+            let (x0, y0, x1, y1) = flag_box(c.number, unit);
+            let away = unit * (f64::from(t.lanes) * 0.5 + 1.2);
+            // The spaces that can come near any spot.
+            let reach = away + unit * 4.0 + (x1 - x0);
+            let (bx, by) = at[first.get()];
+            let near: Vec<(f64, f64)> = at
+                .iter()
+                .copied()
+                .filter(|p| (p.0 - bx).abs() < reach + unit * 20.0 && (p.1 - by).abs() < reach + unit * 20.0)
+                .collect();
+            let clearance = |(x, y): (f64, f64)| {
+                near.iter()
+                    .map(|&(px, py)| {
+                        let dx = (x + x0 - px).max(px - (x + x1)).max(0.0);
+                        let dy = (y + y0 - py).max(py - (y + y1)).max(0.0);
+                        dx.hypot(dy)
+                    })
+                    .fold(f64::INFINITY, f64::min)
+            };
+            let mut best: Option<((f64, f64), f64)> = None;
+            for far in [away, away + unit, away + 2.0 * unit] {
+                for &b in &bases {
+                    let (px, py) = at[b.get()];
+                    let out = (px - middle.0).atan2(py - middle.1);
+                    for k in 0..16 {
+                        // 0, +1, -1, +2, -2 ... sixteenths of a turn from "away from the middle".
+                        let step = if k % 2 == 1 { (k + 1) / 2 } else { -(k / 2) } as f64;
+                        let a = out + step * TAU / 16.0;
+                        let spot = (px + a.sin() * far, py + a.cos() * far);
+                        let clear = clearance(spot);
+                        if clear >= enough {
+                            return Some(spot);
+                        }
+                        if best.is_none_or(|(_, c)| clear > c) {
+                            best = Some((spot, clear));
+                        }
+                    }
+                }
+            }
+            best.map(|(spot, _)| spot)
+        })
+        .collect()
 }
 
 /// The median length of the track's arrows (1 if it has none).
@@ -161,6 +239,89 @@ fn computed(t: &Track) -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// Samples of the outline a row apart, their moving average over this many samples on either
+/// side: a polyline's angles are rounded off to curves the lanes can follow.
+const SMOOTHING: usize = 2;
+
+/// The spaces laid along outline `o`: the centre line is the outline sampled a quarter of a row
+/// apart and smoothed, scaled so that a lap of it is as long as the track's; a space at progress
+/// p stands at the centre line's sample that p maps to (linearly between the line and each
+/// corner's middle, which stands at the corner's outline point), its lane's offset to the side.
+/// `None` when the outline has no length.
+fn along(t: &Track, o: &Outline) -> Option<Vec<(f64, f64)>> {
+    let lap = f64::from(t.lap_length.max(1));
+    let half = (f64::from(t.lanes.max(1)) - 1.0) / 2.0 * WIDTH;
+    let n = o.points.len();
+    let mut cum = vec![0.0; n + 1];
+    for i in 0..n {
+        let (p, q) = (o.points[i], o.points[(i + 1) % n]);
+        cum[i + 1] = cum[i] + (q.0 - p.0).hypot(q.1 - p.1);
+    }
+    let total = cum[n];
+    if total.is_nan() || total <= 0.0 {
+        return None;
+    }
+    let scale = lap / total;
+    // The centre line, a sample every quarter row, in progress units.
+    let m = ((lap / (WIDTH / 4.0)).ceil() as usize).max(8);
+    let at_arc = |u: f64| {
+        let i = cum.partition_point(|&c| c <= u).clamp(1, n) - 1;
+        let (p, q) = (o.points[i], o.points[(i + 1) % n]);
+        let f = if cum[i + 1] > cum[i] { (u - cum[i]) / (cum[i + 1] - cum[i]) } else { 0.0 };
+        ((p.0 + (q.0 - p.0) * f) * scale, (p.1 + (q.1 - p.1) * f) * scale)
+    };
+    let mut line: Vec<(f64, f64)> = (0..m).map(|j| at_arc(j as f64 * total / m as f64)).collect();
+    let w = 4 * SMOOTHING;
+    for _ in 0..3 {
+        line = (0..m)
+            .map(|j| {
+                let (sx, sy) =
+                    (0..=2 * w).map(|k| line[(j + m + k - w) % m]).fold((0.0, 0.0), |a, p| (a.0 + p.0, a.1 + p.1));
+                (sx / (2 * w + 1) as f64, sy / (2 * w + 1) as f64)
+            })
+            .collect();
+    }
+    // Progress to sample: the line at 0, each corner's middle at its point, the lap at m.
+    let mut knots = vec![(0.0, 0.0)];
+    for (c, &i) in t.corners.iter().zip(&o.corners) {
+        let ps = c.spaces.iter().map(|&s| f64::from(t.space(s).progress));
+        let (lo, hi) = ps.fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p), b.max(p)));
+        let mid = (lo + hi) / 2.0;
+        if mid > knots.last().map_or(0.0, |k: &(f64, f64)| k.0) && mid < lap {
+            knots.push((mid, cum[i] / total * m as f64));
+        }
+    }
+    knots.push((lap, m as f64));
+    let sample = |p: f64| {
+        let k = knots.partition_point(|q| q.0 <= p).clamp(1, knots.len() - 1);
+        let (a, b) = (knots[k - 1], knots[k]);
+        a.1 + (b.1 - a.1) * (p - a.0) / (b.0 - a.0).max(1e-9)
+    };
+    let point = |f: f64| {
+        let j = f.floor();
+        let (a, b) = (line[(j as usize) % m], line[(j as usize + 1) % m]);
+        let g = f - j;
+        (a.0 + (b.0 - a.0) * g, a.1 + (b.1 - a.1) * g)
+    };
+    let pit_side = pit_side(t);
+    Some(
+        t.spaces
+            .iter()
+            .map(|sp| {
+                let offset =
+                    if sp.in_pit_lane() { pit_side * (half + 1.4 * WIDTH) } else { f64::from(sp.lane) * WIDTH - half };
+                let f = sample(f64::from(sp.progress % t.lap_length.max(1)));
+                let (x, y) = point(f);
+                // The way the line goes here, over a row either side.
+                let (p, q) = (point(f + m as f64 - 4.0), point(f + 4.0));
+                let (dx, dy) = (q.0 - p.0, q.1 - p.1);
+                let len = dx.hypot(dy).max(1e-9);
+                (x - dy / len * offset, y + dx / len * offset)
+            })
+            .collect(),
+    )
+}
+
 /// The point `offset` to the right of the centre line at fraction `f` of piece `q`, and the
 /// heading there.
 fn pose(q: &Piece, f: f64, offset: f64, half: f64) -> (f64, f64, f64) {
@@ -213,6 +374,78 @@ mod tests {
                 }
             }
             assert!((l.spacing - WIDTH).abs() < 0.5 * WIDTH, "{name}: spacing {}", l.spacing);
+        }
+    }
+
+    /// Monaco is laid along its outline: each corner's spaces gather round the outline point
+    /// named for it, and no two stretches of the lap come within a space of each other (no disc
+    /// covers another stretch's).
+    #[test]
+    fn monaco_follows_its_outline_and_no_stretch_covers_another() {
+        let t = crate::track::load::resolve("monaco").expect("shipped track");
+        let o = t.outline.as_ref().expect("monaco carries an outline");
+        let l = Layout::of(&t);
+        assert_eq!(Some(l.at.clone()), along(&t, o), "monaco is drawn along its outline");
+        // The outline scaled as the layout scales it: a lap as long as the track's.
+        let n = o.points.len();
+        let total: f64 = (0..n)
+            .map(|i| {
+                let (p, q) = (o.points[i], o.points[(i + 1) % n]);
+                (q.0 - p.0).hypot(q.1 - p.1)
+            })
+            .sum();
+        let scale = f64::from(t.lap_length) / total;
+        for (c, &i) in t.corners.iter().zip(&o.corners) {
+            let k = c.spaces.len() as f64;
+            let (sx, sy) = c.spaces.iter().map(|&s| l.get(s)).fold((0.0, 0.0), |a, p| (a.0 + p.0 / k, a.1 + p.1 / k));
+            let (px, py) = (o.points[i].0 * scale, o.points[i].1 * scale);
+            // The centroid of a corner's spaces lies inside the bend, the point on its line: a
+            // few spaces apart at most, against a lap about 190 rows long.
+            let d = (sx - px).hypot(sy - py) / l.spacing;
+            assert!(d < 4.0, "corner {}: its spaces gather {d:.1} spaces from its outline point", c.number);
+        }
+        let far = 10 * ROW;
+        for a in t.indices() {
+            for b in t.indices().filter(|&b| b > a) {
+                let (sa, sb) = (t.space(a), t.space(b));
+                let gap = sa.progress.abs_diff(sb.progress);
+                if gap.min(t.lap_length - gap.min(t.lap_length)) < far {
+                    continue;
+                }
+                let (p, q) = (l.get(a), l.get(b));
+                let d = (p.0 - q.0).hypot(p.1 - q.1) / l.spacing;
+                assert!(d > 1.0, "{} and {} are {d:.2} spaces apart", sa.id, sb.id);
+            }
+        }
+    }
+
+    /// Every corner's flag stands on the grass: its box clears every space's disc, on the
+    /// shipped tracks and an imported one.
+    #[test]
+    fn corner_flags_stand_clear_of_the_track() {
+        let dat = crate::track::synthetic::Synthetic { egg: true, ..Default::default() }.dat(60);
+        let imported = crate::track::import::import_str(&dat, "egg").expect("synthetic track").track;
+        let mut tracks: Vec<Track> =
+            ["sprint", "monaco", "oval"].iter().map(|n| crate::track::load::resolve(n).expect("shipped")).collect();
+        tracks.push(imported);
+        for t in &tracks {
+            let l = Layout::of(t);
+            assert_eq!(l.flags.len(), t.corners.len());
+            for (c, f) in t.corners.iter().zip(&l.flags) {
+                let (x, y) = f.unwrap_or_else(|| panic!("{}: corner {} has no flag", t.name, c.number));
+                let (x0, y0, x1, y1) = flag_box(c.number, l.spacing);
+                for (i, &(px, py)) in l.at.iter().enumerate() {
+                    let dx = (x + x0 - px).max(px - (x + x1)).max(0.0);
+                    let dy = (y + y0 - py).max(py - (y + y1)).max(0.0);
+                    assert!(
+                        dx.hypot(dy) > 0.42 * l.spacing,
+                        "{}: corner {}'s flag covers space {}",
+                        t.name,
+                        c.number,
+                        t.spaces[i].id
+                    );
+                }
+            }
         }
     }
 }

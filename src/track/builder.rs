@@ -7,7 +7,8 @@ use std::sync::OnceLock;
 
 use super::model::{Adjacency, Hop, Uid, fewest_arrows};
 use super::model::{
-    Arrow, Compact, Corner, CornerIdx, ROW, Segment, Space, SpaceIdx, SpaceKind, Track, WeatherTable, circular_gap,
+    Arrow, Compact, Corner, CornerIdx, Outline, ROW, Segment, Space, SpaceIdx, SpaceKind, Track, WeatherTable,
+    circular_gap,
 };
 
 /// A space under construction: everything but its id and links, which
@@ -49,6 +50,7 @@ pub struct TrackBuilder {
     weather: WeatherTable,
     lap_length: Option<u32>,
     ids: HashMap<SpaceIdx, String>,
+    outline: Option<Outline>,
 }
 
 impl TrackBuilder {
@@ -68,6 +70,7 @@ impl TrackBuilder {
             weather,
             lap_length: None,
             ids: HashMap::new(),
+            outline: None,
         }
     }
 
@@ -194,6 +197,11 @@ impl TrackBuilder {
             ids[s.get()] = id.clone();
         }
         ids
+    }
+
+    /// The circuit's outline the picture lays the lanes along.
+    pub fn outline(&mut self, outline: Outline) {
+        self.outline = Some(outline);
     }
 
     /// Derives ids, reverse links and lateral neighbours, and returns the track.
@@ -343,6 +351,7 @@ impl TrackBuilder {
             pit_boxes,
             weather: self.weather,
             corner_lines: self.corner_lines,
+            outline: self.outline,
             compact,
             next,
             hops,

@@ -38,6 +38,22 @@ pub struct TrackFile {
     /// Extra or removed arrows where a board has an odd one.
     #[serde(default, rename = "link")]
     pub links: Vec<Spanned<LinkFile>>,
+    /// The real circuit's centre line, for the picture only.
+    #[serde(default)]
+    pub outline: Option<Spanned<OutlineFile>>,
+}
+
+/// `[outline]`: the circuit's centre line as a closed polyline in the direction of travel, the
+/// first point on the finish line (x to the right, y down, any unit), and optionally the point
+/// at the middle of each corner, corner 1 first.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutlineFile {
+    /// `[[x, y], ...]`.
+    pub points: Vec<[f64; 2]>,
+    /// 0-based indices into `points`, one per corner, increasing.
+    #[serde(default)]
+    pub corners: Vec<usize>,
 }
 
 /// Faces of the black d20, as ranges like `"1-12"` or `"13"` or `"1-3, 19-20"`.

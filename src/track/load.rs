@@ -18,9 +18,9 @@ use std::path::{Path, PathBuf};
 
 use super::builder::{SpaceDraft, TrackBuilder};
 use super::check::check;
-use super::file::{GridFile, SegmentFile, TrackFile};
+use super::file::{GridFile, OutlineFile, SegmentFile, TrackFile};
 use super::graph_file::GraphFile;
-use super::model::{ROW, SpaceIdx, SpaceKind, Track, Weather, WeatherTable, forward_gap};
+use super::model::{Outline, ROW, SpaceIdx, SpaceKind, Track, Weather, WeatherTable, forward_gap};
 use super::problem::{Diagnostic, TrackError, TrackProblem, line_of};
 use super::weather_ranges::weather_table;
 
@@ -464,7 +464,46 @@ fn build(f: &TrackFile, text: &str, diags: &mut Vec<Diagnostic>) -> Option<Track
             )),
         }
     }
+    if let Some(o) = &f.outline {
+        match outline(o.get_ref(), corners_seen) {
+            Ok(outline) => b.outline(outline),
+            Err(message) => {
+                diags.push(Diagnostic::at(at(o.span()), TrackProblem::BadValue { field: "outline".into(), message }))
+            }
+        }
+    }
     Some(b.finish())
+}
+
+/// The outline of `[outline]`, or why it cannot be drawn along: at least four points, all
+/// finite, and either no corner points or one per corner, increasing, after the line's point.
+fn outline(o: &OutlineFile, corners: u16) -> Result<Outline, String> {
+    if o.points.len() < 4 {
+        return Err(format!("{} points; an outline has at least 4", o.points.len()));
+    }
+    if let Some(p) = o.points.iter().find(|p| !p[0].is_finite() || !p[1].is_finite()) {
+        return Err(format!("point {p:?} is not a pair of numbers"));
+    }
+    if !o.corners.is_empty() {
+        if o.corners.len() != usize::from(corners) {
+            return Err(format!(
+                "{} corner points for {corners} corners; give one per corner, or none",
+                o.corners.len()
+            ));
+        }
+        let mut last = 0;
+        for (k, &i) in o.corners.iter().enumerate() {
+            if i <= last || i >= o.points.len() {
+                return Err(format!(
+                    "corner {}'s point is {i}; corner points are indices into `points` (0 is the line), each after the last, below {}",
+                    k + 1,
+                    o.points.len()
+                ));
+            }
+            last = i;
+        }
+    }
+    Ok(Outline { points: o.points.iter().map(|p| (p[0], p[1])).collect(), corners: o.corners.clone() })
 }
 
 /// Default per-lane lengths of a corner, left lane first: the inside lane gets the shortest

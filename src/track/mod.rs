@@ -19,5 +19,5 @@ pub mod synthetic;
 pub mod weather_ranges;
 
 pub use builder::{SpaceDraft, TrackBuilder};
-pub use model::{Corner, CornerIdx, ROW, Segment, Space, SpaceIdx, SpaceKind, Track, Weather, WeatherTable};
+pub use model::{Corner, CornerIdx, Outline, ROW, Segment, Space, SpaceIdx, SpaceKind, Track, Weather, WeatherTable};
 pub use problem::{Diagnostic, TrackError, TrackProblem};

@@ -177,6 +177,18 @@ pub struct Corner {
     pub spaces: Vec<SpaceIdx>,
 }
 
+/// The real circuit's centre line, as a track file may carry it (`[outline]`, docs/tracks.md):
+/// drawing only, no rule reads it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outline {
+    /// A closed polyline in the direction of travel, the first point on the finish line; x to
+    /// the right, y down, in any unit.
+    pub points: Vec<(f64, f64)>,
+    /// The point at the middle of each corner, corner 1 first (indices into `points`); empty
+    /// when the lap is simply spread along the outline by length.
+    pub corners: Vec<usize>,
+}
+
 /// A stretch of racing track: a straight or a corner, in lap order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Segment {
@@ -281,6 +293,9 @@ pub struct Track {
     pub space_lines: Vec<u32>,
     /// Source line of each corner (0 when unknown).
     pub corner_lines: Vec<u32>,
+    /// The circuit's outline, for a track authored as segments that carries one: where the
+    /// picture lays the lanes (`render::layout`).
+    pub outline: Option<Outline>,
     pub(super) next: Adjacency,
     pub(super) compact: Vec<Compact>,
     /// Per space: its facts and its arrows' place in `arrows` (the same arrows as `next`).

@@ -75,6 +75,18 @@ fn mail_png_on(
     raster::encode(pixmap)
 }
 
+/// The whole track as a PNG of `width` × `height` pixels, every letter as strokes: what
+/// `steward track picture` writes, to look at a track (docs/tracks.md).
+pub fn whole_png(t: &Track, width: u32, height: u32) -> Vec<u8> {
+    let v = View::whole(t, f64::from(width), f64::from(height));
+    let mut o = svg_open(v.width, v.height);
+    o.push_str(&ground(t, &v, Ink::Strokes));
+    o.push_str("</svg>");
+    let Some(mut pixmap) = resvg::tiny_skia::Pixmap::new(width.max(1), height.max(1)) else { return Vec::new() };
+    raster::draw(&o, &mut pixmap, (0, 0));
+    raster::encode(pixmap)
+}
+
 /// Lets go of the ground tiles kept for the mails' pictures ([`backdrop`]): the next picture
 /// draws the tiles it covers. Nothing else changes; the benchmarks time such a picture.
 pub fn forget_grounds() {

@@ -20,7 +20,7 @@ use super::layout::Layout;
 use crate::track::{SpaceIdx, Track};
 
 pub use labels::{Disc, Label, Placement, Rect};
-pub use mail::{ZOOMS, forget_grounds, mail_placement, mail_png, mail_svg};
+pub use mail::{ZOOMS, forget_grounds, mail_placement, mail_png, mail_svg, whole_png};
 
 /// The mails' picture's grass, where nothing of the track is drawn.
 pub(super) const GRASS: (u8, u8, u8) = (0x4a, 0x7c, 0x3a);
@@ -56,6 +56,8 @@ pub const MAIL_SIZE: (u32, u32) = (600, 400);
 /// A layout placed in a picture: the spaces' centres in picture units.
 pub struct View {
     at: Vec<(f64, f64)>,
+    /// Where each corner's flag stands, by corner ([`Layout::flags`]).
+    flags: Vec<Option<(f64, f64)>>,
     /// The distance between neighbouring spaces, in picture units.
     unit: f64,
     width: f64,
@@ -72,8 +74,15 @@ impl View {
     /// The whole track in a `width` × `height` picture.
     pub fn whole(t: &Track, width: f64, height: f64) -> View {
         let l = Layout::of(t);
-        let (x0, y0, x1, y1) = l.bounds();
-        let margin = 2.0 * l.spacing;
+        // The spaces and the corners' flags, whole.
+        let (x0, y0, x1, y1) = l.flags.iter().zip(&t.corners).filter_map(|(f, c)| f.map(|p| (p, c.number))).fold(
+            l.bounds(),
+            |(a, b, c, d), ((x, y), number)| {
+                let (bx0, by0, bx1, by1) = super::layout::flag_box(number, l.spacing);
+                (a.min(x + bx0), b.min(y + by0), c.max(x + bx1), d.max(y + by1))
+            },
+        );
+        let margin = l.spacing;
         let scale = ((width / (x1 - x0 + 2.0 * margin)).min(height / (y1 - y0 + 2.0 * margin))).max(1e-6);
         let (cx, cy) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
         View::place(&l, scale, cx, cy, width, height)
@@ -107,13 +116,17 @@ impl View {
     /// `l` at `scale`, its origin at pixel `shift`.
     fn shifted(l: &Layout, scale: f64, shift: (i64, i64), width: f64, height: f64) -> View {
         let (sx, sy) = (shift.0 as f64, shift.1 as f64);
-        let at = l.at.iter().map(|&(x, y)| (x * scale + sx, y * scale + sy)).collect();
-        View { at, unit: l.spacing * scale, width, height, origin: (0.0, 0.0), reach: 1.0 }
+        let to = |(x, y): (f64, f64)| (x * scale + sx, y * scale + sy);
+        let at = l.at.iter().map(|&p| to(p)).collect();
+        let flags = l.flags.iter().map(|f| f.map(to)).collect();
+        View { at, flags, unit: l.spacing * scale, width, height, origin: (0.0, 0.0), reach: 1.0 }
     }
 
     fn place(l: &Layout, scale: f64, cx: f64, cy: f64, width: f64, height: f64) -> View {
-        let at = l.at.iter().map(|&(x, y)| ((x - cx) * scale + width / 2.0, (y - cy) * scale + height / 2.0)).collect();
-        View { at, unit: l.spacing * scale, width, height, origin: (0.0, 0.0), reach: 1.0 }
+        let to = |(x, y): (f64, f64)| ((x - cx) * scale + width / 2.0, (y - cy) * scale + height / 2.0);
+        let at = l.at.iter().map(|&p| to(p)).collect();
+        let flags = l.flags.iter().map(|f| f.map(to)).collect();
+        View { at, flags, unit: l.spacing * scale, width, height, origin: (0.0, 0.0), reach: 1.0 }
     }
 
     /// Where space `s` is drawn: its centre.
@@ -244,23 +257,10 @@ pub(super) fn ground(t: &Track, v: &View, ink: Ink) -> String {
     o
 }
 
-/// Where each corner's number and required stops (7-1-1) stand: beside its first space, away
-/// from the middle of the track; only those that reach the picture.
+/// Where each corner's number and required stops (7-1-1) stand ([`Layout::flags`]): only those
+/// that reach the picture.
 fn flags<'t>(t: &'t Track, v: &View) -> Vec<(&'t crate::track::Corner, (f64, f64))> {
-    let (mx, my) = middle(t, v);
-    let mut out = Vec::new();
-    for c in &t.corners {
-        let Some(&first) = c.spaces.iter().min_by_key(|&&s| (t.space(s).progress, s)) else { continue };
-        let (x, y) = v.position(first);
-        let (dx, dy) = (x - mx, y - my);
-        let len = dx.hypot(dy).max(1e-9);
-        let away = v.unit * (f64::from(t.lanes) * 0.5 + 1.2);
-        let at = (x + dx / len * away, y + dy / len * away);
-        if v.reaches(at) {
-            out.push((c, at));
-        }
-    }
-    out
+    t.corners.iter().zip(&v.flags).filter_map(|(c, at)| at.filter(|&p| v.reaches(p)).map(|p| (c, p))).collect()
 }
 
 /// The letters' height of a corner's flag saying `name` (`C5`), and the width of its name, at a
@@ -280,13 +280,6 @@ pub(super) fn flag_boxes(t: &Track, v: &View) -> Vec<labels::Rect> {
             labels::Rect { x0: lx - w / 2.0 - h * 0.3, y0: ly - h * 0.8, x1: lx + w / 2.0 + h * 1.7, y1: ly + h * 0.8 }
         })
         .collect()
-}
-
-/// The middle of the track's drawing.
-fn middle(t: &Track, v: &View) -> (f64, f64) {
-    let n = t.spaces.len().max(1) as f64;
-    let (sx, sy) = v.at.iter().fold((0.0, 0.0), |(a, b), &(x, y)| (a + x, b + y));
-    (sx / n, sy / n)
 }
 
 /// The finish line, across the lanes between each lane's last space and its first: square to
