@@ -59,6 +59,10 @@ pub enum MailCommand {
         /// The seed of the simulated players' delays.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// The language the moderator and the players read: en, fr, or mixed (the moderator
+        /// and the odd cars in French, the even cars in English).
+        #[arg(long, default_value = "en")]
+        lang: String,
     },
     /// Print the hash of a moderator's token, for `[[moderator]]` in steward.toml.
     TokenHash {
@@ -126,7 +130,9 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        MailCommand::Demo { dir, track, cars, laps, grid, backmarkers, reports, answer_hours, seed } => {
+        MailCommand::Demo { dir, track, cars, laps, grid, backmarkers, reports, answer_hours, seed, lang } => {
+            let langs = crate::demo::DemoLangs::parse(&crate::orders::squash(&lang))
+                .with_context(|| format!("unknown language `{lang}` (en, fr, mixed)"))?;
             let reports = crate::orders::ReportMode::parse(&crate::orders::squash(&reports))
                 .with_context(|| format!("unknown report mode `{reports}` (mine, round, all, none)"))?;
             let grid = crate::store::qualifying::GridMethod::parse(&grid)
@@ -160,6 +166,7 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
                 drive: true,
                 answer_hours,
                 seed,
+                langs,
             };
             // The same race with every roll answered by mail, for the comparison.
             let before = match answer_hours {

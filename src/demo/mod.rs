@@ -24,6 +24,7 @@ use crate::mail::message::Incoming;
 use crate::mail::transport::{Inbox, MaildirInbox, MaildirSender, deliver};
 use crate::orders::ReportMode;
 use crate::store::qualifying::GridMethod;
+use crate::words::Lang;
 
 /// The moderator's address in the demo.
 pub const MODERATOR: &str = "moderator@demo.invalid";
@@ -65,6 +66,54 @@ pub struct DemoSpec {
     pub answer_hours: Option<f64>,
     /// The seed of the simulated players' delays.
     pub seed: u64,
+    /// The languages the moderator and the players read.
+    pub langs: DemoLangs,
+}
+
+/// The languages of a demo's mail (`steward demo --lang`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum DemoLangs {
+    /// Everyone reads English.
+    #[default]
+    English,
+    /// Everyone reads French.
+    French,
+    /// The moderator and the odd cars' players read French, the even cars' English.
+    Mixed,
+}
+
+impl DemoLangs {
+    /// Reads `en`, `fr` or `mixed` (folded).
+    pub fn parse(folded: &str) -> Option<DemoLangs> {
+        match folded {
+            "mixed" | "mixte" => Some(DemoLangs::Mixed),
+            w => Lang::parse(w).map(|l| if l == Lang::Fr { DemoLangs::French } else { DemoLangs::English }),
+        }
+    }
+
+    /// The language of car `car`'s player (`None`: the moderator's).
+    pub fn of(self, car: Option<u8>) -> Lang {
+        match (self, car) {
+            (DemoLangs::English, _) => Lang::En,
+            (DemoLangs::French, _) | (DemoLangs::Mixed, None) => Lang::Fr,
+            (DemoLangs::Mixed, Some(c)) => {
+                if c % 2 == 1 {
+                    Lang::Fr
+                } else {
+                    Lang::En
+                }
+            }
+        }
+    }
+
+    /// The `LANG` line an order of car `car`'s player (`None`: the moderator's) starts with, or
+    /// nothing for English (the default).
+    fn line(self, car: Option<u8>) -> String {
+        match self.of(car) {
+            Lang::En => String::new(),
+            l => format!("LANG {}\n", l.code()),
+        }
+    }
 }
 
 /// The share of prompts a simulated player never answers (`DemoSpec::answer_hours`).
@@ -394,7 +443,8 @@ pub fn run_with(
         &mut n,
         "new game",
         &format!(
-            "TOKEN {MODERATOR_TOKEN}\nCREATE {game} TRACK {} LAPS {} CARS {} GRID {}{}{}",
+            "{}TOKEN {MODERATOR_TOKEN}\nCREATE {game} TRACK {} LAPS {} CARS {} GRID {}{}{}",
+            spec.langs.line(None),
             spec.track,
             spec.laps,
             spec.cars,
@@ -408,7 +458,8 @@ pub fn run_with(
     for car in 1..=spec.cars {
         let address = format!("driver{car}@demo.invalid");
         let join = format!(
-            "JOIN {game} CAR {car} PHRASE demo driver {car} says hello\nSETUP tyres=6 brakes=3 gas=3 body=3 engine=3 handling=2\nTYRES hard WET rain{}",
+            "{}JOIN {game} CAR {car} PHRASE demo driver {car} says hello\nSETUP tyres=6 brakes=3 gas=3 body=3 engine=3 handling=2\nTYRES hard WET rain{}",
+            spec.langs.line(Some(car)),
             spec.reports.map(|m| format!("\nREPORTS {}", m.word(crate::words::Lang::En))).unwrap_or_default()
         );
         say(&inbox_dir, &address, &mut n, "join", &join)?;
@@ -444,7 +495,13 @@ pub fn run_with(
     }
     let store = Store::new(spec.dir.join("games"));
     before_start(&store.game_dir(&game))?;
-    say(&inbox_dir, MODERATOR, &mut n, "start", &format!("GAME {game}\nTOKEN {MODERATOR_TOKEN}\nSTART"))?;
+    say(
+        &inbox_dir,
+        MODERATOR,
+        &mut n,
+        "start",
+        &format!("{}GAME {game}\nTOKEN {MODERATOR_TOKEN}\nSTART", spec.langs.line(None)),
+    )?;
     let started = clock.load(std::sync::atomic::Ordering::SeqCst);
     let mut bot = Bot::new();
     let stuck = || DaemonError::Io {
@@ -562,7 +619,8 @@ fn read_token(p: &mut Player) -> Result<(), DaemonError> {
         p.reminders += usize::from(is_reminder(&m.raw));
         if let Ok(msg) = Incoming::parse(&m.raw)
             && let Some(t) = msg.full_body.lines().find_map(|l| {
-                let t = l.trim().strip_prefix("TOKEN ")?.trim();
+                let l = l.trim();
+                let t = l.strip_prefix("TOKEN ").or_else(|| l.strip_prefix("JETON "))?.trim();
                 (!t.is_empty() && !t.contains(' ')).then(|| t.to_string())
             })
         {

@@ -11,12 +11,13 @@ use serde::Serialize;
 use crate::engine::gearbox::GearChange;
 use crate::engine::order::race_distance;
 use crate::mail::compose::Png;
-use crate::render::board::{BoardMarks, PlacedCar, draw, draw_all_cars};
+use crate::render::board::{BoardMarks, PlacedCar, draw_all_cars_in, draw_in};
 use crate::render::picture::{CarMark, Marks, mail_png};
 use crate::store::Game;
 use crate::store::show::{awaited, board_marks, final_marks, sheets, turn_summary};
 use crate::track::SpaceIdx;
 use crate::words::Lang;
+pub use crate::words::plurals::plurals;
 
 /// Most turns summarised in one report; older ones are left to `HISTORY`.
 pub const MAX_TURNS: usize = 40;
@@ -26,29 +27,33 @@ pub const MAX_TURNS: usize = 40;
 /// revealed, one `Name: value` a line in every language, so that `steward verify --mail` and
 /// `tools/verify_game.py --mail` read them from the player's own mails.
 pub fn proof(game: &Game) -> String {
+    use crate::say;
+    // The lines are the catalogue's `[fixed]` ones: the same in every language.
+    let l = Lang::En;
     let last = game.turns.last().expect("a game has turn 0");
-    let mut o = format!(
-        "Game: {}  Turn: {}  Dice: {}\nReceipt: {}\nCommitment: {}\n",
-        game.setup.id,
-        last.turn,
-        game.setup.dice,
-        game.hashes.last().map(String::as_str).unwrap_or_default(),
-        game.setup.commitment
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{}",
+        say!(l, "fixed.receipt_head", game = game.setup.id, turn = last.turn, dice = game.setup.dice)
     );
+    let _ =
+        writeln!(o, "{}", say!(l, "fixed.receipt", hash = game.hashes.last().map(String::as_str).unwrap_or_default()));
+    let _ = writeln!(o, "{}", say!(l, "fixed.commitment", commitment = game.setup.commitment));
     let start = game.start_turn().map(|n| &game.turns[n as usize]);
     if let Some(source) = &game.setup.beacon {
         let at = game.setup.beacon_at.as_deref().unwrap_or("-");
-        let _ = writeln!(o, "Beacon: {source}, public from {at}");
+        let _ = writeln!(o, "{}", say!(l, "fixed.beacon", source = source, at = at));
     }
     if let Some(v) = start.and_then(|t| t.beacon.as_deref()) {
-        let _ = writeln!(o, "Beacon value: {v}");
+        let _ = writeln!(o, "{}", say!(l, "fixed.beacon_value", value = v));
     }
     if let Some(seed) = game.now.revealed {
-        let _ = writeln!(o, "Seed: {}", hex::encode(seed));
+        let _ = writeln!(o, "{}", say!(l, "fixed.seed", seed = hex::encode(seed)));
         // With the seed, the key's other inputs: whoever holds this one mail can re-derive every
         // roll they were mailed, whatever the reports they chose (docs/dice.md, section 5).
         for c in start.map(|t| t.contributions.as_slice()).unwrap_or_default() {
-            let _ = writeln!(o, "Car {} contributes entropy {:?}", c.car, c.entropy);
+            let _ = writeln!(o, "{}", say!(l, "fixed.contribution", car = c.car, phrase = format!("{:?}", c.entropy)));
         }
     }
     o
@@ -130,7 +135,7 @@ pub fn board_picture(game: &Game, recipient: Option<u8>) -> Option<Vec<u8>> {
 pub struct Boards {
     pictures: RefCell<Vec<(PictureKey, Option<Png>)>>,
     /// A race's text board ([`report`]'s `board`).
-    texts: RefCell<Vec<(PictureKey, String)>>,
+    texts: RefCell<Vec<((PictureKey, Lang), String)>>,
 }
 
 type PictureKey = (String, usize, String, Option<u8>);
@@ -148,7 +153,7 @@ fn position(game: &Game, recipient: Option<u8>) -> PictureKey {
 
 /// The value kept for `key` in `kept`, else `make()`'s, kept (the oldest goes past
 /// [`PICTURES_KEPT`]).
-fn kept_or<T: Clone>(kept: &RefCell<Vec<(PictureKey, T)>>, key: PictureKey, make: impl FnOnce() -> T) -> T {
+fn kept_or<K: PartialEq, T: Clone>(kept: &RefCell<Vec<(K, T)>>, key: K, make: impl FnOnce() -> T) -> T {
     if let Some((_, v)) = kept.borrow().iter().find(|(k, _)| *k == key) {
         return v.clone();
     }
@@ -170,9 +175,9 @@ impl Boards {
         kept_or(&self.pictures, key, || board_picture(game, recipient).map(Png::new))
     }
 
-    /// `draw()`'s text board of a race position, drawn or remembered.
-    fn text(&self, game: &Game, draw: impl FnOnce() -> String) -> String {
-        kept_or(&self.texts, position(game, None), draw)
+    /// `draw()`'s text board of a race position in `lang`, drawn or remembered.
+    fn text(&self, game: &Game, lang: Lang, draw: impl FnOnce() -> String) -> String {
+        kept_or(&self.texts, (position(game, None), lang), draw)
     }
 }
 
@@ -250,8 +255,8 @@ pub fn report_in(game: &Game, first: u32, recipient: Option<u8>, lang: Lang, boa
             .or_else(|| st.ids().max_by_key(|&c| race_distance(st, &game.track, c)).map(|c| st.car(c).space));
         let board = || match focus {
             // The last board: every car where it stopped, finishers included.
-            Some(f) if game.now.over => draw_all_cars(&game.track, &final_marks(st), f),
-            _ => draw(&game.track, &board_marks(st), focus),
+            Some(f) if game.now.over => draw_all_cars_in(lang, &game.track, &final_marks(st), f),
+            _ => draw_in(lang, &game.track, &board_marks(st), focus),
         };
         // The player whose roll awaits a choice reads its letters on the board (issue 47); the
         // others share the position's board.
@@ -259,12 +264,12 @@ pub fn report_in(game: &Game, first: u32, recipient: Option<u8>, lang: Lang, boa
         r.board = match (mine, boards) {
             (Some(roll), _) => {
                 let marks = BoardMarks { options: lettered(roll), ..board_marks(st) };
-                draw(&game.track, &marks, focus)
+                draw_in(lang, &game.track, &marks, focus)
             }
-            (None, Some(b)) => b.text(game, board),
+            (None, Some(b)) => b.text(game, lang, board),
             (None, None) => board(),
         };
-        sheets(game, st, &mut r.sheets);
+        sheets(game, st, lang, &mut r.sheets);
     }
     if let Some(q) = &game.now.qualifying {
         // Every timed lap on one board (each car drives alone, 1-1-3; the laps are side by
@@ -280,10 +285,10 @@ pub fn report_in(game: &Game, first: u32, recipient: Option<u8>, lang: Lang, boa
         };
         let focus = recipient.and_then(|c| q.entry(c)).or(q.entries.first()).map(|e| e.lap.car().space);
         if let Some(f) = focus {
-            r.board = draw_all_cars(&game.track, &marks, f);
+            r.board = draw_all_cars_in(lang, &game.track, &marks, f);
         }
     }
-    awaited(game, last, recipient, &mut r.awaited);
+    awaited(game, last, recipient, lang, &mut r.awaited);
     if lang == Lang::Fr {
         r.summary = crate::words::french::summary(&r.summary);
     }
@@ -417,43 +422,6 @@ fn choose_prompt(game: &Game, car: u8, lang: Lang) -> String {
     o
 }
 
-/// `text` with each `(s)` the store writes after a count made singular or plural by that count:
-/// `1 brake point(s)` reads `1 brake point`, `2 stop(s)` reads `2 stops`. The turn files keep
-/// their words (a replay compares them byte for byte); the mails read right.
-pub fn plurals(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find("(s)") {
-        let (head, tail) = rest.split_at(i);
-        out.push_str(head);
-        let after_word = head.chars().next_back().is_some_and(|c| c.is_ascii_alphabetic());
-        match after_word.then(|| count_before(&out)).flatten() {
-            Some(1) => {}
-            Some(_) => out.push('s'),
-            None => out.push_str("(s)"),
-        }
-        rest = &tail[3..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// The count a word at the end of `text` goes with: a number among the three words before it,
-/// on its line and in its clause.
-fn count_before(text: &str) -> Option<u64> {
-    let line = text.rsplit('\n').next()?;
-    for w in line.split_whitespace().rev().skip(1).take(3) {
-        let w = w.trim_start_matches('(');
-        if let Ok(n) = w.parse::<u64>() {
-            return Some(n);
-        }
-        if w.ends_with([',', ';', ':', ')']) {
-            return None;
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -497,16 +465,6 @@ mod tests {
 
     fn change(to: u8, gas: u8, brakes: u8, engine: u8) -> GearChange {
         GearChange { from: 6, to, skipped: 0, gas, brakes, engine }
-    }
-
-    #[test]
-    fn plurals_follow_their_count() {
-        assert_eq!(plurals("brake 1 (1 brake point(s))"), "brake 1 (1 brake point)");
-        assert_eq!(plurals("brake 2 (2 brake point(s))"), "brake 2 (2 brake points)");
-        assert_eq!(plurals("car 3 has 1 of 2 stop(s) in corner 8"), "car 3 has 1 of 2 stops in corner 8");
-        assert_eq!(plurals("blocked 1 short (1 brake, 0 tyre point(s))"), "blocked 1 short (1 brake, 0 tyre points)");
-        assert_eq!(plurals("moves 1 space(s) to s0.m.1\n(3 option(s))"), "moves 1 space to s0.m.1\n(3 options)");
-        assert_eq!(plurals("point(s) left"), "point(s) left");
     }
 
     #[test]

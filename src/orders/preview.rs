@@ -137,7 +137,8 @@ pub fn lines(rows: &[(u8, Outcome)], lang: Lang) -> String {
             Outcome::Asked => (if fr { "on vous demande" } else { "you are asked" }).to_string(),
             Outcome::NoChoice => (if fr { "pas de choix" } else { "no choice" }).to_string(),
         };
-        out.push_str(&format!("  face {face:>2}: {what}\n"));
+        let colon = if fr { " :" } else { ":" };
+        out.push_str(&format!("  face {face:>2}{colon} {what}\n"));
     }
     out
 }

@@ -17,7 +17,9 @@ use std::fmt::Write as _;
 pub use cars::{CarsFileError, parse_cars, read_cars};
 pub use layout::{ROWS_AHEAD, ROWS_BEHIND};
 
+use crate::say;
 use crate::track::{CornerIdx, ROW, SpaceIdx, SpaceKind, Track};
+use crate::words::Lang;
 use layout::{Extents, Line};
 
 /// Widest line the board may produce: what mail clients show without wrapping (issue 47).
@@ -51,9 +53,14 @@ pub struct BoardMarks {
 /// Draws the whole lap, or with `around` only the rows from [`ROWS_BEHIND`] behind to
 /// [`ROWS_AHEAD`] ahead of that space.
 pub fn draw(t: &Track, marks: &BoardMarks, around: Option<SpaceIdx>) -> String {
+    draw_in(Lang::En, t, marks, around)
+}
+
+/// [`draw`], its words in `lang`.
+pub fn draw_in(lang: Lang, t: &Track, marks: &BoardMarks, around: Option<SpaceIdx>) -> String {
     let rows = layout::rows_to_draw(t, around);
     let lines = layout::lines(t, &rows);
-    let board = Board::new(t, marks, around, &lines);
+    let board = Board::new(lang, t, marks, around, &lines);
     board.text()
 }
 
@@ -61,6 +68,11 @@ pub fn draw(t: &Track, marks: &BoardMarks, around: Option<SpaceIdx>) -> String {
 /// the board: the shortest run of rows, around the lap, that holds the window and every car (the
 /// whole lap when that is shorter to say). A report lists every car; the board shows them all.
 pub fn draw_all_cars(t: &Track, marks: &BoardMarks, around: SpaceIdx) -> String {
+    draw_all_cars_in(Lang::En, t, marks, around)
+}
+
+/// [`draw_all_cars`], its words in `lang`.
+pub fn draw_all_cars_in(lang: Lang, t: &Track, marks: &BoardMarks, around: SpaceIdx) -> String {
     let window = layout::rows_to_draw(t, Some(around));
     let n = layout::row_count(t);
     let mut wanted: Vec<bool> = vec![false; n as usize];
@@ -71,7 +83,7 @@ pub fn draw_all_cars(t: &Track, marks: &BoardMarks, around: SpaceIdx) -> String 
         wanted[layout::bucket_of(t, t.space(c.space).progress) as usize] = true;
     }
     if wanted.iter().all(|&w| w) || window.len() as u32 >= n {
-        return draw(t, marks, Some(around));
+        return draw_in(lang, t, marks, Some(around));
     }
     // The longest run of rows nobody needs is left out; the rows after it, round the lap, are drawn.
     let (mut best, mut best_len, mut run) = (0u32, 0u32, 0u32);
@@ -89,16 +101,17 @@ pub fn draw_all_cars(t: &Track, marks: &BoardMarks, around: SpaceIdx) -> String 
     let start = (best + 1) % n;
     let rows: Vec<u32> = (0..n - best_len).map(|i| (start + i) % n).collect();
     if rows.len() == window.len() {
-        return draw(t, marks, Some(around));
+        return draw_in(lang, t, marks, Some(around));
     }
     let lines = layout::lines(t, &rows);
-    let mut board = Board::new(t, marks, Some(around), &lines);
+    let mut board = Board::new(lang, t, marks, Some(around), &lines);
     board.widened = true;
     board.text()
 }
 
 /// Everything the drawing needs, worked out once.
 struct Board<'a> {
+    lang: Lang,
     t: &'a Track,
     marks: &'a BoardMarks,
     around: Option<SpaceIdx>,
@@ -123,7 +136,7 @@ struct Board<'a> {
 }
 
 impl<'a> Board<'a> {
-    fn new(t: &'a Track, marks: &'a BoardMarks, around: Option<SpaceIdx>, lines: &'a [Line]) -> Self {
+    fn new(lang: Lang, t: &'a Track, marks: &'a BoardMarks, around: Option<SpaceIdx>, lines: &'a [Line]) -> Self {
         let lanes = t.lanes as usize;
         let pit_drawn = lines.iter().any(|l| l.cells[lanes].is_some());
         let mut order: Vec<usize> = (0..lanes).collect();
@@ -163,6 +176,7 @@ impl<'a> Board<'a> {
             }
         }
         Board {
+            lang,
             t,
             marks,
             around,
@@ -224,16 +238,29 @@ impl<'a> Board<'a> {
         let whole = self.lines.first().map(|l| l.bucket) == Some(0)
             && self.lines.last().map(|l| l.bucket) == Some(layout::row_count(t) - 1);
         let title = match self.around {
-            Some(s) if whole => format!("{}: the whole lap, around {}", t.title, t.space(s).id),
-            Some(s) if self.widened => format!("{}: every car's part of the lap, around {}", t.title, t.space(s).id),
-            Some(s) => format!("{}: {} rows behind to {} ahead of {}", t.title, ROWS_BEHIND, ROWS_AHEAD, t.space(s).id),
-            None => {
-                format!("{}: the whole lap, {} racing spaces, {} corners", t.title, t.racing_spaces(), t.corners.len())
+            Some(s) if whole => say!(self.lang, "board.whole_lap_around", track = t.title, space = t.space(s).id),
+            Some(s) if self.widened => {
+                say!(self.lang, "board.every_car_around", track = t.title, space = t.space(s).id)
             }
+            Some(s) => say!(
+                self.lang,
+                "board.window",
+                track = t.title,
+                behind = ROWS_BEHIND,
+                ahead = ROWS_AHEAD,
+                space = t.space(s).id
+            ),
+            None => say!(
+                self.lang,
+                "board.whole_lap",
+                track = t.title,
+                spaces = t.racing_spaces(),
+                corners = t.corners.len()
+            ),
         };
         out.push(title);
         let names: Vec<String> = (0..t.lanes).map(|l| Track::lane_name(t.lanes, l)).collect();
-        out.push(format!("The lap runs down the page; lanes {} from the driver's left to right.", names.join(" ")));
+        out.push(say!(self.lang, "board.runs", lanes = names.join(" ")));
         let example = self
             .around
             .filter(|s| !t.space(*s).in_pit_lane())
@@ -243,12 +270,13 @@ impl<'a> Board<'a> {
             && let Some(n) = ordinal(t, s)
         {
             let lane = Track::lane_name(t.lanes, t.space(s).lane);
-            out.push(format!(
-                "Space id = label.lane.number: label {}, lane {}, {}[   ] is {}",
-                t.segments[seg as usize].id,
-                lane,
-                n,
-                t.space(s).id
+            out.push(say!(
+                self.lang,
+                "board.space_id",
+                label = t.segments[seg as usize].id,
+                lane = lane,
+                number = n,
+                id = t.space(s).id
             ));
         }
         if let Some(note) = self.stagger_note() {
@@ -257,29 +285,30 @@ impl<'a> Board<'a> {
         let drawn = |pred: &dyn Fn(SpaceIdx) -> bool| {
             self.lines.iter().flat_map(|l| l.cells.iter().flatten()).any(|s| pred(*s))
         };
+        let l = self.lang;
         let mut items: Vec<String> =
-            vec!["[ 7 ] car 7".into(), "[!!!] dangerous".into(), "[ 7!] car 7 on a dangerous space".into()];
+            vec![say!(l, "board.key_car"), say!(l, "board.key_dangerous"), say!(l, "board.key_car_dangerous")];
         if !self.letters.is_empty() {
-            items.push("[ B ] your option B".into());
+            items.push(say!(l, "board.key_option"));
         }
         if drawn(&|s| self.grid.contains_key(&s)) {
-            items.push("[P1 ] grid slot 1".into());
+            items.push(say!(l, "board.key_grid"));
         }
         if drawn(&|s| matches!(t.space(s).kind, SpaceKind::PitBox(_))) {
-            items.push("[B1 ] pit box 1".into());
+            items.push(say!(l, "board.key_box"));
         }
         if drawn(&|s| t.space(s).in_pit_lane()) {
-            items.push("pit lane ids: pit.number".into());
+            items.push(say!(l, "board.key_pit_ids"));
         }
         if self.lines.iter().any(|l| (0..self.lanes()).any(|c| l.cells[c].is_none())) {
-            items.push(":  lane goes on, no new space here".into());
+            items.push(say!(l, "board.key_lane_goes_on"));
         }
         if !self.wall.is_empty() {
-            items.push("#  wall".into());
+            items.push(say!(l, "board.key_wall"));
         }
         let mut line = String::new();
         for item in items {
-            if !line.is_empty() && line.len() + 3 + item.len() > WIDTH - 1 {
+            if !line.is_empty() && width(&line) + 3 + width(&item) > WIDTH - 1 {
                 out.push(std::mem::take(&mut line));
             }
             if !line.is_empty() {
@@ -319,8 +348,14 @@ impl<'a> Board<'a> {
         if behind.is_empty() {
             return None;
         }
-        let (verb, them) = if behind.len() == 1 { ("sits", "lane") } else { ("sit", "lanes") };
-        Some(format!("On straights {them} {} {verb} half a row behind {}.", and_list(&behind), and_list(&level)))
+        let and = say!(self.lang, "board.and");
+        let one = behind.len() == 1;
+        let (behind, level) = (and_list(&behind, &and), and_list(&level, &and));
+        Some(if one {
+            say!(self.lang, "board.stagger_one", behind = behind, level = level)
+        } else {
+            say!(self.lang, "board.stagger_many", behind = behind, level = level)
+        })
     }
 
     fn table(&self, out: &mut Vec<String>) {
@@ -330,7 +365,7 @@ impl<'a> Board<'a> {
         let mut header = " ".repeat(self.label_w);
         for (i, &col) in self.order.iter().enumerate() {
             header.push_str(self.sep(i));
-            let name = if col == lanes { "pit".to_string() } else { Track::lane_name(t.lanes, col as u8) };
+            let name = if col == lanes { say!(self.lang, "board.pit") } else { Track::lane_name(t.lanes, col as u8) };
             let mid = 1 + self.num_w + 2;
             let at = mid - (name.len() - 1) / 2;
             let mut block = " ".repeat(self.block_w());
@@ -343,14 +378,14 @@ impl<'a> Board<'a> {
         let Some(first) = self.lines.first() else { return };
         let last = &self.lines[self.lines.len() - 1];
         if first.bucket == 0 {
-            out.push(self.rule('=', "FINISH LINE"));
+            out.push(self.rule('=', &say!(self.lang, "board.finish_line")));
         }
         let mut current: Vec<CornerIdx> = first.corners(t);
         for &c in &current {
             let text = if self.lines.iter().any(|l| l.cells.contains(&t.corners[c.get()].spaces.first().copied())) {
                 self.corner_text(c)
             } else {
-                format!("{} (entered above)", self.corner_text(c))
+                say!(self.lang, "board.entered_above", corner = self.corner_text(c))
             };
             out.push(self.rule('-', &text));
         }
@@ -359,10 +394,10 @@ impl<'a> Board<'a> {
                 let prev = &self.lines[i - 1];
                 let now = if line.has_racing(lanes) { line.corners(t) } else { current.clone() };
                 for c in current.iter().filter(|c| !now.contains(c)) {
-                    out.push(self.rule('-', &format!("end of corner {}", t.corners[c.get()].number)));
+                    out.push(self.rule('-', &say!(self.lang, "board.corner_end", number = t.corners[c.get()].number)));
                 }
                 if line.bucket < prev.bucket {
-                    out.push(self.rule('=', "FINISH LINE"));
+                    out.push(self.rule('=', &say!(self.lang, "board.finish_line")));
                 }
                 for c in now.iter().filter(|c| !current.contains(c)) {
                     out.push(self.rule('-', &self.corner_text(*c)));
@@ -374,30 +409,32 @@ impl<'a> Board<'a> {
         for &c in &current {
             let spaces = &t.corners[c.get()].spaces;
             let text = if self.lines.iter().any(|l| l.cells.contains(&spaces.last().copied())) {
-                format!("end of corner {}", t.corners[c.get()].number)
+                say!(self.lang, "board.corner_end", number = t.corners[c.get()].number)
             } else {
-                format!("corner {} goes on below", t.corners[c.get()].number)
+                say!(self.lang, "board.corner_goes_on", number = t.corners[c.get()].number)
             };
             out.push(self.rule('-', &text));
         }
         if last.bucket == rows - 1 {
-            out.push(self.rule('=', "FINISH LINE"));
+            out.push(self.rule('=', &say!(self.lang, "board.finish_line")));
         }
     }
 
     fn corner_text(&self, c: CornerIdx) -> String {
         let k = &self.t.corners[c.get()];
-        let stops = if k.stops == 1 { "1 stop".to_string() } else { format!("{} stops", k.stops) };
-        format!("corner {}: {}, {} to {} spaces", k.number, stops, k.shortest, k.longest)
+        let stops = say!(self.lang, "count.stops", n = k.stops);
+        say!(self.lang, "board.corner", number = k.number, stops = stops, shortest = k.shortest, longest = k.longest)
     }
 
     /// A separator line: `---- text ------` as wide as the table.
     fn rule(&self, fill: char, text: &str) -> String {
         let head: String = std::iter::repeat_n(fill, 4).collect();
         let mut s = format!("{head} {text} ");
-        let want = self.table_w().max(RULE_W).max(s.len() + 4).min(WIDTH);
-        while s.len() < want {
+        let mut w = width(&s);
+        let want = self.table_w().max(RULE_W).max(w + 4).min(WIDTH);
+        while w < want {
             s.push(fill);
+            w += 1;
         }
         s
     }
@@ -429,24 +466,24 @@ impl<'a> Board<'a> {
                     }
                     if let Some(cs) = self.cars.get(&sp) {
                         for extra in cs.iter().skip(1) {
-                            notes.push(format!("also car {extra}"));
+                            notes.push(say!(self.lang, "board.also_car", car = extra));
                         }
                     }
                     // An option's letters the cell cannot hold: under a car, or too many.
                     if let Some(ls) = self.letters.get(&sp) {
                         let all = ls.join("/");
                         match self.cars.get(&sp).and_then(|c| c.first()) {
-                            Some(car) => notes.push(format!("{all}=car {car}'s space")),
+                            Some(car) => notes.push(say!(self.lang, "board.on_car", letters = all, car = car)),
                             None if all.len() > 3 => notes.push(format!("{}={all}", letters_cell(ls))),
                             None => {}
                         }
                     }
                     if !t.space(sp).in_pit_lane() {
                         if t.next(sp).iter().any(|n| t.space(*n).in_pit_lane()) {
-                            notes.push(format!("pit entry: {}", t.space(sp).id));
+                            notes.push(say!(self.lang, "board.pit_entry", space = t.space(sp).id));
                         }
                         if t.prev(sp).iter().any(|n| t.space(*n).in_pit_lane()) {
-                            notes.push(format!("pit exit: {}", t.space(sp).id));
+                            notes.push(say!(self.lang, "board.pit_exit", space = t.space(sp).id));
                         }
                     }
                 }
@@ -463,17 +500,17 @@ impl<'a> Board<'a> {
         }
         // The notes beside the row; those that do not fit within [`WIDTH`] go on lines of their
         // own under it, beside the table (no cell there: nothing to misread as a space).
-        let indent = s.len();
-        let mut line_len = s.len();
+        let indent = width(&s);
+        let mut line_len = width(&s);
         for n in notes {
-            if line_len + 2 + n.len() > WIDTH && line_len > indent {
+            if line_len + 2 + width(&n) > WIDTH && line_len > indent {
                 s.push('\n');
-                s.push_str(&" ".repeat(indent.min(WIDTH.saturating_sub(n.len() + 2))));
-                line_len = indent.min(WIDTH.saturating_sub(n.len() + 2));
+                s.push_str(&" ".repeat(indent.min(WIDTH.saturating_sub(width(&n) + 2))));
+                line_len = indent.min(WIDTH.saturating_sub(width(&n) + 2));
             }
             s.push_str("  ");
             s.push_str(&n);
-            line_len += 2 + n.len();
+            line_len += 2 + width(&n);
         }
         s
     }
@@ -511,11 +548,11 @@ fn letters_cell(ls: &[String]) -> String {
 }
 
 /// `a`, `a and b`, `a, b and c`.
-fn and_list(items: &[String]) -> String {
+fn and_list(items: &[String], and: &str) -> String {
     match items {
         [] => String::new(),
         [one] => one.clone(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+        [rest @ .., last] => format!("{} {and} {last}", rest.join(", ")),
     }
 }
 
@@ -553,31 +590,31 @@ fn pit_on_left(t: &Track) -> bool {
     !lanes.is_empty() && lanes.iter().all(|&l| 2 * (l as u32) + 1 < t.lanes as u32)
 }
 
-/// Replaces what is not printable ASCII: accented Latin letters by their base letter, anything
-/// else by `?`.
+/// Replaces what a mail client may not show in a monospace line: printable ASCII and the
+/// accented Latin letters of French and of track names stay (one column each), anything else
+/// reads `?`.
 fn ascii(s: &str) -> String {
     s.chars()
-        .map(|c| {
-            let base = match c.to_lowercase().next().unwrap_or(c) {
-                ' '..='~' => return c,
-                'à'..='å' => 'a',
-                'ç' => 'c',
-                'è'..='ë' => 'e',
-                'ì'..='ï' => 'i',
-                'ñ' => 'n',
-                'ò'..='ö' | 'ø' => 'o',
-                'ù'..='ü' => 'u',
-                'ß' => 's',
-                _ => return '?',
-            };
-            if c.is_uppercase() { base.to_ascii_uppercase() } else { base }
+        .map(|c| match c {
+            ' '..='~' | 'œ' | 'Œ' | 'ß' => c,
+            '×' | '÷' => '?',
+            'À'..='ÿ' => c,
+            _ => '?',
         })
         .collect()
 }
 
-/// The first `n` characters of an ASCII string.
+/// The first `n` characters of a line.
 fn truncate(s: &str, n: usize) -> &str {
-    &s[..s.len().min(n)]
+    match s.char_indices().nth(n) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+/// The columns a line takes in a monospace font: one a character ([`ascii`] keeps no other).
+fn width(s: &str) -> usize {
+    s.chars().count()
 }
 
 #[cfg(test)]
@@ -586,8 +623,10 @@ mod tests {
 
     #[test]
     fn ascii_replaces_what_mail_may_mangle() {
-        assert_eq!(ascii("Sainte Dévote, Nürburgring"), "Sainte Devote, Nurburgring");
-        assert_eq!(ascii("a\u{2192}b\tc"), "a?b?c");
-        assert_eq!(ascii("ÉCOLE Ça"), "ECOLE Ca");
+        assert_eq!(ascii("Sainte Dévote, Nürburgring"), "Sainte Dévote, Nürburgring");
+        assert_eq!(ascii("a\u{2192}b\tc×"), "a?b?c?");
+        assert_eq!(ascii("LIGNE D'ARRIVÉE, Ça"), "LIGNE D'ARRIVÉE, Ça");
+        assert_eq!(truncate("ARRIVÉE", 6), "ARRIVÉ");
+        assert_eq!(width("ARRIVÉE"), 7);
     }
 }

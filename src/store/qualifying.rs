@@ -231,28 +231,35 @@ impl Session {
     }
 
     /// One line per car for reports: its lap so far.
-    pub fn table(&self, t: &Track) -> String {
+    pub fn table(&self, t: &Track, lang: crate::words::Lang) -> String {
+        use crate::say;
         let mut out = String::new();
         for e in &self.entries {
             let r = e.lap.result;
             let c = e.lap.car();
             let state = match r.end {
-                Some(LapEnd::Completed) => format!("lap over: {} rolls", r.total().unwrap_or(0)),
-                Some(LapEnd::Aborted { corner }) => format!("aborted at corner {corner}"),
-                None if e.pending.is_some() => "choosing".to_string(),
-                None => "to announce a gear".to_string(),
+                Some(LapEnd::Completed) => {
+                    say!(lang, "lap.over", rolls = say!(lang, "count.rolls", n = r.total().unwrap_or(0)))
+                }
+                Some(LapEnd::Aborted { corner }) => say!(lang, "lap.aborted", corner = corner),
+                None if e.pending.is_some() => say!(lang, "lap.choosing"),
+                None => say!(lang, "lap.to_announce"),
             };
             let gear = e.pending.as_ref().map_or(c.gear, |(r, _)| r.gear);
             let gear = if gear == 0 { "-".to_string() } else { gear.to_string() };
-            out.push_str(&format!(
-                "car {:>2}  {:<6} gear {}  at {:<10} rolls {:>2} penalty {:>2}  {state}\n",
-                e.car,
-                c.tyres.name(),
-                gear,
-                t.space(c.space).id,
-                r.rolls,
-                r.overshoot
-            ));
+            let line = say!(
+                lang,
+                "lap.row",
+                car = format!("{:>2}", e.car),
+                tyres = format!("{:<6}", crate::words::catalogue::word(lang, "tyres", c.tyres.name())),
+                gear = gear,
+                space = format!("{:<10}", t.space(c.space).id),
+                rolls = format!("{:>2}", r.rolls),
+                penalty = format!("{:>2}", r.overshoot),
+                state = state
+            );
+            out.push_str(&line);
+            out.push('\n');
         }
         out
     }

@@ -9,6 +9,8 @@ use crate::render::board::{BoardMarks, PlacedCar, draw};
 use super::canon::status;
 use super::files::{By, TurnFile};
 use super::game::Game;
+use crate::say;
+use crate::words::Lang;
 
 /// What a turn did and the decision awaited, without the board (the reply to an order).
 pub fn brief(game: &Game) -> String {
@@ -24,7 +26,7 @@ pub fn brief(game: &Game) -> String {
         game.hashes.last().map_or("-", String::as_str)
     );
     turn_summary(last, &mut out);
-    awaited(game, last, None, &mut out);
+    awaited(game, last, None, Lang::En, &mut out);
     out
 }
 
@@ -73,7 +75,7 @@ pub fn show(game: &Game) -> String {
             if game.now.qualifying.is_some() {
                 let _ = writeln!(out, "\nThe race starts when every timed lap is over.");
                 if let Some(last) = game.turns.last() {
-                    awaited(game, last, None, &mut out);
+                    awaited(game, last, None, Lang::En, &mut out);
                 }
             } else if !game.now.over {
                 let _ = writeln!(out, "\nWaiting for players to join; the moderator starts the race.");
@@ -86,9 +88,9 @@ pub fn show(game: &Game) -> String {
             let marks = if game.now.over { final_marks(st) } else { board_marks(st) };
             out.push_str(&draw(&game.track, &marks, None));
             out.push('\n');
-            sheets(game, st, &mut out);
+            sheets(game, st, Lang::En, &mut out);
             out.push('\n');
-            awaited(game, last, None, &mut out);
+            awaited(game, last, None, Lang::En, &mut out);
         }
     }
     out
@@ -111,30 +113,41 @@ pub(crate) fn board_marks(st: &RaceState) -> BoardMarks {
 /// What the game awaits: the cars to play and, for a choice, its options, for the player of
 /// `recipient` (a mail) or for anyone (`None`: the command line, which shows every car's). In a
 /// mail, a qualifying lap's options are shown to its own driver only (issue 47).
-pub(crate) fn awaited(game: &Game, last: &TurnFile, recipient: Option<u8>, out: &mut String) {
+pub(crate) fn awaited(game: &Game, last: &TurnFile, recipient: Option<u8>, lang: Lang, out: &mut String) {
+    let by = last.due.as_deref().map(|d| say!(lang, "awaited.by", due = d)).unwrap_or_default();
     if let Some(q) = &game.now.qualifying
         && !game.now.over
     {
-        let due = last.due.as_deref().map(|d| format!(" by {d}")).unwrap_or_default();
-        let _ = writeln!(out, "Qualifying (1): each car drives one timed lap alone; the fewest rolls take the pole.");
-        out.push_str(&q.table(&game.track));
+        let _ = writeln!(out, "{}", say!(lang, "awaited.qualifying"));
+        out.push_str(&q.table(&game.track, lang));
         for (car, choice) in q.awaited() {
             match q.pending_record(&game.track, car) {
                 Some(p) if choice && recipient.is_some_and(|r| r != car) => {
-                    let _ = writeln!(out, "Car {car} rolled {} in gear {}: its driver chooses{due}.", p.roll, p.gear);
+                    let _ = writeln!(
+                        out,
+                        "{}",
+                        say!(
+                            lang,
+                            "awaited.qualifying_other_chooses",
+                            car = car,
+                            roll = p.roll,
+                            gear = p.gear,
+                            by = by
+                        )
+                    );
                 }
                 Some(p) if choice => {
                     let _ = writeln!(
                         out,
-                        "Car {car} rolled {} in gear {}; choose an option by letter or destination{due}:",
-                        p.roll, p.gear
+                        "{}",
+                        say!(lang, "awaited.qualifying_choose", car = car, roll = p.roll, gear = p.gear, by = by)
                     );
                     for o in &p.options {
-                        let _ = writeln!(out, "  {:>2}  {}", o.label, o.text);
+                        let _ = writeln!(out, "  {:>2}  {}", o.label, option_text(lang, &o.text));
                     }
                 }
                 _ => {
-                    let _ = writeln!(out, "Car {car}: send a gear{due}.");
+                    let _ = writeln!(out, "{}", say!(lang, "awaited.send_gear", car = car, by = by));
                 }
             }
         }
@@ -146,31 +159,27 @@ pub(crate) fn awaited(game: &Game, last: &TurnFile, recipient: Option<u8>, out: 
             let st = &race.state;
             if game.now.over {
                 let order: Vec<String> = st.finish_order.iter().map(|&c| st.car(c).number.to_string()).collect();
-                let _ = writeln!(
-                    out,
-                    "The race is over. Finishing order: {}",
-                    if order.is_empty() { "nobody finished".into() } else { order.join(", ") }
-                );
+                let order = if order.is_empty() { say!(lang, "awaited.nobody_finished") } else { order.join(", ") };
+                let _ = writeln!(out, "{}", say!(lang, "awaited.over", order = order));
             } else if let (Some(p), Some(pending)) = (&race.pending, &last.pending) {
                 let _ = writeln!(
                     out,
-                    "Car {} (round {}) rolled {} in gear {}; choose an option by letter or destination{}:",
-                    pending.car,
-                    st.round,
-                    p.rolled.roll,
-                    p.rolled.gear,
-                    last.due.as_deref().map(|d| format!(" by {d}")).unwrap_or_default()
+                    "{}",
+                    say!(
+                        lang,
+                        "awaited.choose",
+                        car = pending.car,
+                        round = st.round,
+                        roll = p.rolled.roll,
+                        gear = p.rolled.gear,
+                        by = by
+                    )
                 );
                 for o in &pending.options {
-                    let _ = writeln!(out, "  {:>2}  {}", o.label, o.text);
+                    let _ = writeln!(out, "  {:>2}  {}", o.label, option_text(lang, &o.text));
                 }
             } else if let Some(car) = last.to_play {
-                let _ = writeln!(
-                    out,
-                    "Round {}: car {car} to play; send a gear{}.",
-                    st.round,
-                    last.due.as_deref().map(|d| format!(" by {d}")).unwrap_or_default()
-                );
+                let _ = writeln!(out, "{}", say!(lang, "awaited.to_play", round = st.round, car = car, by = by));
             }
         }
     }
@@ -214,7 +223,9 @@ pub(crate) fn turn_summary(t: &TurnFile, out: &mut String) {
         let _ = writeln!(out, "{} joins with car {}", shown_name(p, "A player"), p.car);
     }
     for c in &t.contributions {
-        let _ = writeln!(out, "Car {} contributes entropy {:?}", c.car, c.entropy);
+        // A verifier's line: the catalogue's `[fixed]`, the same in every language.
+        let phrase = format!("{:?}", c.entropy);
+        let _ = writeln!(out, "{}", say!(Lang::En, "fixed.contribution", car = c.car, phrase = phrase));
     }
     for r in &t.rolls {
         let _ = writeln!(out, "  roll {:<22} {:<10} face {:>2} = {}", r.label, r.die, r.face, r.value);
@@ -257,23 +268,25 @@ pub(crate) fn final_marks(st: &RaceState) -> BoardMarks {
     }
 }
 
-pub(crate) fn sheets(game: &Game, st: &RaceState, out: &mut String) {
+pub(crate) fn sheets(game: &Game, st: &RaceState, lang: Lang, out: &mut String) {
     let pos = positions(game, st);
     let mut rows: Vec<usize> = (0..st.cars.len())
         .filter(|&i| !st.cars[i].backmarker || st.cars[i].status.on_board()) // taken off the track
         .collect();
     rows.sort_by_key(|&i| (st.cars[i].backmarker, pos[i].is_none(), pos[i], st.cars[i].number));
-    let statuses: Vec<String> = st.cars.iter().map(|c| status(c.status)).collect();
-    let status_w = rows.iter().map(|&i| statuses[i].len()).max().unwrap_or(0).max("status".len());
-    let header =
-        format!("pos car  space     gear  tyr brk gas bod eng hdl  tyres  lap  {:<status_w$}  driver", "status");
+    let statuses: Vec<String> = st.cars.iter().map(|c| status_in(lang, c.status)).collect();
+    let width = |s: &str| s.chars().count();
+    let status_word = say!(lang, "sheet.status");
+    let status_w = rows.iter().map(|&i| width(&statuses[i])).max().unwrap_or(0).max(width(&status_word));
+    let pad = |s: &str| format!("{s}{}", " ".repeat(status_w - width(s)));
+    let header = say!(lang, "sheet.header", status = pad(&status_word));
     let _ = writeln!(out, "{}", header.trim_end());
     for i in rows {
         let c = &st.cars[i];
         // Backmarkers come after the players (002, ruling 49): nobody drives them.
         let who: String = match game.now.players.get(i) {
             Some(p) => shown_name(p, "-"),
-            None if c.backmarker => "backmarker".into(),
+            None if c.backmarker => say!(lang, "sheet.backmarker"),
             None => "-".into(),
         };
         let lap = if c.crossings == 0 || c.backmarker {
@@ -283,7 +296,7 @@ pub(crate) fn sheets(game: &Game, st: &RaceState, out: &mut String) {
         };
         let w = &c.wear;
         let line = format!(
-            "{:>3} {:>3}  {:<9} {:>4}  {:>3} {:>3} {:>3} {:>3} {:>3} {:>3}  {:<5} {:>4}  {:<status_w$}  {}",
+            "{:>3} {:>3}  {:<9} {:>4}  {:>3} {:>3} {:>3} {:>3} {:>3} {:>3}  {:<5} {:>4}  {}  {}",
             pos[i].map_or("-".to_string(), |p| p.to_string()),
             c.number,
             game.track.space(c.space).id,
@@ -294,9 +307,9 @@ pub(crate) fn sheets(game: &Game, st: &RaceState, out: &mut String) {
             w.body,
             w.engine,
             w.handling,
-            c.tyres.name(),
+            crate::words::catalogue::word(lang, "tyres", c.tyres.name()),
             lap,
-            statuses[i],
+            pad(&statuses[i]),
             who
         );
         let _ = writeln!(out, "{}", line.trim_end());
@@ -313,10 +326,10 @@ pub(crate) fn sheets(game: &Game, st: &RaceState, out: &mut String) {
                     crate::track::SpaceKind::PitBox(n) => n.to_string(),
                     _ => "?".into(),
                 };
-                Some(format!("car {} box {n} ({})", st.car(id).number, sp.id))
+                Some(say!(lang, "sheet.box", car = st.car(id).number, number = n, space = sp.id))
             })
             .collect();
-        let _ = writeln!(out, "pit boxes: {}", boxes.join(", "));
+        let _ = writeln!(out, "{}", say!(lang, "sheet.boxes", boxes = boxes.join(", ")));
     }
 }
 
@@ -355,4 +368,28 @@ fn positions(game: &Game, st: &RaceState) -> Vec<Option<usize>> {
 /// address (issue 45, item 9).
 fn shown_name(p: &super::files::PlayerRecord, fallback: &str) -> String {
     crate::words::names::public_name(p.name.as_deref(), || fallback.to_string())
+}
+
+/// A car's status on its sheet in `lang`: the canonical word in English, its French from the
+/// catalogue (`finished-2` reads `arrivée-2`; an elimination's cause stays as recorded).
+fn status_in(lang: Lang, s: crate::engine::Status) -> String {
+    use crate::engine::Status;
+    let word = status(s);
+    if lang == Lang::En {
+        return word;
+    }
+    match s {
+        Status::Finished { place } => say!(lang, "status.finished", place = place),
+        Status::Eliminated { .. } => say!(lang, "status.eliminated"),
+        _ => crate::words::catalogue::word(lang, "status", &word),
+    }
+}
+
+/// An option's line as the record writes it (English, `3 spaces to s1.l.2; overshoots ...`),
+/// in `lang` (French from the event table).
+pub(crate) fn option_text(lang: Lang, text: &str) -> String {
+    match lang {
+        Lang::En => crate::words::plurals::plurals(text),
+        Lang::Fr => crate::words::french::option(text),
+    }
 }

@@ -60,6 +60,12 @@ fn captures<'a>(pattern: &str, text: &'a str) -> Option<Vec<&'a str>> {
     Some(out)
 }
 
+/// The English phrases of the table (the record's words a French mail shows translated), each
+/// with `{}` for what varies.
+pub fn english_phrases() -> impl Iterator<Item = &'static str> {
+    table().phrase.iter().map(|p| p.en.as_str())
+}
+
 /// A captured word in French: a word of the table, or its ending (`4 (bot)`), else as it is.
 fn word(w: &str) -> String {
     let t = table();
@@ -153,6 +159,28 @@ fn line(l: &str) -> String {
         Some(f) => format!("{indent}{mark}{f}"),
         None => l.to_string(),
     }
+}
+
+/// An option's line as the record writes it (`3 space(s) to s1.l.2; overshoots corner 4 by 1
+/// (2 tyre point(s))`) in French, part by part; a part no phrase matches stays as it is.
+pub fn option(text: &str) -> String {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    let bytes = text.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            b';' if depth == 0 && bytes.get(i + 1) == Some(&b' ') => {
+                parts.push(&text[start..i]);
+                start = i + 2;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    let fr: Vec<String> = parts.iter().map(|p| phrase(p).unwrap_or_else(|| p.to_string())).collect();
+    super::plurals::plurals(&fr.join(" ; "))
 }
 
 /// A report's summary in French, line by line.

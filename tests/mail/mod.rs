@@ -26,6 +26,7 @@ mod rounds;
 mod secrets;
 mod servers;
 mod transport;
+mod words;
 
 use std::path::{Path, PathBuf};
 
@@ -56,6 +57,7 @@ pub fn sprint_demo(dir: &Path, game: &str, cars: u8, policy_cars: u8, grid: Grid
         drive: false,
         answer_hours: None,
         seed: 1,
+        langs: Default::default(),
     }
 }
 

@@ -152,8 +152,11 @@ fn the_sheet_legend_in_english_and_french() {
     let r = steward::judge::report::report(&g, 0, Some(1), Lang::Fr);
     let t = steward::mail::compose::Templates::new(None).unwrap();
     let text = t.render(Lang::Fr, "report", &r).unwrap();
-    assert!(text.contains("tyr brk gas bod eng hdl = points de vie (PdV)"), "{text}");
-    let en = t.render(Lang::En, "report", &r).unwrap();
+    assert!(text.contains("pne fre con car mot ten = points de vie (PdV)"), "{text}");
+    // The sheet's head is the legend's: the same columns, in French.
+    assert!(text.contains("pos voi  case      vit.  pne fre con car mot ten  pneus tour"), "{text}");
+    let r_en = steward::judge::report::report(&g, 0, Some(1), Lang::En);
+    let en = t.render(Lang::En, "report", &r_en).unwrap();
     assert!(en.contains("tyr brk gas bod eng hdl = wear points left"), "{en}");
     // The events in French too (issue 15), from the whole race: the moves, the gears, the
     // rolls; the roll lines the verifiers read stay as they are.

@@ -256,6 +256,7 @@ fn the_demo_with_default_modes_mails_each_player_far_less_than_all() {
         drive: false,
         answer_hours: None,
         seed: 1,
+        langs: Default::default(),
     };
     let mine_spec = spec("demo-mine", None);
     let mine = run(&mine_spec).unwrap();

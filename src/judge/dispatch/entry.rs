@@ -112,7 +112,7 @@ impl Daemon {
                 // wrote `From: victim` and `Reply-To: attacker` must not get the victim's car.
                 job.secret_drafts.push(Draft {
                     to: vec![job.sender.clone()],
-                    subject: format!("[{game}] you drive car {number}"),
+                    subject: crate::say!(lang, "subject.welcome", game = game, car = number),
                     text,
                     in_reply_to: msg.message_id.clone(),
                     message_id: String::new(),
