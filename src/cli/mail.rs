@@ -27,7 +27,8 @@ pub enum MailCommand {
     },
     /// A whole race by mail with bot players in a local Maildir (no server needed).
     Demo {
-        /// Keep everything (mailboxes, games, state) in DIR; default: a temporary directory.
+        /// Keep everything (mailboxes, games, state) in DIR; default: a temporary directory, removed
+        /// when the demo ends.
         #[arg(long)]
         dir: Option<PathBuf>,
         /// The track.
