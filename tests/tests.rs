@@ -4,6 +4,7 @@
 mod backmarkers;
 mod board;
 mod bot;
+mod cli;
 mod engine_props;
 mod import;
 mod league;

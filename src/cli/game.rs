@@ -521,7 +521,12 @@ pub fn run(cmd: GameCommand) -> Result<ExitCode> {
         }
         GameCommand::Show { game, turn, games } => {
             let (store, id) = locate(&games, &game);
-            let g = load_dir(&store.game_dir(&id), turn)?;
+            let dir = store.game_dir(&id);
+            if !dir.join("turns").is_dir() {
+                let games = dir.parent().map(|p| p.display().to_string()).unwrap_or_default();
+                bail!("there is no game `{id}` in {games}");
+            }
+            let g = load_dir(&dir, turn)?;
             if let Some(n) = turn
                 && n >= g.turns.len() as u32
             {

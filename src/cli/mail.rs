@@ -27,7 +27,8 @@ pub enum MailCommand {
     },
     /// A whole race by mail with bot players in a local Maildir (no server needed).
     Demo {
-        /// Keep everything (mailboxes, games, state) in DIR; default: a temporary directory.
+        /// Keep everything (mailboxes, games, state) in DIR; default: a temporary directory, removed
+        /// when the demo ends.
         #[arg(long)]
         dir: Option<PathBuf>,
         /// The track.
@@ -137,7 +138,9 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
                 .with_context(|| format!("unknown report mode `{reports}` (mine, round, all, none)"))?;
             let grid = crate::store::qualifying::GridMethod::parse(&grid)
                 .with_context(|| format!("unknown grid `{grid}` (join, qualifying, qualifying-black-die)"))?;
-            let (root, _tmp) = match dir {
+            // The race is checked before any folder is made or mail written (issue 48).
+            crate::demo::check(&track, cars, laps)?;
+            let (root, tmp) = match dir {
                 Some(d) => {
                     if fresh_demo_dir(&d)? {
                         outln!("{} held an earlier demo: it was removed, and this race starts afresh.", d.display());
@@ -146,8 +149,9 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
                 }
                 None => {
                     let t = std::env::temp_dir().join(format!("steward-demo-{}", std::process::id()));
-                    std::fs::create_dir_all(&t)?;
-                    (t.clone(), Some(t))
+                    let tmp = TempDemo(t.clone());
+                    std::fs::create_dir_all(&t).with_context(|| format!("cannot create {}", t.display()))?;
+                    (t, Some(tmp))
                 }
             };
             let game = format!("demo-{}", crate::store::Stamp::now().0);
@@ -219,6 +223,13 @@ pub fn run(cmd: MailCommand) -> Result<ExitCode> {
                 outln!("Mails per player against the {} rounds (every roll by mail):", b.rounds);
                 mails_per_player(b)?;
             }
+            if tmp.is_some() {
+                // The temporary folder (it holds the game's seed) goes when the demo ends.
+                outln!(
+                    "The race ran in a temporary folder, now removed: give --dir DIR to keep the game and check every roll."
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
             outln!("Game directory: {}", r.game_dir.display());
             outln!(
                 "Check every roll: {} verify --games {} {}",
@@ -262,6 +273,16 @@ fn mails_per_player(r: &crate::demo::DemoResult) -> Result<()> {
         verdict(r.moderator_mails)
     );
     Ok(())
+}
+
+/// The temporary folder of a demo run without `--dir`, removed when the demo ends, however it
+/// ends (it holds the game's secret seed).
+struct TempDemo(PathBuf);
+
+impl Drop for TempDemo {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// The file that marks a folder made by `steward demo`, which a later demo may clear.

@@ -145,10 +145,33 @@ pub fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("steward: {e:#}");
+            eprintln!("steward: {}", one_sentence(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// The error and its causes on one line, each said once: a message that already quotes its
+/// cause (`cannot read x: No such file or directory`, a typed error's `{source}`) does not get
+/// the cause again, as `{:#}` would add it (issue 48).
+pub fn one_sentence(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let said = cause.to_string();
+        if said.is_empty() || text.contains(&said) {
+            continue;
+        }
+        if said.contains(&text) {
+            // A cause that repeats everything said so far and more.
+            text = said;
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&said);
+    }
+    text
 }
 
 /// A reader that stopped reading (`| head`) is not an error of ours.
@@ -261,6 +284,30 @@ fn run(cli: Cli) -> Result<ExitCode> {
 
 #[cfg(test)]
 mod tests {
+    /// A cause the message already quotes is not said again; one it does not is (issue 48).
+    #[test]
+    fn an_error_says_each_cause_once() {
+        use anyhow::Context;
+        let os = || std::io::Error::new(std::io::ErrorKind::NotFound, "No such file or directory (os error 2)");
+        #[derive(Debug, thiserror::Error)]
+        #[error("cannot read {path}: {source}")]
+        struct Quoting {
+            path: String,
+            source: std::io::Error,
+        }
+        let e = anyhow::Error::new(Quoting { path: "/x".into(), source: os() });
+        assert_eq!(
+            format!("{e:#}"),
+            "cannot read /x: No such file or directory (os error 2): No such file or directory (os error 2)"
+        );
+        assert_eq!(super::one_sentence(&e), "cannot read /x: No such file or directory (os error 2)");
+        let e = Err::<(), _>(os()).context("reading /y").unwrap_err();
+        assert_eq!(super::one_sentence(&e), "reading /y: No such file or directory (os error 2)");
+        let e = anyhow::Error::new(Quoting { path: "/x".into(), source: os() })
+            .context("race 1: cannot read /x: No such file or directory (os error 2)");
+        assert_eq!(super::one_sentence(&e), "race 1: cannot read /x: No such file or directory (os error 2)");
+    }
+
     /// Every subcommand's own `--help` explains the citations (issue 15).
     #[test]
     fn every_subcommand_help_explains_the_rule_citations() {

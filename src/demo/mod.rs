@@ -8,7 +8,10 @@
 //! player may), but everything they do goes through mail and the order language: the same code
 //! paths as a real league.
 
+mod create;
 pub mod season;
+
+pub use create::{DemoRefused, check};
 
 use std::path::{Path, PathBuf};
 
@@ -403,6 +406,8 @@ pub(super) fn local_daemon(
     dir: &Path,
 ) -> Result<(Daemon, MaildirInbox, Via<MaildirSender>, MaildirSender, PathBuf), DaemonError> {
     let mut cfg = ServeConfig::local(dir, STEWARD);
+    // A track given as a file was copied there (`track_for_create`).
+    cfg.tracks = Some(dir.join(create::DEMO_TRACKS)).filter(|t| t.is_dir());
     cfg.moderators
         .push(ModeratorConfig { address: MODERATOR.into(), token_sha256: moderator_token_hash(MODERATOR_TOKEN) });
     cfg.rate_per_hour = u32::MAX;
@@ -428,6 +433,9 @@ pub fn run_with(
     spec: &DemoSpec,
     before_start: &mut dyn FnMut(&Path) -> Result<(), DaemonError>,
 ) -> Result<DemoResult, DaemonError> {
+    check(&spec.track, spec.cars, spec.laps)
+        .map_err(|e| DaemonError::Io { what: "the demo".into(), source: std::io::Error::other(e) })?;
+    let track = create::track_for_create(&spec.dir, &spec.track)?;
     let (mut daemon, mut inbox, mut via, sender, inbox_dir) = local_daemon(&spec.dir)?;
     // A simulated calendar: the daemon's clock is the demo's, from a Monday morning.
     let clock = std::sync::Arc::new(std::sync::atomic::AtomicI64::new(SIM_START));
@@ -443,9 +451,8 @@ pub fn run_with(
         &mut n,
         "new game",
         &format!(
-            "{}TOKEN {MODERATOR_TOKEN}\nCREATE {game} TRACK {} LAPS {} CARS {} GRID {}{}{}",
+            "{}TOKEN {MODERATOR_TOKEN}\nCREATE {game} TRACK {track} LAPS {} CARS {} GRID {}{}{}",
             spec.langs.line(None),
-            spec.track,
             spec.laps,
             spec.cars,
             spec.grid.name(),
@@ -473,6 +480,10 @@ pub fn run_with(
     }
     let mut mails_in = 0;
     daemon_pass(&mut daemon, &mut inbox, &mut via, &mut mails_in)?;
+    let store = Store::new(spec.dir.join("games"));
+    if !store.game_dir(&game).join("turns").is_dir() {
+        return Err(create::create_refused(&sender.mailbox_of(MODERATOR), &game));
+    }
     // Each address confirms its JOIN with the code mailed to it, in car order (the join order).
     for (p, join) in players.iter_mut().zip(&joins) {
         let confirmed = p.confirmed_join(join)?;
@@ -493,7 +504,6 @@ pub fn run_with(
             )?;
         }
     }
-    let store = Store::new(spec.dir.join("games"));
     before_start(&store.game_dir(&game))?;
     say(
         &inbox_dir,

@@ -73,6 +73,10 @@ pub enum TrackProblem {
     /// The pit lane cannot be entered from, or does not lead back to, the racing track.
     #[error("pit lane: {0}")]
     PitLane(String),
+    /// A file read as a `.dat` track that is none: no line of its node list is a node (say
+    /// `/etc/passwd`); the first line found wrong and what is wrong with it.
+    #[error("is not a Formula Dé .dat track: line {line}: {why}")]
+    NotDat { line: u32, why: String },
     /// A `.dat` line that does not have the fields its part expects (see docs/import.md).
     #[error("{part}: {message}")]
     DatSyntax { part: &'static str, message: String },
@@ -141,6 +145,8 @@ impl fmt::Display for TrackError {
                 writeln!(f)?;
             }
             match d.line {
+                // One sentence about the whole file: `/etc/passwd is not a Formula Dé .dat track`.
+                _ if matches!(d.problem, TrackProblem::NotDat { .. }) => write!(f, "{file} {}", d.problem)?,
                 Some(l) => write!(f, "{file}:{l}: {}", d.problem)?,
                 None => write!(f, "{file}: {}", d.problem)?,
             }

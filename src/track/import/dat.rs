@@ -212,6 +212,19 @@ pub fn parse(text: &str) -> Result<Dat, Vec<Diagnostic>> {
             }
         }
     }
+    diags.sort_by_key(|d| d.line.unwrap_or(0));
+    if dat.nodes.is_empty()
+        && let Some(first) = diags.first()
+    {
+        // Not one node: the file is no .dat track at all, and one line says so, not one per line.
+        let why = first.problem.to_string();
+        let why =
+            if why.chars().count() > 120 { format!("{}...", why.chars().take(120).collect::<String>()) } else { why };
+        return Err(vec![Diagnostic {
+            line: None,
+            problem: TrackProblem::NotDat { line: first.line.unwrap_or(1), why },
+        }]);
+    }
     if dat.nodes.is_empty() && diags.is_empty() {
         diags.push(Diagnostic::at(2, syntax("node list", "the file defines no node".into())));
     }
@@ -293,6 +306,24 @@ mod tests {
         );
         assert!(diags.iter().any(|d| d.line == Some(9)));
         assert!(diags.iter().any(|d| d.line == Some(11)));
+    }
+
+    /// A file with no node at all is no `.dat` track: one problem says so, naming the first
+    /// line found wrong, instead of one per line (issue 48).
+    #[test]
+    fn a_file_without_a_node_is_refused_in_one_problem() {
+        let passwd = "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\nbin:x:2:2\n";
+        let diags = parse(passwd).unwrap_err();
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        let TrackProblem::NotDat { line, why } = &diags[0].problem else { panic!("{diags:?}") };
+        assert_eq!(*line, 1);
+        assert!(why.contains("header") && why.contains("root:x:0:0"), "{why}");
+        let e = crate::track::TrackError { file: Some("/etc/passwd".into()), diagnostics: diags };
+        assert!(e.to_string().starts_with("/etc/passwd is not a Formula Dé .dat track: line 1: header: "), "{e}");
+        assert!(!e.to_string().contains('\n'), "{e}");
+        // A good header and no node: the first node line is the one named.
+        let diags = parse("img.png 1\nhello world\nmore words here\n").unwrap_err();
+        assert!(matches!(diags[..], [Diagnostic { problem: TrackProblem::NotDat { line: 2, .. }, .. }]), "{diags:?}");
     }
 
     #[test]
