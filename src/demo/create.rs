@@ -113,7 +113,7 @@ mod tests {
         let mailbox = dir.join("mail").join("moderator@demo.invalid");
         let receipt = "From: steward <steward@demo.invalid>\r\nTo: moderator@demo.invalid\r\nSubject: Re: new game\r\n\
             Content-Type: text/plain; charset=utf-8\r\n\r\nReceipt for your message \"new game\":\r\n\r\nOrders read:\r\n\
-            \x20  1  TOKEN ********\r\n\r\n2 lines read, no error.\r\n\r\n\r\n* the race needs two laps or more\r\n\
+            \x20  1  TOKEN ********\r\n\r\n2 lines read.\r\n\r\n\r\n* the race needs two laps or more\r\n\
             \x20 for its backmarkers (ruling 49)\r\n\r\n* a second note\r\n";
         crate::mail::transport::deliver(&mailbox, receipt.as_bytes()).unwrap();
         let e = create_refused(&mailbox, "g").to_string();

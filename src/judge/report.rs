@@ -240,7 +240,9 @@ pub fn report_in(game: &Game, first: u32, recipient: Option<u8>, lang: Lang, boa
         summary,
         over: game.now.over,
         seed: game.now.revealed.map(hex::encode),
-        verify: format!("steward verify {} (or python3 tools/verify_game.py games/{})", game.setup.id, game.setup.id),
+        // What a player holds: their own mails (the seed is in this one), not the server's
+        // files (issue 48); docs/dice.md, section 5.
+        verify: "steward verify --mail <your mailbox folder or mbox file>".into(),
         moves: shown.iter().filter(|t| t.kind == crate::store::files::Kind::Move).count(),
         ..Report::default()
     };

@@ -254,7 +254,11 @@ impl OrderError {
                         order.example(lang)
                     )
                 } else {
-                    format!("{o} takes {min} to {max}, not '{got}': {write} {}", order.example(lang))
+                    format!(
+                        "{o} takes {} from {min} to {max}, not '{got}': {write} {}",
+                        what.name(lang),
+                        order.example(lang)
+                    )
                 }
             }
             OrderError::Unexpected { order, got } => {

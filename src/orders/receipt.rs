@@ -35,8 +35,10 @@ pub fn receipt(parsed: &Parsed, lang: Lang) -> String {
     let errors = parsed.errors().count();
     let n = parsed.lines.len();
     let summary = match (errors, fr) {
-        (0, false) => format!("{n} line{} read, no error.", plural(n)),
-        (0, true) => format!("{n} ligne{} lue{}, aucune erreur.", plural(n), plural(n)),
+        // Read, not yet applied: what became of the orders follows (issue 48: a refused order
+        // was acknowledged "no error" just above its refusal).
+        (0, false) => format!("{n} line{} read.", plural(n)),
+        (0, true) => format!("{n} ligne{} lue{}.", plural(n), plural(n)),
         (e, false) => format!(
             "{e} error{}: nothing was applied. Correct the lines marked ERROR and send all your orders again.",
             plural(e)

@@ -74,12 +74,12 @@ impl ReportMode {
             (ReportMode::All, Lang::En) => "a report after every move of every car",
             (ReportMode::None, Lang::En) => "no report but the replies to your own mails",
             (ReportMode::Mine, Lang::Fr) => {
-                "un rapport quand c'est a vous de jouer, au depart, a l'arrivee et quand votre voiture est touchee ; chacun raconte tout depuis votre courrier precedent"
+                "un rapport quand c'est à vous de jouer, au départ, à l'arrivée et quand votre voiture est touchée ; chacun raconte tout depuis votre courrier précédent"
             }
             (ReportMode::Round, Lang::Fr) => {
-                "un resume par tour de jeu, plus vos propres demandes, le depart et l'arrivee"
+                "un résumé par tour de jeu, plus vos propres demandes, le départ et l'arrivée"
             }
-            (ReportMode::All, Lang::Fr) => "un rapport apres chaque coup de chaque voiture",
+            (ReportMode::All, Lang::Fr) => "un rapport après chaque coup de chaque voiture",
             (ReportMode::None, Lang::Fr) => "aucun rapport, sauf les reponses a vos propres messages",
         }
     }

@@ -135,6 +135,13 @@ impl Store {
         let (name, text) = track_text(&req.track)?;
         let t = track::load::from_toml(&text, None)?;
         let max_cars = req.max_cars.unwrap_or(t.grid.len().min(u8::MAX as usize) as u8);
+        if usize::from(max_cars) > t.grid.len() {
+            return Err(StoreError::BadSetting(format!(
+                "CARS {max_cars}: the grid of {} holds {} cars",
+                t.title,
+                t.grid.len()
+            )));
+        }
         let setup = SetupRecord {
             id: req.id.clone(),
             track: name,

@@ -231,7 +231,7 @@ pub(crate) fn turn_summary(t: &TurnFile, out: &mut String) {
         let _ = writeln!(out, "  roll {:<22} {:<10} face {:>2} = {}", r.label, r.die, r.face, r.value);
     }
     for e in &t.events {
-        let _ = writeln!(out, "  {} ({})", e.text, e.article);
+        let _ = writeln!(out, "  {} ({})", shown(&e.text), e.article);
     }
     if let Some(seed) = &t.seed {
         let _ = writeln!(out, "  the seed is revealed: {seed}");
@@ -391,5 +391,29 @@ pub(crate) fn option_text(lang: Lang, text: &str) -> String {
     match lang {
         Lang::En => crate::words::plurals::plurals(text),
         Lang::Fr => crate::words::french::option(text),
+    }
+}
+
+/// An event's text as a report shows it: the record's words (a replay compares them byte for
+/// byte), but a gear kept, which the record writes as a shift to the same gear, reads `car 3
+/// stays in gear 4` (issue 48).
+pub(crate) fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    let kept = text.strip_prefix("car ").and_then(|r| r.split_once(" shifts from gear ")).and_then(|(car, r)| {
+        let (from, to) = r.split_once(" to ")?;
+        (from == to && car.bytes().all(|b| b.is_ascii_digit())).then(|| format!("car {car} stays in gear {to}"))
+    });
+    match kept {
+        Some(k) => k.into(),
+        None => text.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_gear_kept_reads_as_kept() {
+        assert_eq!(super::shown("car 3 shifts from gear 4 to 4"), "car 3 stays in gear 4");
+        assert_eq!(super::shown("car 3 shifts from gear 4 to 5"), "car 3 shifts from gear 4 to 5");
+        assert_eq!(super::shown("car 12 shifts from gear 2 to 2"), "car 12 stays in gear 2");
     }
 }

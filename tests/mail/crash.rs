@@ -185,7 +185,7 @@ fn killing_the_daemon_at_random_points_loses_and_doubles_nothing() {
             for f in std::fs::read_dir(mbox.join(sub)).unwrap() {
                 let m = Incoming::parse(&std::fs::read(f.unwrap().path()).unwrap()).unwrap();
                 receipts += m.full_body.matches("Receipt for your message").count()
-                    + m.full_body.matches("Accuse de reception de votre message").count();
+                    + m.full_body.matches("Accusé de réception de votre message").count();
                 assert!(
                     ids.insert(m.message_id.clone()),
                     "{} twice in {}",

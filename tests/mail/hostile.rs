@@ -315,6 +315,9 @@ fn track_takes_a_shipped_name_or_a_file_of_the_tracks_folder() {
     for (g, t) in [("shipped", "sprint"), ("club", "club"), ("clubfile", "club.toml")] {
         deliver(&inbox, &mail(MOD, g, &create(g, t))).unwrap();
     }
+    // More cars than the track's grid holds (issue 48: the limit is the grid's, not 99's).
+    deliver(&inbox, &mail(MOD, "crowded", &format!("TOKEN {MOD_TOKEN}\nCREATE crowded TRACK sprint LAPS 1 CARS 40")))
+        .unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_steward"))
         .current_dir(&root)
         .args(["serve", "--once", "--config", "steward.toml"])
@@ -331,6 +334,13 @@ fn track_takes_a_shipped_name_or_a_file_of_the_tracks_folder() {
     let mut ib = MaildirInbox::open(root.join("mail").join(MOD)).unwrap();
     let replies: String = ib.fetch(100).unwrap().iter().map(|m| Incoming::parse(&m.raw).unwrap().full_body).collect();
     assert!(replies.contains("there is no track `outside.toml`"), "{replies}");
+    // A refused order is never acknowledged as without error: the receipt says it was read,
+    // then that nothing was applied and why.
+    let replies = replies.replace("\r\n", "\n");
+    assert!(!replies.contains("no error"), "{replies}");
+    assert!(replies.contains("2 lines read.\n\nNothing of this mail was applied:\n\n* there is no track"), "{replies}");
+    assert!(store.load("crowded", None).is_err(), "40 cars on sprint");
+    assert!(replies.contains("CARS 40: the grid of Sprint"), "{replies}");
 }
 
 /// A damaged game is the system's failure, not the order's: the player is not told that their

@@ -273,18 +273,21 @@ fn requests_and_moderator_commands() {
 #[test]
 fn errors_say_what_to_write() {
     let cases: &[(&str, &str)] = &[
-        ("GEAR 9", "GEAR takes 1 to 6, not '9': write GEAR 4"),
-        ("GEAR four", "GEAR takes 1 to 6, not 'four': write GEAR 4"),
+        ("GEAR 9", "GEAR takes a gear from 1 to 6, not '9': write GEAR 4"),
+        ("GEAR four", "GEAR takes a gear from 1 to 6, not 'four': write GEAR 4"),
         ("GEAR", "GEAR needs a gear: write GEAR 4"),
         ("GEAR 4 please", "GEAR does not take 'please': write GEAR 4"),
         ("GEER 4", "'GEER' is not an order; did you mean GEAR? write GEAR 4"),
         ("TYRES slicks", "TYRES: 'slicks' is not a tyre type (HARD, SOFT or RAIN): write TYRES soft WET rain"),
-        ("CAR 0", "CAR takes 1 to 99, not '0': write CAR 3"),
+        ("CAR 0", "CAR takes a car number from 1 to 99, not '0': write CAR 3"),
         ("GAME mon/aco", "GAME: 'mon/aco' is not a game name: write GAME monaco-1"),
         ("SETUP tyres=6", "SETUP needs all six parts (5-0-1), missing brakes, gas, body, engine, handling"),
         ("SETUP tyres=6 wings=2", "SETUP: 'wings' is not a part (tyres, brakes, gas, body, engine, handling)"),
         ("SETUP tyres=6 tyres=2", "tyres is given twice"),
-        ("SETUP tyres=6 brakes=4 gas=3 body=3 engine=3 handling=0", "SETUP takes 1 to 22, not '0'"),
+        (
+            "SETUP tyres=6 brakes=4 gas=3 body=3 engine=3 handling=0",
+            "SETUP takes a number of points from 1 to 22, not '0'",
+        ),
         ("SETUP tyres=10 brakes=4 gas=3 body=3 engine=3 handling=1", "the car carries 24 points"),
         ("SETUP tyres=5 brakes=4 gas=3 body=3 engine=3 handling=1", "the car carries 19 points"),
         ("PIT QUICK REPAIR brakes 2", "a quick stop only changes tyres (19-3-1): write PIT LONG REPAIR brakes 2"),
@@ -294,7 +297,7 @@ fn errors_say_what_to_write() {
         ("POLICY SAFEST ELSE", "POLICY needs a rule"),
         ("POLICY NONE ELSE SAFEST", "NONE clears the policy and stands alone: write POLICY NONE"),
         ("LANG de", "LANG: 'de' is not a language (en, fr): write LANG fr"),
-        ("HISTORY 0", "HISTORY takes 1 to 100"),
+        ("HISTORY 0", "HISTORY takes a count from 1 to 100"),
         ("BOARD now", "BOARD does not take 'now': write BOARD"),
         ("CREATE g LAPS 3", "CREATE needs a track: write CREATE monaco-1 TRACK monaco LAPS 3"),
         ("CREATE g TRACK monaco", "CREATE needs a number of laps"),
@@ -304,7 +307,7 @@ fn errors_say_what_to_write() {
         ("JOIN", "JOIN needs a game name"),
         ("JOIN g COLOUR red", "JOIN does not take 'COLOUR'"),
         ("JOIN g PHRASE", "JOIN needs some words"),
-        ("DEADLINE soon", "DEADLINE takes 1 to 1440, not 'soon'"),
+        ("DEADLINE soon", "DEADLINE takes a number of hours from 1 to 1440, not 'soon'"),
         ("END now", "END does not take 'now'"),
     ];
     for (text, want) in cases {
@@ -367,16 +370,13 @@ fn prose_before_and_after_is_skipped_but_not_between_orders() {
 fn receipts_mark_errors_on_their_line() {
     let p = parse("GAME monaco-1\nGEAR 9\nCHOOSE B");
     let en = receipt(&p, Lang::En);
-    let want = "Orders read:\n   1  GAME monaco-1\n   2  GEAR 9\n      ERROR: GEAR takes 1 to 6, not '9': write GEAR 4\n   3  CHOOSE B\n\n1 error: nothing was applied. Correct the lines marked ERROR and send all your\norders again.\n";
+    let want = "Orders read:\n   1  GAME monaco-1\n   2  GEAR 9\n      ERROR: GEAR takes a gear from 1 to 6, not '9': write GEAR 4\n   3  CHOOSE B\n\n1 error: nothing was applied. Correct the lines marked ERROR and send all your\norders again.\n";
     assert_eq!(en, want);
     let fr = receipt(&parse("VITESSE 4\nCHOIX"), Lang::Fr);
     assert!(fr.starts_with("Ordres lus :\n   1  VITESSE 4\n   2  CHOIX\n      ERREUR : CHOIX attend"), "{fr}");
     assert!(fr.contains("1 erreur : rien n'a été appliqué."), "{fr}");
     let ok = receipt(&parse("Bonjour\nVITESSE 4"), Lang::Fr);
-    assert!(
-        ok.contains("1 ligne lue, aucune erreur.") && ok.contains("(1 ligne de texte ignorée : 1 \"Bonjour\".)"),
-        "{ok}"
-    );
+    assert!(ok.contains("1 ligne lue.") && ok.contains("(1 ligne de texte ignorée : 1 \"Bonjour\".)"), "{ok}");
     assert!(receipt(&parse("hello"), Lang::En).starts_with("No order found"));
     let long = format!("JOIN g PHRASE {}", "très longue phrase ".repeat(10));
     for r in

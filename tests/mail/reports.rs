@@ -142,7 +142,7 @@ fn a_mode_is_kept_only_from_a_mail_that_proves_its_sender() {
     w.send(&player(2), &format!("PARTIE sg\nVOITURE 2\nJETON {}\nLANGUE fr\nCOURRIER AUCUN", tokens[1]));
     let r = w.read(&player(2));
     let reply = r.iter().find(|m| m.reply).expect("a reply");
-    assert!(reply.body.contains("COURRIER AUCUN garde pour la voiture 2"), "{}", reply.body);
+    assert!(reply.body.contains("COURRIER AUCUN gardé pour la voiture 2"), "{}", reply.body);
     // An unknown mode: refused with the words to write.
     w.send(&player(1), &format!("GAME sg\nCAR 1\nTOKEN {}\nREPORTS sometimes", tokens[0]));
     let reply = w.read(&player(1)).into_iter().find(|m| m.reply).expect("a reply");

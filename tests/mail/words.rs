@@ -9,7 +9,6 @@ use steward::words::Lang;
 use steward::words::catalogue::{Entry, entries};
 
 use super::{mails_of, scratch};
-use crate::support::steward;
 
 /// The literal runs of an English sentence worth looking for in a French mail: the text between
 /// its `{...}` values, at least 12 characters and two words long (shorter runs, `Turn ` or
@@ -91,6 +90,26 @@ fn english_in(root: &std::path::Path, addresses: &[String]) -> Vec<(String, Stri
     found
 }
 
+fn orphan_possessives_in(l: &str) -> bool {
+    l.match_indices("'s ")
+        .any(|(i, _)| l[..i].chars().next_back().is_none_or(|c| c.is_whitespace() || matches!(c, ':' | ';' | '(')))
+}
+
+/// Lines where a possessive lost its name (`Turn 6-7 car 1 (gear 1): 's timed lap`, issue 48).
+fn orphan_possessives(root: &std::path::Path, addresses: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in addresses {
+        for m in mails_of(root, a) {
+            for l in m.full_body.lines() {
+                if orphan_possessives_in(l) {
+                    out.push(l.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
 fn race(name: &str, langs: DemoLangs) -> (std::path::PathBuf, steward::demo::DemoResult) {
     let dir = scratch(name);
     let spec = DemoSpec {
@@ -131,6 +150,13 @@ fn a_mixed_race_mails_each_player_in_their_own_language() {
     let en_addresses: Vec<String> = en.iter().map(|p| p.address.clone()).collect();
     let english_found = english_in(&dir, &en_addresses);
     assert!(english_found.len() > 100, "the English mails hold the catalogue's sentences: {}", english_found.len());
+    // Qualifying and the race in condensed lines read as sentences in both languages.
+    let everyone: Vec<String> = r.players.iter().map(|p| p.address.clone()).collect();
+    let orphans = orphan_possessives(&dir, &everyone);
+    assert!(orphans.is_empty(), "{:?}", &orphans[..orphans.len().min(5)]);
+    let condensed: String = mails_of(&dir, &en_addresses[0]).iter().map(|m| m.full_body.clone()).collect();
+    assert!(condensed.contains("): timed lap: gear "), "the condensed lines of qualifying are read");
+    assert!(orphan_possessives_in("Turn 6-7 car 1 (gear 1): 's timed lap"), "the check sees an orphan");
     for p in en {
         let all: String = mails_of(&dir, &p.address).iter().map(|m| m.full_body.clone()).collect();
         assert!(all.contains("FINISH LINE") && all.contains("The race is over"), "{} reads English", p.address);

@@ -86,7 +86,7 @@ impl Daemon {
                             "PIT: no option of car {car}'s roll ends at its box (19-2): send CHOOSE with an option."
                         ),
                         &format!(
-                            "STAND : aucune option du jet de la voiture {car} n'arrive a son stand (19-2) : envoyez CHOIX avec une option."
+                            "STAND : aucune option du jet de la voiture {car} n'arrive à son stand (19-2) : envoyez CHOIX avec une option."
                         ),
                     ).into());
                 };
@@ -114,7 +114,7 @@ impl Daemon {
                     None => tr(
                         lang,
                         &format!("Car {car} has no standing order: you are asked after every roll."),
-                        &format!("La voiture {car} n'a plus de consigne : on vous demande apres chaque jet."),
+                        &format!("La voiture {car} n'a plus de consigne : on vous demande après chaque jet."),
                     ),
                 });
                 job.applied = true;
@@ -133,7 +133,7 @@ impl Daemon {
                     return Err(tr(
                         lang,
                         &format!("LAP gives the instructions for car {car}'s timed lap, in a game whose grid is made by qualifying, before its lap is over."),
-                        &format!("CHRONO donne les consignes du tour chronometre de la voiture {car}, dans une partie a grille par essais, avant la fin de son tour."),
+                        &format!("CHRONO donne les consignes du tour chronométré de la voiture {car}, dans une partie a grille par essais, avant la fin de son tour."),
                     )
                     .into());
                 }
@@ -144,12 +144,12 @@ impl Daemon {
                     Some(_) => tr(
                         lang,
                         &format!("LAP {} kept: steward drives car {car}'s timed lap, each gear as its lap driver picks it, each choice by these instructions (ASK, or nothing fits: you are asked).", p.en()),
-                        &format!("CHRONO {} garde : steward conduit le tour chronometre de la voiture {car}, chaque vitesse comme son pilote de tour la choisit, chaque choix selon ces consignes (DEMANDER, ou rien ne convient : on vous demande).", p.fr()),
+                        &format!("CHRONO {} gardé : steward conduit le tour chronométré de la voiture {car}, chaque vitesse comme son pilote de tour la choisit, chaque choix selon ces consignes (DEMANDER, ou rien ne convient : on vous demande).", p.fr()),
                     ),
                     None => tr(
                         lang,
                         &format!("Car {car} has no LAP instructions any more: you drive its timed lap by mail."),
-                        &format!("La voiture {car} n'a plus de consignes CHRONO : vous conduisez son tour chronometre par courrier."),
+                        &format!("La voiture {car} n'a plus de consignes CHRONO : vous conduisez son tour chronométré par courrier."),
                     ),
                 });
                 job.applied = true;
@@ -179,7 +179,7 @@ impl Daemon {
                     return Err(tr(
                         lang,
                         "DRIVE gives the instructions for a move of the race, once it has started (a timed lap is driven with GEAR and CHOOSE, or a POLICY).",
-                        "PILOTER donne les consignes d'un coup de la course, une fois celle-ci demarree (un tour chronometre se conduit avec VITESSE et CHOIX, ou une CONSIGNE).",
+                        "PILOTER donne les consignes d'un coup de la course, une fois celle-ci demarree (un tour chronométré se conduit avec VITESSE et CHOIX, ou une CONSIGNE).",
                     )
                     .into());
                 }
@@ -303,8 +303,8 @@ impl Daemon {
                 first.turn
             ),
             &format!(
-                "En retard : le delai de la voiture {car} a expire le {due}{} ; le bot a joue un coup par defaut pour elle au tour {} : {played}. Rien de ce message n'a ete applique : envoyez PLATEAU pour la partie telle qu'elle est.",
-                arrived.as_ref().map(|a| format!(" et votre message est arrive le {a}")).unwrap_or_default(),
+                "En retard : le délai de la voiture {car} a expiré le {due}{} ; le bot a joué un coup par défaut pour elle au tour {} : {played}. Rien de ce message n'a été appliqué : envoyez PLATEAU pour la partie telle qu'elle est.",
+                arrived.as_ref().map(|a| format!(" et votre message est arrivé le {a}")).unwrap_or_default(),
                 first.turn
             ),
         ))
@@ -372,7 +372,7 @@ impl Daemon {
                     "Stale order: it answers turn {n}, but the roll awaiting a choice was made at turn {offered}. Send BOARD for the options."
                 ),
                 &format!(
-                    "Ordre perime : il repond au tour {n}, mais le jet qui attend un choix date du tour {offered}. Envoyez PLATEAU."
+                    "Ordre périmé : il répond au tour {n}, mais le jet qui attend un choix date du tour {offered}. Envoyez PLATEAU."
                 ),
             ));
         }
@@ -400,13 +400,13 @@ pub(super) fn pit_record(p: &PitPlan) -> PitRecord {
 fn reroll_refusal(lang: Lang, e: &StoreError) -> String {
     let fr = match e {
         StoreError::AlreadyRerolled { car, roll, labels } => format!(
-            "La voiture {car} a deja relance ce coup : le second resultat, {roll}, est definitif et ne peut pas etre relance (002 Expending Driver Points) ; choisissez parmi {labels}."
+            "La voiture {car} a déjà relancé ce coup : le second résultat, {roll}, est définitif et ne peut pas être relancé (002 Expending Driver Points) ; choisissez parmi {labels}."
         ),
         StoreError::NoDriverPoints { car, labels } => format!(
             "Le pilote de la voiture {car} n'a plus de points pilote a depenser (002 Expending Driver Points) ; choisissez parmi {labels}."
         ),
         StoreError::NotRerollable { car, labels } => format!(
-            "Le deplacement de la voiture {car} vient du de noir de son depart (super depart, 9-2-1), pas du de de vitesse : seul le de de vitesse se relance (decision 45) ; choisissez parmi {labels}."
+            "Le déplacement de la voiture {car} vient du dé noir de son départ (super départ, 9-2-1), pas du dé de vitesse : seul le dé de vitesse se relance (décision 45) ; choisissez parmi {labels}."
         ),
         _ => return e.to_string(),
     };

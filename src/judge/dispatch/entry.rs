@@ -55,7 +55,7 @@ impl Daemon {
                             return Err(tr(
                                 lang,
                                 &format!("This is not the confirmation code steward mailed to {}: send your JOIN without CONFIRM to get it again.", job.sender),
-                                &format!("Ce n'est pas le code de confirmation envoye par steward a {} : envoyez votre REJOINDRE sans CONFIRMER pour le recevoir a nouveau.", job.sender),
+                                &format!("Ce n'est pas le code de confirmation envoyé par steward à {} : envoyez votre REJOINDRE sans CONFIRMER pour le recevoir à nouveau.", job.sender),
                             )
                             .into());
                         }
@@ -223,7 +223,7 @@ impl Daemon {
         );
         let text = if fr {
             format!(
-                "Quelqu'un a demande une voiture dans la partie {game} au nom de cette adresse ({}).\n\nSi c'est vous, renvoyez votre message d'inscription (avec ses lignes CONFIG, PNEUS, BOXES, LANGUE...) avec CONFIRMER {code} apres le nom de la partie sur la ligne REJOINDRE :\n\n    {line}\n\nSi vous n'avez rien demande, ignorez ce message : rien ne change.\n",
+                "Quelqu'un a demandé une voiture dans la partie {game} au nom de cette adresse ({}).\n\nSi c'est vous, renvoyez votre message d'inscription (avec ses lignes CONFIG, PNEUS, BOXES, LANGUE...) avec CONFIRMER {code} après le nom de la partie sur la ligne REJOINDRE :\n\n    {line}\n\nSi vous n'avez rien demande, ignorez ce message : rien ne change.\n",
                 job.sender
             )
         } else {
@@ -235,7 +235,7 @@ impl Daemon {
         if msg.reply_address().eq_ignore_ascii_case(&job.sender) {
             // The receipt goes to the From address itself: it carries the code.
             job.notes.push(if fr {
-                format!("Rien n'est encore inscrit : cette adresse doit confirmer. Renvoyez ce message avec CONFIRMER {code} apres le nom de la partie sur la ligne REJOINDRE :\n    {line}\n  (Si vous n'avez rien demande, ignorez ce message : rien ne change.)")
+                format!("Rien n'est encore inscrit : cette adresse doit confirmer. Renvoyez ce message avec CONFIRMER {code} après le nom de la partie sur la ligne REJOINDRE :\n    {line}\n  (Si vous n'avez rien demande, ignorez ce message : rien ne change.)")
             } else {
                 format!("Nothing is joined yet: this address must confirm. Send this mail again with CONFIRM {code} after the game's name on the JOIN line:\n    {line}\n  (If you did not ask, ignore this mail: nothing changes.)")
             });
@@ -247,7 +247,7 @@ impl Daemon {
         job.notes.push(tr(
             job.lang,
             &format!("Nothing is joined yet: a confirmation code was mailed to {} (the From address, never a Reply-To). Send the JOIN again with CONFIRM <code> to take the car.", job.sender),
-            &format!("Rien n'est encore inscrit : un code de confirmation a ete envoye a {} (l'adresse From, jamais un Reply-To). Renvoyez le REJOINDRE avec CONFIRMER <code> pour prendre la voiture.", job.sender),
+            &format!("Rien n'est encore inscrit : un code de confirmation a été envoyé à {} (l'adresse From, jamais un Reply-To). Renvoyez le REJOINDRE avec CONFIRMER <code> pour prendre la voiture.", job.sender),
         ));
     }
 }

@@ -157,7 +157,7 @@ impl Daemon {
                 } else {
                     (
                         "The game is closed to observers: they get no more reports.",
-                        "La partie est fermee aux observateurs : ils ne recoivent plus les rapports.",
+                        "La partie est fermée aux observateurs : ils ne reçoivent plus les rapports.",
                     )
                 };
                 job.announce.push((game.clone(), en.to_string()));
@@ -315,7 +315,7 @@ impl Daemon {
             return Err(tr(
                 lang,
                 &format!("You drive in game {game}: you get its reports already."),
-                &format!("Vous courez dans la partie {game} : vous en recevez deja les rapports."),
+                &format!("Vous courez dans la partie {game} : vous en recevez déjà les rapports."),
             )
             .into());
         }
@@ -324,7 +324,7 @@ impl Daemon {
             return Err(tr(
                 lang,
                 &format!("Game {game} is closed to observers (its moderator decided so)."),
-                &format!("La partie {game} est fermee aux observateurs (decision de son moderateur)."),
+                &format!("La partie {game} est fermée aux observateurs (décision de son modérateur)."),
             )
             .into());
         }
@@ -572,7 +572,7 @@ impl Daemon {
             job.notes.push(tr(
                 lang,
                 &format!("To retire car {car} from game {game} (out of the race for good, classified as did not finish), send RETIRE CONFIRM {want} with your GAME, CAR and TOKEN lines."),
-                &format!("Pour faire abandonner la voiture {car} dans la partie {game} (hors course pour de bon, classee non partante a l'arrivee), envoyez ABANDON CONFIRMER {want} avec vos lignes PARTIE, VOITURE et JETON."),
+                &format!("Pour faire abandonner la voiture {car} dans la partie {game} (hors course pour de bon, classee non partante a l'arrivée), envoyez ABANDON CONFIRMER {want} avec vos lignes PARTIE, VOITURE et JETON."),
             ));
             return Ok(None);
         };

@@ -158,13 +158,13 @@ impl Daemon {
                 job.notes.push(tr(
                     job.lang,
                     &format!("TIMEZONE {zone} kept: your deadlines are written in that time zone, with UTC beside it."),
-                    &format!("FUSEAU {zone} garde : vos delais sont ecrits dans ce fuseau, avec l'heure UTC a cote."),
+                    &format!("FUSEAU {zone} gardé : vos délais sont écrits dans ce fuseau, avec l'heure UTC à côté."),
                 ));
             } else {
                 job.notes.push(tr(
                     job.lang,
                     "TIMEZONE was not kept: send it with your GAME, CAR and TOKEN lines (or with your JOIN, from an address new to steward).",
-                    "FUSEAU n'a pas ete garde : envoyez-le avec vos lignes PARTIE, VOITURE et JETON (ou avec votre REJOINDRE, d'une adresse nouvelle pour steward).",
+                    "FUSEAU n'a pas été gardé : envoyez-le avec vos lignes PARTIE, VOITURE et JETON (ou avec votre REJOINDRE, d'une adresse nouvelle pour steward).",
                 ));
             }
         }
@@ -184,7 +184,7 @@ impl Daemon {
                 job.notes.push(tr(
                     job.lang,
                     "LANG changed this reply only: this address already plays with steward, and a JOIN alone does not change its language. Send LANG with your GAME, CAR and TOKEN lines.",
-                    "LANGUE vaut pour cette reponse seulement : cette adresse joue deja avec steward, et un REJOINDRE seul ne change pas sa langue. Envoyez LANGUE avec vos lignes PARTIE, VOITURE et JETON.",
+                    "LANGUE vaut pour cette réponse seulement : cette adresse joue déjà avec steward, et un REJOINDRE seul ne change pas sa langue. Envoyez LANGUE avec vos lignes PARTIE, VOITURE et JETON.",
                 ));
             } else if self.signed_on(job, &head) {
                 self.standing.set_lang(&job.sender, l.code()).map_err(io("writing a language"))?;
@@ -192,7 +192,7 @@ impl Daemon {
                 job.notes.push(tr(
                     job.lang,
                     "LANG changed this reply only: to keep it, send it with your GAME, CAR and TOKEN lines (or with your JOIN).",
-                    "LANGUE vaut pour cette reponse seulement : pour la garder, envoyez-la avec vos lignes PARTIE, VOITURE et JETON (ou avec votre REJOINDRE).",
+                    "LANGUE vaut pour cette réponse seulement : pour la garder, envoyez-la avec vos lignes PARTIE, VOITURE et JETON (ou avec votre REJOINDRE).",
                 ));
             }
         }
@@ -215,7 +215,7 @@ impl Daemon {
             job.notes.push(tr(
                 job.lang,
                 "REPORTS was not kept: send it with your GAME, CAR and TOKEN lines (or with your JOIN).",
-                "COURRIER n'a pas ete garde : envoyez-le avec vos lignes PARTIE, VOITURE et JETON (ou avec votre REJOINDRE).",
+                "COURRIER n'a pas été gardé : envoyez-le avec vos lignes PARTIE, VOITURE et JETON (ou avec votre REJOINDRE).",
             ));
             return Ok(());
         };
@@ -227,7 +227,7 @@ impl Daemon {
         job.notes.push(tr(
             job.lang,
             &format!("REPORTS {word} kept for car {car} in game {game}: {what}."),
-            &format!("COURRIER {word} garde pour la voiture {car} dans la partie {game} : {what}."),
+            &format!("COURRIER {word} gardé pour la voiture {car} dans la partie {game} : {what}."),
         ));
         job.applied = true;
         Ok(())
@@ -287,7 +287,7 @@ impl Daemon {
             job.notes.push(tr(
                 job.lang,
                 &format!("This mail has {} orders; one mail may give at most {MAX_ORDERS}. Nothing was applied.", actions.len()),
-                &format!("Ce message contient {} ordres ; un message peut en donner au plus {MAX_ORDERS}. Rien n'a ete applique.", actions.len()),
+                &format!("Ce message contient {} ordres ; un message peut en donner au plus {MAX_ORDERS}. Rien n'a été appliqué.", actions.len()),
             ));
             return Ok(());
         }
@@ -299,7 +299,7 @@ impl Daemon {
             job.notes.push(tr(
                 job.lang,
                 "Only a moderator may give CREATE, START, PAUSE, RESUME, DEADLINE, REPLACE, FORCE, REVEAL, ROLLBACK, OBSERVERS or a LEAGUE edit, from the moderator's address with the moderator's TOKEN (a league race's referee: all but CREATE and LEAGUE, with their own CAR and TOKEN). Nothing was applied.",
-                "Seul un moderateur peut donner CREER, DEMARRER, PAUSE, REPRENDRE, DELAI, REMPLACER, FORCER, REVELER, REVENIR, OBSERVATEURS ou une modification de LIGUE, depuis son adresse avec son JETON (l'arbitre d'une course de ligue : tout sauf CREER et LIGUE, avec sa VOITURE et son JETON). Rien n'a ete applique.",
+                "Seul un modérateur peut donner CREER, DEMARRER, PAUSE, REPRENDRE, DELAI, REMPLACER, FORCER, REVELER, REVENIR, OBSERVATEURS ou une modification de LIGUE, depuis son adresse avec son JETON (l'arbitre d'une course de ligue : tout sauf CREER et LIGUE, avec sa VOITURE et son JETON). Rien n'a été appliqué.",
             ));
             return Ok(());
         }
@@ -393,7 +393,7 @@ impl Daemon {
             return Err(tr(
                 job.lang,
                 "This order needs CAR <n> and TOKEN <your token> lines (the token came with your JOIN).",
-                "Cet ordre demande les lignes VOITURE <n> et JETON <votre jeton> (recu a l'inscription).",
+                "Cet ordre demande les lignes VOITURE <n> et JETON <votre jeton> (reçu à l'inscription).",
             ));
         };
         let Some((_, p)) = g.player(car) else {
@@ -403,7 +403,7 @@ impl Daemon {
             return Err(tr(
                 job.lang,
                 &format!("The token is not car {car}'s: nothing was applied."),
-                &format!("Ce jeton n'est pas celui de la voiture {car} : rien n'a ete applique."),
+                &format!("Ce jeton n'est pas celui de la voiture {car} : rien n'a été appliqué."),
             ));
         }
         Self::copy_to_owner(job, g, car, false);
@@ -493,7 +493,7 @@ impl Daemon {
                 Err(tr(
                     lang,
                     "SETUP, TYRES and BOXES go in the same message as your JOIN.",
-                    "CONFIG, PNEUS et BOXES vont dans le meme message que votre REJOINDRE.",
+                    "CONFIG, PNEUS et BOXES vont dans le même message que votre REJOINDRE.",
                 )
                 .into())
             }

@@ -51,7 +51,7 @@ impl Daemon {
                         "This mail was sent to the reply address `{what}`, which steward did not make (altered, or from another steward): it does not stand for a car. Reply to your latest report, or write GAME, CAR, TOKEN and TURN lines."
                     ),
                     &format!(
-                        "Ce message a ete envoye a l'adresse de reponse `{what}`, qui n'est pas de steward (modifiee, ou d'un autre steward) : elle ne vaut pour aucune voiture. Repondez a votre dernier rapport, ou ecrivez les lignes PARTIE, VOITURE, JETON et TOUR."
+                        "Ce message a été envoyé à l'adresse de réponse `{what}`, qui n'est pas de steward (modifiée, ou d'un autre steward) : elle ne vaut pour aucune voiture. Répondez à votre dernier rapport, ou écrivez les lignes PARTIE, VOITURE, JETON et TOUR."
                     ),
                 ));
                 Ok(())
@@ -69,7 +69,7 @@ impl Daemon {
                             t.car, t.turn, t.game
                         ),
                         &format!(
-                            "Ce message repond a la demande du tour {} a la voiture {} de la partie {} (l'adresse a laquelle il a ete envoye), mais ses lignes PARTIE, VOITURE ou TOUR disent autre chose. Rien n'a ete applique : repondez avec la reponse seule, ou ecrivez a l'adresse simple.",
+                            "Ce message répond à la demande du tour {} à la voiture {} de la partie {} (l'adresse à laquelle il a été envoyé), mais ses lignes PARTIE, VOITURE ou TOUR disent autre chose. Rien n'a été appliqué : répondez avec la réponse seule, ou écrivez à l'adresse simple.",
                             t.turn, t.car, t.game
                         ),
                     ));
@@ -96,7 +96,7 @@ impl Daemon {
                     return Err(tr(
                         lang,
                         "A reply address answers its prompt only (GEAR, CHOOSE, PIT, REROLL): every other order (POLICY, RETIRE, ABSENT, WATCH, JOIN, LANG...) needs your TOKEN line. Nothing was applied.",
-                        "Une adresse de reponse sert a repondre a sa demande seulement (VITESSE, CHOIX, STAND, RELANCER) : tout autre ordre (CONSIGNE, ABANDON, ABSENT, SUIVRE, REJOINDRE, LANGUE...) demande votre ligne JETON. Rien n'a ete applique.",
+                        "Une adresse de réponse sert à répondre à sa demande seulement (VITESSE, CHOIX, STAND, RELANCER) : tout autre ordre (CONSIGNE, ABANDON, ABSENT, SUIVRE, REJOINDRE, LANGUE...) demande votre ligne JETON. Rien n'a été appliqué.",
                     ));
                 }
                 head.game = Some(t.game);
@@ -127,7 +127,7 @@ impl Daemon {
                     t.turn
                 ),
                 &format!(
-                    "Ordre perime : cette adresse de reponse repond a la demande du tour {turn} a la voiture {car}, deja repondue au tour {}. Rien n'a ete applique : repondez a votre dernier rapport, ou ecrivez les lignes VOITURE et JETON.",
+                    "Ordre périmé : cette adresse de réponse répond à la demande du tour {turn} à la voiture {car}, déjà répondue au tour {}. Rien n'a été appliqué : répondez à votre dernier rapport, ou écrivez les lignes VOITURE et JETON.",
                     t.turn
                 ),
             )),
@@ -149,7 +149,7 @@ impl Daemon {
                     t.turn
                 ),
                 &format!(
-                    "Ordre perime : cette adresse de reponse repond au tour {turn}, mais la voiture {car} a ete confiee a un autre joueur au tour {}. Rien n'a ete applique.",
+                    "Ordre périmé : cette adresse de réponse répond au tour {turn}, mais la voiture {car} a été confiée à un autre joueur au tour {}. Rien n'a été appliqué.",
                     t.turn
                 ),
             )),
