@@ -242,6 +242,7 @@ fn headless_chromium_displays_the_picture_of_a_report_mail() {
     let bytes = std::fs::read(&shot).expect("a screenshot");
     let pixmap = resvg::tiny_skia::Pixmap::decode_png(&bytes).expect("the screenshot decodes");
     let green = pixmap.pixels().iter().filter(|p| (p.red(), p.green(), p.blue()) == (0x4a, 0x7c, 0x3a)).count();
+    let _ = std::fs::remove_dir_all(&dir);
     assert!(green > pixmap.pixels().len() / 10, "the track's green fills the picture: {green} pixels");
 }
 

@@ -117,13 +117,13 @@ mod tests {
             \x20 for its backmarkers (ruling 49)\r\n\r\n* a second note\r\n";
         crate::mail::transport::deliver(&mailbox, receipt.as_bytes()).unwrap();
         let e = create_refused(&mailbox, "g").to_string();
-        let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(
             e,
             "the demo: the moderator's CREATE was refused: the race needs two laps or more for its backmarkers (ruling 49)"
         );
         // No receipt: where to look instead.
         let e = create_refused(&dir.join("none").join("moderator@demo.invalid"), "g").to_string();
+        let _ = std::fs::remove_dir_all(&dir);
         assert!(e.contains("made no game `g`") && e.contains("moderator@demo.invalid"), "{e}");
     }
 

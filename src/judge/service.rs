@@ -159,12 +159,12 @@ impl From<DaemonError> for Failure {
 }
 
 /// A store call's failure on `game`, as [`Failure`] sorts it ([`StoreError::is_system`]).
-pub(super) fn store_failure(game: &str) -> impl FnOnce(StoreError) -> Failure + '_ {
+pub(super) fn store_failure(game: &str, lang: Lang) -> impl FnOnce(StoreError) -> Failure + '_ {
     move |e| {
         if e.is_system() {
             Failure::System(DaemonError::Store { game: game.to_string(), source: e })
         } else {
-            Failure::Note(e.to_string())
+            Failure::Note(e.message(lang))
         }
     }
 }

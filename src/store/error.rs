@@ -5,6 +5,9 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
+use crate::say;
+use crate::words::Lang;
+
 use crate::engine::IllegalOrder;
 use crate::engine::explain::Refusal;
 use crate::track::TrackError;
@@ -18,10 +21,10 @@ pub enum StoreError {
     )]
     BadId(String),
     /// A game of that name exists.
-    #[error("there is already a game `{0}`")]
+    #[error("{}", self.message(Lang::En))]
     Exists(String),
     /// No such game.
-    #[error("there is no game `{id}` in {dir}")]
+    #[error("{}", self.message(Lang::En))]
     NoSuchGame {
         /// The name asked for.
         id: String,
@@ -76,34 +79,34 @@ pub enum StoreError {
     #[error("{0}")]
     BadSetting(String),
     /// Joins after the start.
-    #[error("the race has started: joins are closed")]
+    #[error("{}", self.message(Lang::En))]
     Started,
     /// Joins after the closing date.
-    #[error("joins closed at {0}")]
+    #[error("{}", self.message(Lang::En))]
     JoinsClosed(String),
     /// Orders before the start.
-    #[error("the race has not started yet: the moderator starts it with `steward start`")]
+    #[error("{}", self.message(Lang::En))]
     NotStarted,
     /// Anything after the end.
-    #[error("the race is over")]
+    #[error("{}", self.message(Lang::En))]
     Over,
     /// Moves while a moderator has paused the game.
-    #[error("the game is paused by its moderator: orders are accepted again after RESUME")]
+    #[error("{}", self.message(Lang::En))]
     Paused,
     /// A moderator action that makes no sense now.
     #[error("{0}")]
     BadModeration(String),
     /// A start with nobody.
-    #[error("nobody has joined: a race needs at least one car")]
+    #[error("{}", self.message(Lang::En))]
     NoPlayers,
     /// No seat left.
-    #[error("the race is full: {0} cars")]
+    #[error("{}", self.message(Lang::En))]
     Full(u8),
     /// A second join from one address.
-    #[error("{0} has already joined this game")]
+    #[error("{}", self.message(Lang::En))]
     AddressTaken(String),
     /// A car number in use or out of range.
-    #[error("car {car} is not available; free numbers include {free}")]
+    #[error("{}", self.message(Lang::En))]
     CarTaken {
         /// The number asked for.
         car: u8,
@@ -119,16 +122,16 @@ pub enum StoreError {
         why: String,
     },
     /// A token that does not match.
-    #[error("the token does not match {0}'s: use the token from your join confirmation")]
+    #[error("{}", self.message(Lang::En))]
     BadToken(String),
     /// No player with that address.
-    #[error("{0} has not joined this game")]
+    #[error("{}", self.message(Lang::En))]
     NotAPlayer(String),
     /// No car with that number.
-    #[error("there is no car {0} in this race")]
+    #[error("{}", self.message(Lang::En))]
     NoSuchCar(u8),
     /// Someone else's turn.
-    #[error("it is car {expected}'s turn to play, not car {got}'s (6-2)")]
+    #[error("{}", self.message(Lang::En))]
     NotYourTurn {
         /// The car awaited.
         expected: u8,
@@ -136,7 +139,7 @@ pub enum StoreError {
         got: u8,
     },
     /// A gear order while a choice is awaited.
-    #[error("car {car} has rolled {roll} and must first choose one of the options {labels}")]
+    #[error("{}", self.message(Lang::En))]
     ChoicePending {
         /// The car.
         car: u8,
@@ -146,7 +149,7 @@ pub enum StoreError {
         labels: String,
     },
     /// A choice with no roll made.
-    #[error("car {0} has no roll to choose from: send a gear first")]
+    #[error("{}", self.message(Lang::En))]
     NoChoicePending(u8),
     /// A re-roll with no gear roll awaiting the car's choice (002, ruling 45).
     #[error(
@@ -186,7 +189,7 @@ pub enum StoreError {
         labels: String,
     },
     /// An option label that is not on offer.
-    #[error("option `{got}` is not on offer; choose one of {labels} or give a destination space id")]
+    #[error("{}", self.message(Lang::En))]
     NoSuchOption {
         /// What was asked for.
         got: String,
@@ -230,13 +233,13 @@ pub enum StoreError {
     #[error("qualifying: {0}")]
     Qualifying(String),
     /// A qualifying car owes a choice before its next gear.
-    #[error("car {car} must first choose one of the options of its timed lap's roll")]
+    #[error("{}", self.message(Lang::En))]
     MustChoose {
         /// The car.
         car: u8,
     },
     /// A qualifying car has no roll to choose from.
-    #[error("car {car} has no roll to choose from in its timed lap: send a gear first")]
+    #[error("{}", self.message(Lang::En))]
     NothingToChoose {
         /// The car.
         car: u8,
@@ -285,5 +288,42 @@ impl StoreError {
     /// exhausted quota ([`crate::store::fsio::is_transient`]).
     pub fn is_transient(&self) -> bool {
         matches!(self, StoreError::Io { source, .. } if crate::store::fsio::is_transient(source))
+    }
+}
+
+impl StoreError {
+    /// The refusal as the player or moderator reads it in `lang`: the catalogue's `refusal.*`
+    /// sentence (`templates/*/messages.toml`), else the error's own words (the system's
+    /// failures, which the moderator reads in the daemon's log).
+    pub fn message(&self, lang: Lang) -> String {
+        match self {
+            StoreError::Exists(g) => say!(lang, "refusal.exists", game = g),
+            StoreError::NoSuchGame { id, dir } => say!(lang, "refusal.no_such_game", game = id, dir = dir.display()),
+            StoreError::Started => say!(lang, "refusal.started"),
+            StoreError::JoinsClosed(at) => say!(lang, "refusal.joins_closed", at = at),
+            StoreError::NotStarted => say!(lang, "refusal.not_started"),
+            StoreError::Over => say!(lang, "refusal.over"),
+            StoreError::Paused => say!(lang, "refusal.paused"),
+            StoreError::NoPlayers => say!(lang, "refusal.no_players"),
+            StoreError::Full(n) => say!(lang, "refusal.full", cars = n),
+            StoreError::AddressTaken(a) => say!(lang, "refusal.address_taken", address = a),
+            StoreError::CarTaken { car, free } => say!(lang, "refusal.car_taken", car = car, free = free),
+            StoreError::BadToken(a) => say!(lang, "refusal.bad_token", address = a),
+            StoreError::NotAPlayer(a) => say!(lang, "refusal.not_a_player", address = a),
+            StoreError::NoSuchCar(c) => say!(lang, "refusal.no_such_car", car = c),
+            StoreError::NotYourTurn { expected, got } => {
+                say!(lang, "refusal.not_your_turn", expected = expected, got = got)
+            }
+            StoreError::ChoicePending { car, roll, labels } => {
+                say!(lang, "refusal.choice_pending", car = car, roll = roll, labels = labels)
+            }
+            StoreError::NoChoicePending(c) => say!(lang, "refusal.no_choice_pending", car = c),
+            StoreError::NoSuchOption { got, labels } => {
+                say!(lang, "refusal.no_such_option", got = got, labels = labels)
+            }
+            StoreError::MustChoose { car } => say!(lang, "refusal.must_choose", car = car),
+            StoreError::NothingToChoose { car } => say!(lang, "refusal.nothing_to_choose", car = car),
+            other => other.to_string(),
+        }
     }
 }

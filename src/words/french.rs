@@ -148,10 +148,16 @@ fn line(l: &str) -> String {
     }
     // An event's line ends with its article in brackets: `(7-0-1)`, `(002 ...)`, `(ruling 51)`.
     if let Some((head, article)) = body.strip_suffix(')').and_then(|b| b.rsplit_once(" ("))
-        && (article.starts_with(|c: char| c.is_ascii_digit()) || article.starts_with("ruling "))
+        && (article.starts_with(|c: char| c.is_ascii_digit())
+            || article.starts_with("ruling ")
+            || article == "rollback")
     {
         return match phrase(head) {
-            Some(f) => format!("{indent}{mark}{f} ({article})"),
+            Some(f) => {
+                let article =
+                    article.strip_prefix("ruling ").map_or_else(|| word(article), |n| format!("décision {n}"));
+                format!("{indent}{mark}{f} ({article})")
+            }
             None => l.to_string(),
         };
     }

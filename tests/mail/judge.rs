@@ -421,3 +421,67 @@ fn list_and_watch_show_nothing_secret_and_observers_can_be_shut_out() {
     w.send(fan, "UNWATCH wa");
     assert!(w.read(fan).contains("do not watch"));
 }
+
+/// A race in French with a moderator's every action and a retirement (issue 48): the players'
+/// mails hold no English sentence of the catalogue, the announcements included.
+#[test]
+fn a_french_game_s_announcements_are_in_french() {
+    let mut w = World::new("french");
+    let g = "fg";
+    w.send(MOD, &format!("LANGUE fr\nJETON {MOD_TOKEN}\nCREER {g} CIRCUIT sprint TOURS 1 VOITURES 3 HEURES 24"));
+    let t: Vec<String> = (1..=3)
+        .map(|c| {
+            w.send(&p(c), &format!("LANGUE fr\nREJOINDRE {g} VOITURE {c}"));
+            super::token_in(&w.read(&p(c)).replace("JETON ", "TOKEN ")).expect("the welcome carries the token")
+        })
+        .collect();
+    let moderate =
+        |w: &mut World, order: &str| w.send(MOD, &format!("LANGUE fr\nPARTIE {g}\nJETON {MOD_TOKEN}\n{order}"));
+    moderate(&mut w, "DEMARRER");
+    // A refusal in French: a choice with no roll to choose from; a join once the race started.
+    let (car, _) = w.game(g).awaited().unwrap();
+    w.read(&p(car));
+    w.signed(g, car, &t, "CHOIX Z");
+    let refusal = w.read(&p(car));
+    assert!(refusal.contains("Aucun jet de la voiture"), "{refusal}");
+    w.send(&p(4), &format!("LANGUE fr\nREJOINDRE {g} VOITURE 4"));
+    let refusal = w.read(&p(4));
+    assert!(refusal.contains("la course a commencé : les inscriptions sont closes"), "{refusal}");
+    for _ in 0..6 {
+        w.play_one(g, &t);
+    }
+    let back = w.game(g).next_turn() - 3;
+    moderate(&mut w, "PAUSE");
+    moderate(&mut w, "REPRENDRE");
+    moderate(&mut w, "DELAI 48");
+    moderate(&mut w, &format!("REVENIR {back}"));
+    moderate(&mut w, "OBSERVATEURS NON");
+    // Car 3 retires.
+    w.signed(g, 3, &t, "ABANDON");
+    let code =
+        w.read(&p(3)).split("ABANDON CONFIRMER ").nth(1).and_then(|s| s.split_whitespace().next()).unwrap().to_string();
+    w.signed(g, 3, &t, &format!("ABANDON CONFIRMER {code}"));
+    for _ in 0..4 {
+        if w.game(g).awaited().is_none() {
+            break;
+        }
+        w.play_one(g, &t);
+    }
+    let mut found = Vec::new();
+    let mut read = 0;
+    for c in 1..=3 {
+        for m in super::mails_of(&w.root, &p(c)) {
+            read += 1;
+            for (s, k) in super::words::english_sentences(&m.subject, &m.full_body) {
+                found.push(format!("car {c} «{}»: `{s}` ({k})", m.subject));
+            }
+        }
+    }
+    assert!(read > 10, "{read} mails read");
+    found.dedup();
+    assert!(found.is_empty(), "{} English sentences:\n{}", found.len(), found[..found.len().min(12)].join("\n"));
+    let all: String = super::mails_of(&w.root, &p(1)).into_iter().map(|m| m.full_body).collect();
+    for fr in ["abandonne", "ramène la partie"] {
+        assert!(all.contains(fr), "car 1 reads `{fr}`");
+    }
+}

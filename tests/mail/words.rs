@@ -68,22 +68,26 @@ fn own_or_fixed(line: &str) -> bool {
         || ["Game: ", "Receipt: ", "Commitment: ", "Seed: ", "Beacon", "Car "].iter().any(|p| t.starts_with(p))
 }
 
+/// Each English sentence of the catalogue in a mail's `subject` and `body`: (sentence, key).
+pub(super) fn english_sentences(subject: &str, body: &str) -> Vec<(String, String)> {
+    static ENGLISH: std::sync::OnceLock<BTreeMap<String, String>> = std::sync::OnceLock::new();
+    let english = ENGLISH.get_or_init(english);
+    assert!(english.len() > 80, "the catalogue's English sentences: {}", english.len());
+    let text: String = body.lines().filter(|l| !own_or_fixed(l)).collect::<Vec<_>>().join("\n");
+    // A long line folds at 78 columns: read the text as one line of words.
+    let flat = format!("{subject} {}", text.split_whitespace().collect::<Vec<_>>().join(" "));
+    english.iter().filter(|(s, _)| flat.contains(s.as_str())).map(|(s, k)| (s.clone(), k.clone())).collect()
+}
+
 /// Each English sentence found in the mails of `addresses`: (address, subject, sentence, key).
 fn english_in(root: &std::path::Path, addresses: &[String]) -> Vec<(String, String, String, String)> {
-    let english = english();
-    assert!(english.len() > 80, "the catalogue's English sentences: {}", english.len());
     let mut found = Vec::new();
     for a in addresses {
         let mails = mails_of(root, a);
         assert!(!mails.is_empty(), "{a} got mail");
         for m in mails {
-            let text: String = m.full_body.lines().filter(|l| !own_or_fixed(l)).collect::<Vec<_>>().join("\n");
-            // A long line folds at 78 columns: read the text as one line of words.
-            let flat = format!("{} {}", m.subject, text.split_whitespace().collect::<Vec<_>>().join(" "));
-            for (s, k) in &english {
-                if flat.contains(s.as_str()) {
-                    found.push((a.clone(), m.subject.clone(), s.clone(), k.clone()));
-                }
+            for (s, k) in english_sentences(&m.subject, &m.full_body) {
+                found.push((a.clone(), m.subject.clone(), s, k));
             }
         }
     }

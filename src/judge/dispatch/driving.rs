@@ -12,7 +12,7 @@ impl Daemon {
         match o {
             Order::Gear(gear) => {
                 let game = Self::need_game(job, head)?;
-                let mut h = self.open(&game)?;
+                let mut h = self.open(&game, job.lang)?;
                 let car = self.player_car(job, h.game(), head)?;
                 if Self::done_before(h.game(), &job.mid, Kind::Move, Some(car)) {
                     // Applied before a crash: the message is being processed again.
@@ -27,7 +27,7 @@ impl Daemon {
                     let next = h.game().next_turn();
                     self.touch(job, &game, next)?;
                     let meta = self.meta(job, None);
-                    h.gear(car, *gear, By::Player, meta).map_err(store_failure(&game))?;
+                    h.gear(car, *gear, By::Player, meta).map_err(store_failure(&game, job.lang))?;
                     job.applied = true;
                     return Ok(Some(game));
                 }
@@ -50,7 +50,7 @@ impl Daemon {
                 let next = h.game().next_turn();
                 self.touch(job, &game, next)?;
                 let meta = self.meta(job, None);
-                h.choose(car, answer, By::Player, meta).map_err(store_failure(&game))?;
+                h.choose(car, answer, By::Player, meta).map_err(store_failure(&game, job.lang))?;
                 job.applied = true;
                 Ok(Some(game))
             }
@@ -64,7 +64,11 @@ impl Daemon {
                 self.touch(job, &game, next)?;
                 let meta = self.meta(job, None);
                 h.reroll(car, By::Player, meta).map_err(|e| {
-                    if e.is_system() { store_failure(&game)(e) } else { Failure::Note(reroll_refusal(lang, &e)) }
+                    if e.is_system() {
+                        store_failure(&game, job.lang)(e)
+                    } else {
+                        Failure::Note(reroll_refusal(lang, &e))
+                    }
                 })?;
                 job.applied = true;
                 Ok(Some(game))
@@ -94,13 +98,14 @@ impl Daemon {
                 let next = g.next_turn();
                 self.touch(job, &game, next)?;
                 let meta = self.meta(job, None);
-                h.choose_with_pit(car, &MoveOption::label(i), pit, By::Player, meta).map_err(store_failure(&game))?;
+                h.choose_with_pit(car, &MoveOption::label(i), pit, By::Player, meta)
+                    .map_err(store_failure(&game, job.lang))?;
                 job.applied = true;
                 Ok(Some(game))
             }
             Order::Policy(p) => {
                 let game = Self::need_game(job, head)?;
-                let h = self.open(&game)?;
+                let h = self.open(&game, job.lang)?;
                 let car = self.player_car(job, h.game(), head)?;
                 let mut orders = self.car_orders(&game, car)?;
                 orders.policy = (!p.rules.is_empty()).then(|| p.en());
@@ -124,7 +129,7 @@ impl Daemon {
                 // A timed lap by one mail (issue 46, ruling 31): steward drives the lap, its gears
                 // as the lap driver picks them, its choices by these instructions.
                 let game = Self::need_game(job, head)?;
-                let h = self.open(&game)?;
+                let h = self.open(&game, job.lang)?;
                 let car = self.player_car(job, h.game(), head)?;
                 let g = h.game();
                 let on_lap = g.now.qualifying.as_ref().and_then(|q| q.entry(car)).is_some_and(|e| !e.lap.is_over());
@@ -159,7 +164,7 @@ impl Daemon {
                 // The instructions for the car's next move only (issue 46): kept until that
                 // move's roll, which they decide (`unasked::play_unasked`), then dropped.
                 let game = Self::need_game(job, head)?;
-                let h = self.open(&game)?;
+                let h = self.open(&game, job.lang)?;
                 let car = self.player_car(job, h.game(), head)?;
                 let g = h.game();
                 // A mail's GEAR writes its turn before its DRIVE is read: only a move this mail
@@ -223,7 +228,7 @@ impl Daemon {
     /// again after a crash).
     fn awaiting_choice(&mut self, job: &mut Job, head: &Header) -> Result<Option<(String, Handle, u8)>, Failure> {
         let game = Self::need_game(job, head)?;
-        let h = self.open(&game)?;
+        let h = self.open(&game, job.lang)?;
         let car = self.player_car(job, h.game(), head)?;
         if Self::done_before(h.game(), &job.mid, Kind::Move, Some(car)) {
             job.applied = true;

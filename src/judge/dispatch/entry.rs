@@ -15,7 +15,7 @@ impl Daemon {
         let lang = job.lang;
         match o {
             Order::Join { game, car, password, phrase, confirm } => {
-                let mut h = self.open(game)?;
+                let mut h = self.open(game, job.lang)?;
                 if let Some((l, n)) = crate::judge::league::league_of_game(&self.store.dir, game)
                     && let Some(team) = l.marshal_team(n)
                     && l.driver(&job.sender).is_some_and(|d| d.team.as_deref() == Some(team))
@@ -98,7 +98,7 @@ impl Daemon {
                         boxes: sheet.boxes.clone().unwrap_or_default(),
                     };
                     let meta = self.meta(job, None);
-                    let t = h.join(&req, meta).map_err(store_failure(game))?;
+                    let t = h.join(&req, meta).map_err(store_failure(game, job.lang))?;
                     t.player.as_ref().map(|p| p.car).unwrap_or(0)
                 };
                 job.applied = true;
@@ -173,10 +173,10 @@ impl Daemon {
                     scheme: crate::dice::Scheme::V3,
                     beacon: beacon.clone(),
                 };
-                let seed = crate::store::driver::os_random().map_err(store_failure(game))?;
+                let seed = crate::store::driver::os_random().map_err(store_failure(game, job.lang))?;
                 self.touch(job, game, 0)?;
                 let meta = self.meta(job, None);
-                self.store.create(&req, seed, meta).map_err(store_failure(game))?;
+                self.store.create(&req, seed, meta).map_err(store_failure(game, job.lang))?;
                 let settings =
                     crate::judge::standing::GameSettings { created_by: Some(job.sender.clone()), ..Default::default() };
                 self.standing.set_game(game, &settings).map_err(io("writing the game's settings"))?;

@@ -147,7 +147,7 @@ impl Daemon {
             }
             Order::Observers(open) => {
                 let game = Self::need_game(job, head)?;
-                self.open(&game)?;
+                self.open(&game, job.lang)?;
                 let mut s = self.judge_state_to_change(&game)?;
                 s.closed = !open;
                 self.set_judge_state(&game, &s)?;
@@ -179,10 +179,10 @@ impl Daemon {
         let now = self.now();
         let ids = match one {
             Some(g) => {
-                self.open(g)?;
+                self.open(g, job.lang)?;
                 vec![g.to_string()]
             }
-            None => self.store.list().map_err(store_failure("-"))?,
+            None => self.store.list().map_err(store_failure("-", job.lang))?,
         };
         let (mut open, mut running) = (Vec::new(), Vec::new());
         for id in ids {
@@ -453,7 +453,7 @@ impl Daemon {
     ) -> Result<Option<String>, Failure> {
         let lang = job.lang;
         let game = Self::need_game(job, head)?;
-        let h = self.open(&game)?;
+        let h = self.open(&game, job.lang)?;
         let car = self.player_car(job, h.game(), head)?;
         if h.game().now.over {
             return Err(StoreError::Over.to_string().into());
@@ -547,7 +547,7 @@ impl Daemon {
     fn retire(&mut self, job: &mut Job, head: &Header, code: Option<&str>) -> Result<Option<String>, Failure> {
         let lang = job.lang;
         let game = Self::need_game(job, head)?;
-        let mut h = self.open(&game)?;
+        let mut h = self.open(&game, job.lang)?;
         let car = self.player_car(job, h.game(), head)?;
         let done = h.game().turns.iter().any(|t| {
             t.kind == Kind::Player && t.source.as_ref().and_then(|s| s.message_id.as_deref()) == Some(job.mid.as_str())
@@ -586,7 +586,7 @@ impl Daemon {
         let next = g.next_turn();
         self.touch(job, &game, next)?;
         let meta = self.meta(job, None);
-        h.retire(car, meta).map_err(store_failure(&game))?;
+        h.retire(car, meta).map_err(store_failure(&game, job.lang))?;
         job.applied = true;
         Ok(Some(game))
     }
@@ -595,7 +595,7 @@ impl Daemon {
     /// dropped: they answered a race that is no more.
     fn rollback(&mut self, job: &mut Job, head: &Header, to: u32) -> Result<Option<String>, Failure> {
         let game = Self::need_game(job, head)?;
-        let mut h = self.open(&game)?;
+        let mut h = self.open(&game, job.lang)?;
         // Read again after a crash that came after the rollback turn was written: the gears it
         // drops may still be there (the job is the first read since, so they predate it).
         let again = Self::done_before(h.game(), &job.mid, Kind::Rollback, None);
@@ -611,7 +611,7 @@ impl Daemon {
             let next = h.game().next_turn();
             self.touch(job, &game, next)?;
             let meta = self.meta(job, Some("moderator"));
-            h.rollback(to, meta).map_err(store_failure(&game))?;
+            h.rollback(to, meta).map_err(store_failure(&game, job.lang))?;
         }
         let cars: Vec<u8> = h.game().now.players.iter().map(|p| p.car).collect();
         for car in cars {

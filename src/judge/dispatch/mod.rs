@@ -125,10 +125,10 @@ impl Daemon {
         });
     }
 
-    fn open(&self, game: &str) -> Result<Handle, Failure> {
+    fn open(&self, game: &str, lang: Lang) -> Result<Handle, Failure> {
         self.store.open(game).map_err(|e| match e {
-            StoreError::NoSuchGame { .. } => Failure::Note(format!("there is no game `{game}`")),
-            e => store_failure(game)(e),
+            StoreError::NoSuchGame { .. } => Failure::Note(crate::say!(lang, "refusal.no_game", game = game)),
+            e => store_failure(game, lang)(e),
         })
     }
 
@@ -508,7 +508,7 @@ impl Daemon {
                         return Ok(None);
                     }
                 }
-                let h = self.open(&game)?;
+                let h = self.open(&game, job.lang)?;
                 let g = h.game();
                 let known = g.now.players.iter().any(|p| p.address.eq_ignore_ascii_case(&job.sender))
                     || self.cfg.moderators.iter().any(|m| m.address.eq_ignore_ascii_case(&job.sender));

@@ -10,7 +10,7 @@ impl Daemon {
         match o {
             Order::Start(_) | Order::Reveal | Order::Pause | Order::Resume | Order::Deadline(_) => {
                 let game = Self::need_game(job, head)?;
-                let mut h = self.open(&game)?;
+                let mut h = self.open(&game, job.lang)?;
                 let (kind, action) = match o {
                     Order::Start(_) => (Kind::Start, None),
                     Order::Reveal => (Kind::Reveal, None),
@@ -31,14 +31,14 @@ impl Daemon {
                         (_, Some(m)) => h.moderate(m, meta),
                         _ => unreachable!("every kind has its call"),
                     };
-                    r.map_err(store_failure(&game))?;
+                    r.map_err(store_failure(&game, job.lang))?;
                 }
                 job.applied = true;
                 Ok(Some(game))
             }
             Order::Replace { car, address } => {
                 let game = Self::need_game(job, head)?;
-                let mut h = self.open(&game)?;
+                let mut h = self.open(&game, job.lang)?;
                 let token = self.derive_token(&game, &job.mid, &format!("replace-{car}"));
                 if !Self::done_before(h.game(), &job.mid, Kind::Moderate, None) {
                     let next = h.game().next_turn();
@@ -49,7 +49,7 @@ impl Daemon {
                         address: address.to_lowercase(),
                         token_sha256: crate::store::hash::token_hash(&game, &token),
                     };
-                    h.moderate(m, meta).map_err(store_failure(&game))?;
+                    h.moderate(m, meta).map_err(store_failure(&game, job.lang))?;
                 }
                 let g = h.game();
                 let ctx = serde_json::json!({
@@ -71,7 +71,7 @@ impl Daemon {
             }
             Order::Force { car } => {
                 let game = Self::need_game(job, head)?;
-                let mut h = self.open(&game)?;
+                let mut h = self.open(&game, job.lang)?;
                 if Self::done_before(h.game(), &job.mid, Kind::Move, Some(*car)) {
                     job.applied = true;
                     return Ok(Some(game));
@@ -83,9 +83,9 @@ impl Daemon {
                 self.touch(job, &game, next)?;
                 let meta = self.meta(job, Some("moderator"));
                 if h.game().now.qualifying.is_some() {
-                    h.bot_lap(*car, &mut self.bot, meta).map_err(store_failure(&game))?;
+                    h.bot_lap(*car, &mut self.bot, meta).map_err(store_failure(&game, job.lang))?;
                 } else {
-                    h.bot_move(&mut self.bot, meta).map_err(store_failure(&game))?;
+                    h.bot_move(&mut self.bot, meta).map_err(store_failure(&game, job.lang))?;
                 }
                 job.applied = true;
                 Ok(Some(game))
