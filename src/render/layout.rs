@@ -44,6 +44,27 @@ impl Layout {
         Layout { at, spacing, flags }
     }
 
+    /// [`Layout::of`] `t`, worked out once a track: a track is not changed once built
+    /// ([`Track::uid`]), and a daemon draws the same few tracks' pictures all day (the outline's
+    /// smoothing and the flags' search cost about a tenth of a picture).
+    pub fn kept(t: &Track) -> std::sync::Arc<Layout> {
+        use std::sync::{Arc, Mutex};
+        /// Tracks whose layouts are kept, the newest last.
+        const KEPT: usize = 16;
+        static KEPT_LAYOUTS: Mutex<Vec<(u64, Arc<Layout>)>> = Mutex::new(Vec::new());
+        let uid = t.uid();
+        if let Some((_, l)) = KEPT_LAYOUTS.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|(u, _)| *u == uid) {
+            return l.clone();
+        }
+        let l = Arc::new(Layout::of(t));
+        let mut kept = KEPT_LAYOUTS.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.len() >= KEPT {
+            kept.remove(0);
+        }
+        kept.push((uid, l.clone()));
+        l
+    }
+
     /// The centre of space `s`.
     pub fn get(&self, s: SpaceIdx) -> (f64, f64) {
         self.at[s.get()]
@@ -357,6 +378,20 @@ fn pit_side(t: &Track) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kept_layout_is_the_track_s_own_and_worked_out_once() {
+        let monaco = crate::track::load::resolve("monaco").unwrap();
+        let oval = crate::track::load::resolve("oval").unwrap();
+        let (a, b) = (Layout::kept(&monaco), Layout::kept(&monaco));
+        assert!(std::sync::Arc::ptr_eq(&a, &b), "worked out once");
+        assert_eq!(a.at, Layout::of(&monaco).at);
+        assert_eq!(Layout::kept(&oval).at, Layout::of(&oval).at, "each track its own");
+        // A clone is another track to the cache (its uid differs), with the same layout.
+        let copy = monaco.clone();
+        assert!(!std::sync::Arc::ptr_eq(&Layout::kept(&copy), &a));
+        assert_eq!(Layout::kept(&copy).at, a.at);
+    }
 
     #[test]
     fn a_computed_lap_closes_and_neighbours_sit_about_a_space_apart() {

@@ -28,7 +28,7 @@ fn svg_open(width: f64, height: f64) -> String {
 
 /// Where the mails' picture puts its option labels and cars (the overlap test's geometry).
 pub fn mail_placement(t: &Track, marks: &Marks, focus: SpaceIdx) -> (Placement, Vec<(f64, f64)>) {
-    let l = Layout::of(t);
+    let l = Layout::kept(t);
     let (v, _, _) = mail_view(&l, marks, focus);
     let at = (0..t.spaces.len()).map(|i| v.position(SpaceIdx(i as u16))).collect();
     (super::labels::place(&v, marks, &super::flag_boxes(t, &v)), at)
@@ -37,7 +37,7 @@ pub fn mail_placement(t: &Track, marks: &Marks, focus: SpaceIdx) -> (Placement, 
 /// The mails' picture as SVG: what [`mail_png`] draws, as one document (the ground drawn for
 /// the view alone), every letter as strokes (no font).
 pub fn mail_svg(t: &Track, marks: &Marks, focus: SpaceIdx) -> String {
-    let l = Layout::of(t);
+    let l = Layout::kept(t);
     let (v, _, _) = mail_view(&l, marks, focus);
     let mut o = svg_open(v.width, v.height);
     o.push_str(&ground(t, &v, Ink::Strokes));
@@ -50,7 +50,7 @@ pub fn mail_svg(t: &Track, marks: &Marks, focus: SpaceIdx) -> String {
 /// ([`backdrop`]) with the cars, stickers and lettered destinations drawn on it. Same input,
 /// same bytes.
 pub fn mail_png(t: &Track, marks: &Marks, focus: SpaceIdx) -> Vec<u8> {
-    let l = Layout::of(t);
+    let l = Layout::kept(t);
     mail_png_on(t, &l, marks, focus, |zoom, tile| {
         backdrop::get((t.uid(), zoom, tile), || ground_tile(t, &l, zoom, tile))
     })
