@@ -284,18 +284,54 @@ fn headless_chromium_loads_every_page_without_error() {
 }
 
 #[test]
-fn the_daemon_hook_rebuilds_only_when_the_job_ended_the_race() {
+fn the_daemon_hook_rebuilds_when_the_job_wrote_turns() {
     let games = season();
     let g = steward::store::driver::load_dir(&games.join("web-01"), None).unwrap();
-    let end = g.turns.iter().position(|t| t.over).expect("the race ended") as u32;
+    let last = g.turns.len() as u32 - 1;
     let out = fresh_out("hook");
-    // A job whose turns came after the end: no site.
-    steward::site::refresh_if_ended(Some(&out), games, &g, end + 1);
+    // A job that wrote no turn of the game (a refused order): no rebuild.
+    steward::site::refresh_after_job(Some(&out), games, &g, last + 1);
     assert!(!out.join("index.html").exists());
     // No `site` setting: no site.
-    steward::site::refresh_if_ended(None, games, &g, end);
+    steward::site::refresh_after_job(None, games, &g, last);
     assert!(!out.join("index.html").exists());
-    // The job that wrote the last turn: the site.
-    steward::site::refresh_if_ended(Some(&out), games, &g, end);
+    // A job that wrote a turn: the site.
+    steward::site::refresh_after_job(Some(&out), games, &g, last);
     assert!(out.join("race-web-01.html").is_file() && out.join("league-web.html").is_file());
+}
+
+/// Issue 50: a public page never shows an e-mail address: not a driver's (their league name, a
+/// display name or "car N" stands for it), not in a phrase (the season's phrases name their
+/// drivers' addresses: the dice pages withhold them, their SHA-256 shown). Every file the site
+/// writes is read.
+#[test]
+fn no_page_or_asset_shows_an_address() {
+    let games = season();
+    let out = fresh_out("private");
+    steward::site::build(games, &out).unwrap();
+    let mut files = vec![out.clone()];
+    let (mut read, mut withheld) = (0, 0);
+    while let Some(p) = files.pop() {
+        if p.is_dir() {
+            files.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+            continue;
+        }
+        let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
+        read += 1;
+        withheld += text.matches("withheld: SHA-256").count();
+        for (i, line) in text.lines().enumerate() {
+            assert!(!steward::words::names::holds_address(line), "{}:{}: {line}", p.display(), i + 1);
+        }
+    }
+    assert!(read >= 7, "{read} files read");
+    // The index says what each race is and how it stands, by name.
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    for g in ["web-01", "web-02"] {
+        let line = index.lines().find(|l| l.contains(&format!("race-{g}.html"))).expect("listed");
+        assert!(line.contains("Sprint (two lanes), 1 lap, 4 cars, 20") && line.contains("; over, won by "), "{line}");
+    }
+    assert!(withheld >= 8, "the season's phrases name addresses: {withheld} withheld");
+    // The games themselves do hold the addresses (the check would see them).
+    let g = steward::store::Store::new(games.to_path_buf()).load("web-01", None).unwrap();
+    assert!(g.now.players.iter().any(|p| steward::words::names::holds_address(&p.address)));
 }

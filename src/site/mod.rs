@@ -127,16 +127,20 @@ pub fn build(games: &Path, out: &Path) -> Result<Built, SiteError> {
         let dir = games.join(g);
         let hash =
             last_turn_hash(&dir).map_err(|source| SiteError::Game { game: g.clone(), source: Box::new(source) })?;
-        let fresh = old.get(g) == Some(&hash)
-            && out.join(html::race_href(g)).is_file()
-            && out.join(html::dice_href(g)).is_file();
-        if fresh {
-            built.kept.push(g.clone());
-        } else {
-            game_pages(games, g, league_of(g), out)?;
-            built.rebuilt.push(g.clone());
-        }
-        manifest.insert(g.clone(), hash);
+        // The manifest keeps each game's last turn hash and the index's line about it.
+        let kept = old.get(g).and_then(|v| v.split_once('\t')).filter(|(h, _)| *h == hash).map(|(_, about)| about);
+        let fresh = out.join(html::race_href(g)).is_file() && out.join(html::dice_href(g)).is_file();
+        let about = match kept.filter(|_| fresh) {
+            Some(about) => {
+                built.kept.push(g.clone());
+                about.to_string()
+            }
+            None => {
+                built.rebuilt.push(g.clone());
+                game_pages(games, g, league_of(g), out)?
+            }
+        };
+        manifest.insert(g.clone(), (hash, about));
     }
     for (name, lg) in &leagues {
         let (page, dice) = league::pages(games, lg)
@@ -145,54 +149,62 @@ pub fn build(games: &Path, out: &Path) -> Result<Built, SiteError> {
         write(&out.join(html::league_dice_href(name)), &dice)?;
         built.leagues.push(name.clone());
     }
-    write(&out.join("index.html"), &index(&game_names, &league_names))?;
+    write(&out.join("index.html"), &index(&manifest, &league_names))?;
     let mut m = String::new();
-    for (g, h) in &manifest {
-        let _ = writeln!(m, "{g} {h}");
+    for (g, (h, about)) in &manifest {
+        let _ = writeln!(m, "{g} {h}\t{about}");
     }
     write(&out.join(MANIFEST), &m)?;
     Ok(built)
 }
 
-/// Writes one game's race page and dice page.
-pub fn game_pages(games: &Path, game: &str, league: Option<&str>, out: &Path) -> Result<(), SiteError> {
+/// Writes one game's race page and dice page; returns the index's line about it (escaped
+/// HTML: the track, laps, cars, start date and how the race stands).
+pub fn game_pages(games: &Path, game: &str, league: Option<&str>, out: &Path) -> Result<String, SiteError> {
     let err = |source| SiteError::Game { game: game.into(), source: Box::new(source) };
     let rp = race::replay(&games.join(game)).map_err(err)?;
     write(&out.join(html::race_href(game)), &race::race_page(game, &rp, league))?;
     let dice = race::dice_page(game, games, &rp, league).map_err(err)?;
-    write(&out.join(html::dice_href(game)), &dice)
+    write(&out.join(html::dice_href(game)), &dice)?;
+    Ok(race::about(&rp))
 }
 
-/// The daemon's hook (`site = "DIR"` in steward.toml): when the turns this job wrote (from
-/// `first`) ended game `g`, rebuild the site. A site that cannot be written never fails the
-/// mail job: the error is printed for the operator, and the next race's end (or `steward site`
-/// by hand) writes it again.
-pub fn refresh_if_ended(out: Option<&Path>, games: &Path, g: &crate::store::Game, first: u32) {
+/// The daemon's hook (`site = "DIR"` in steward.toml): when this job wrote turns of game `g`
+/// (from `first` on), rebuild the site, so that a league follows a race on its pages while it
+/// runs (issue 50: they changed only when a race ended). The rebuild is incremental: only the
+/// games whose last turn changed, then the league pages and the index. A site that cannot be
+/// written never fails the mail job: the error is printed for the operator, and the next job
+/// (or `steward site` by hand) writes it again.
+pub fn refresh_after_job(out: Option<&Path>, games: &Path, g: &crate::store::Game, first: u32) {
     let Some(out) = out else { return };
-    let ended = g.turns.iter().position(|t| t.over).is_some_and(|i| i as u32 >= first);
-    if ended && let Err(e) = build(games, out) {
+    let wrote = (first as usize) < g.turns.len();
+    if wrote && let Err(e) = build(games, out) {
         eprintln!("steward: the web pages in {} were not refreshed: {e}", out.display());
     }
 }
 
-fn index(games: &[String], leagues: &[String]) -> String {
+fn index(games: &BTreeMap<String, (String, String)>, leagues: &[String]) -> String {
     let mut b = String::new();
     if !leagues.is_empty() {
         b.push_str("<h2 id=\"leagues\">Leagues</h2>\n");
-        links_with_dice(&mut b, leagues, html::league_href, html::league_dice_href);
+        let leagues: Vec<(String, String)> = leagues.iter().map(|l| (l.clone(), String::new())).collect();
+        links_with_dice(&mut b, &leagues, html::league_href, html::league_dice_href);
     }
     b.push_str("<h2 id=\"races\">Races</h2>\n");
-    links_with_dice(&mut b, games, html::race_href, html::dice_href);
+    let games: Vec<(String, String)> = games.iter().map(|(g, (_, about))| (g.clone(), about.clone())).collect();
+    links_with_dice(&mut b, &games, html::race_href, html::dice_href);
     html::page("Formula Dé by mail: leagues and races", &[], &b, None)
 }
 
-/// A list of `names`, each linked to its page and to its dice page.
-fn links_with_dice(b: &mut String, names: &[String], page: fn(&str) -> String, dice: fn(&str) -> String) {
+/// A list of `names`, each linked to its page and to its dice page, with its line (escaped
+/// HTML) after it.
+fn links_with_dice(b: &mut String, names: &[(String, String)], page: fn(&str) -> String, dice: fn(&str) -> String) {
     b.push_str("<ul>\n");
-    for n in names {
+    for (n, about) in names {
+        let about = if about.is_empty() { String::new() } else { format!(": {about}") };
         let _ = writeln!(
             b,
-            "<li><a href=\"{}\">{}</a> (<a href=\"{}\">dice</a>)</li>",
+            "<li><a href=\"{}\">{}</a>{about} (<a href=\"{}\">dice</a>)</li>",
             html::escape(&page(n)),
             html::escape(n),
             html::escape(&dice(n))

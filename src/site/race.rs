@@ -60,6 +60,24 @@ fn status_text(s: &Status) -> String {
     }
 }
 
+/// The index's line about a race (escaped HTML): its track, laps and cars, the day it was
+/// created, and how it stands: not started, under way (the round), or over with its winner.
+pub fn about(rp: &Replayed) -> String {
+    let g = &rp.game;
+    let day = g.turns.first().map(|t| t.at.get(..10).unwrap_or(&t.at).to_string()).unwrap_or_default();
+    let laps = if g.setup.laps == 1 { "1 lap".to_string() } else { format!("{} laps", g.setup.laps) };
+    let cars = g.now.players.len();
+    let stands = match &g.now.race {
+        None => "not started".to_string(),
+        Some(r) if g.now.over => match r.state.finish_order.first() {
+            Some(&c) => format!("over, won by {}", player_name(g, r.state.car(c).number)),
+            None => "over, nobody finished".to_string(),
+        },
+        Some(r) => format!("under way, round {}", r.state.round),
+    };
+    escape(&format!("{}, {laps}, {cars} car{}, {day}; {stands}", g.track.title, if cars == 1 { "" } else { "s" }))
+}
+
 /// The marks of one race state: cars still on the board, stickers.
 pub fn marks(s: &RaceState) -> Marks {
     let cars = s
@@ -225,6 +243,16 @@ pub fn dice_sections(dirs: &[std::path::PathBuf]) -> Result<String, StoreError> 
     Ok(b)
 }
 
+/// A player's phrase as a public page shows it: as written, unless it names an e-mail address
+/// (a page never shows one, issue 50): then its SHA-256 alone.
+fn public_phrase(phrase: &str) -> String {
+    if crate::words::names::holds_address(phrase) {
+        format!("withheld: SHA-256 <code>{}</code>", crate::store::hash::sha256_hex(phrase.as_bytes()))
+    } else {
+        format!("<code>{}</code>", escape(phrase))
+    }
+}
+
 /// The dice page of a game: commitment, seed, contributions, statistics and commands.
 pub fn dice_page(game: &str, games_dir: &Path, rp: &Replayed, league: Option<&str>) -> Result<String, StoreError> {
     let g = &rp.game;
@@ -266,11 +294,14 @@ pub fn dice_page(game: &str, games_dir: &Path, rp: &Replayed, league: Option<&st
     let mut rows = Vec::new();
     for t in &g.turns {
         for c in &t.contributions {
-            rows.push(vec![t.turn.to_string(), c.car.to_string(), format!("<code>{}</code>", escape(&c.entropy))]);
+            rows.push(vec![t.turn.to_string(), c.car.to_string(), public_phrase(&c.entropy)]);
         }
     }
     if rows.is_empty() {
         b.push_str("<p>No player contributed a phrase.</p>\n");
+    } else if rows.iter().any(|r| r[2].starts_with("withheld")) {
+        b.push_str("<p>A phrase that names an e-mail address is withheld here (no page shows an address); its SHA-256 stands for it, and its player, who holds the phrase and their mails, checks their rolls with it.</p>\n");
+        b.push_str(&html::table(&["turn", "car", "phrase"], &rows));
     } else {
         b.push_str(&html::table(&["turn", "car", "phrase"], &rows));
     }

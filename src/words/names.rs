@@ -120,6 +120,17 @@ pub fn clean_display_name(name: &str) -> Option<String> {
     Some(format!("{}...", cut.trim_end()))
 }
 
+/// Whether `text` holds something shaped like an e-mail address (`name@host.tld`, as a word or
+/// inside one): what a public page must never show (issue 50).
+pub fn holds_address(text: &str) -> bool {
+    text.char_indices().filter(|&(_, c)| c == '@').any(|(i, _)| {
+        let local = |c: char| c.is_alphanumeric() || "._%+-".contains(c);
+        let before = text[..i].chars().next_back().is_some_and(local);
+        let host: String = text[i + 1..].chars().take_while(|&c| c.is_alphanumeric() || c == '.' || c == '-').collect();
+        before && host.trim_end_matches('.').contains('.')
+    })
+}
+
 /// The name of a player or a driver as others see it (reports, pages, tables): the display name
 /// cleaned ([`clean_display_name`]), else `fallback` ("car 3", "driver 2"). Never an address:
 /// a bare `From:` has no name, and a display name that is itself an address is not used
@@ -132,6 +143,14 @@ pub fn public_name(name: Option<&str>, fallback: impl FnOnce() -> String) -> Str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_address_is_seen_wherever_it_stands() {
+        assert!(holds_address("driver1@demo.invalid races demo-league-03"));
+        assert!(holds_address("write to <ann.d@x.org>."));
+        assert!(!holds_address("demo driver 1 says hello"));
+        assert!(!holds_address("@ home, a@b, 5 @ 3.2"));
+    }
 
     #[test]
     fn names_lose_breaks_escapes_bidi_and_length() {

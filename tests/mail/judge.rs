@@ -485,3 +485,25 @@ fn a_french_game_s_announcements_are_in_french() {
         assert!(all.contains(fr), "car 1 reads `{fr}`");
     }
 }
+
+/// Issue 50: with `site` set, the pages follow a race while it runs: after each move by mail
+/// the race page holds the new turn's board, and still no address.
+#[test]
+fn a_running_race_s_page_follows_each_move_by_mail() {
+    let site = super::scratch("judge-live-site");
+    let mut w = World { desk: Desk::new("judge-live", |c| c.site = Some(site.clone())) };
+    let t = w.game_with_players("lv", 2);
+    w.send(MOD, &format!("GAME lv\nTOKEN {MOD_TOKEN}\nSTART"));
+    let page = || std::fs::read_to_string(site.join("race-lv.html")).expect("the race page is written");
+    let before = page();
+    assert!(before.contains("race under way"), "the page of the race as it starts");
+    for _ in 0..3 {
+        w.play_one("lv", &t);
+        let g = w.game("lv");
+        let now = page();
+        let last = g.turns.last().unwrap().turn;
+        assert!(now.contains(&format!("id=\"t{last}\"")), "the page shows turn {last}, the new board");
+        assert!(!steward::words::names::holds_address(&now));
+    }
+    assert_ne!(page(), before);
+}

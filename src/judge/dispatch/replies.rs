@@ -59,7 +59,7 @@ impl Daemon {
             };
             let g = h.game();
             out.extend(self.league_news(g, first)?);
-            crate::site::refresh_if_ended(self.cfg.site.as_deref(), &self.store.dir, g, first);
+            crate::site::refresh_after_job(self.cfg.site.as_deref(), &self.store.dir, g, first);
             let mut extra: Vec<&str> =
                 job.announce.iter().filter(|(a, _)| *a == game).map(|(_, t)| t.as_str()).collect();
             // Only what every player must hear makes a mail of its own; a quiet line (a default
