@@ -200,9 +200,15 @@ fn a_game_not_yet_revealed_says_so() {
     steward::site::build(games, &revealed).unwrap();
     let dice = std::fs::read_to_string(revealed.join("dice-web-01.html")).unwrap();
     assert!(dice.contains("Revealed seed") && !dice.contains("not yet revealed"));
-    for cmd in ["steward verify --games", "python3 tools/verify_game.py", "steward verify --mail PATH --games"] {
+    for cmd in [
+        "steward verify --games GAMES web-01",
+        "python3 tools/verify_game.py GAMES/web-01",
+        "steward verify --mail PATH",
+    ] {
         assert!(dice.contains(cmd), "{cmd}");
     }
+    // The commands name no folder of the server's (issue 50): a member runs them on their own.
+    assert!(!dice.contains(&games.display().to_string()), "the server's games folder is named");
 }
 
 /// Every page passes HTML Tidy (Debian's `tidy`, an HTML5 checker; `.ci/run` installs it) with
@@ -273,6 +279,35 @@ fn headless_chromium_loads_every_page_without_error() {
             assert!(source.contains("class=\"board\""), "{name} has boards");
         }
     }
+    // On a 390-pixel phone screen nothing is wider than the screen (issue 50): each page, laid
+    // out 390 pixels wide (headless Chromium's window is at least 500) with a line of script
+    // added to this copy only, writes the width its content takes into the DOM Chromium dumps.
+    for (name, _) in pages(&out) {
+        let source = std::fs::read_to_string(out.join(&name)).unwrap();
+        let probe = out.join(format!("probe-{name}"));
+        let script = "<script>document.body.setAttribute('data-width', document.body.scrollWidth - document.body.clientWidth + 390);</script></body>";
+        let narrow = source.replace("</head>", "<style>html{width:390px}</style></head>").replace("</body>", script);
+        std::fs::write(&probe, narrow).unwrap();
+        let (dom, _) =
+            headless(&browser, &["--dump-dom", "--window-size=390,844"], &format!("file://{}", probe.display()));
+        let _ = std::fs::remove_file(&probe);
+        let width: u32 = dom
+            .split("data-width=\"")
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .and_then(|w| w.parse().ok())
+            .unwrap_or_else(|| panic!("{name}: no width in the DOM"));
+        assert!(width <= 390, "{name} is {width} pixels wide on a 390-pixel screen");
+    }
+    let phone = shots.join("race-web-01-390.png");
+    let _ = std::fs::remove_file(&phone);
+    let shot = format!("--screenshot={}", phone.display());
+    headless(
+        &browser,
+        &[&shot, "--window-size=390,844"],
+        &format!("file://{}", out.join("race-web-01.html").display()),
+    );
+    assert!(std::fs::read(&phone).is_ok_and(|b| b.len() > 10_000), "a phone-width screenshot");
     for name in ["league-web.html", "dice-web-01.html"] {
         let png = shots.join(name.replace(".html", ".png"));
         let _ = std::fs::remove_file(&png);

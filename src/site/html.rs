@@ -7,9 +7,9 @@ use std::fmt::Write as _;
 pub use crate::render::picture::escape;
 
 const STYLE: &str = "body{font-family:sans-serif;margin:1em auto;max-width:60em;padding:0 1em;color:#222}\
-table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #bbb;padding:2px 6px;text-align:left}\
+table{border-collapse:collapse;margin:.5em 0;display:block;overflow-x:auto;max-width:100%}td,th{border:1px solid #bbb;padding:2px 6px;text-align:left}\
 th{background:#eee}td.n{text-align:right}nav a{margin-right:1em}section.turn{border-top:1px solid #ccc;margin-top:1em}\
-.ok{color:#070}.flag{color:#b00;font-weight:bold}code,pre{background:#f4f4f4}pre{padding:.5em;overflow-x:auto}\
+.ok{color:#070}.flag{color:#b00;font-weight:bold}code,pre{background:#f4f4f4}code{overflow-wrap:anywhere}pre{padding:.5em;overflow-x:auto}\
 svg{max-width:100%;height:auto}";
 
 /// A whole page: `title`, navigation `links` (text, relative href), and the body.

@@ -101,9 +101,9 @@ pub fn race_page(game: &str, rp: &Replayed, league: Option<&str>) -> String {
     let wet = g.now.race.as_ref().map(|r| if r.state.wet { "wet" } else { "dry" });
     let _ = writeln!(
         b,
-        "<p>{} ({} lap(s)), rules {}; weather setting {}{}; {}.</p>",
+        "<p>{} ({}), rules {}; weather setting {}{}; {}.</p>",
         escape(&g.track.title),
-        g.setup.laps,
+        if g.setup.laps == 1 { "1 lap".to_string() } else { format!("{} laps", g.setup.laps) },
         escape(&g.setup.profile),
         escape(weather),
         wet.map(|w| format!(", the track {w}")).unwrap_or_default(),
@@ -307,11 +307,12 @@ pub fn dice_page(game: &str, games_dir: &Path, rp: &Replayed, league: Option<&st
     }
     b.push_str("<h2 id=\"dice\">Every die</h2>\n");
     b.push_str(&dice_sections(&[games_dir.join(game)])?);
-    let d = games_dir.display().to_string();
+    // The commands as a member runs them on their own machine (issue 50: they named the
+    // server's folders): the game's folder is not published, its turn files name the players'
+    // addresses.
     let _ = writeln!(
         b,
-        "<h2 id=\"check\">Check every roll</h2>\n<pre>steward verify --games {d} {game}\npython3 tools/verify_game.py {d}/{game}\nsteward verify --mail PATH --games {d}</pre>\n<p>The first replays the game and checks every roll against the seed; the second re-derives the rolls independently; the third checks a player's own mails (PATH: their Maildir or mbox).</p>",
-        d = escape(&d),
+        "<h2 id=\"check\">Check every roll</h2>\n<p>A player checks every roll they were mailed with nothing but their own mails (PATH: their Maildir folder or mbox file):</p>\n<pre>steward verify --mail PATH</pre>\n<p>With a copy of the game's folder (GAMES/{game}, which the league's moderator can send: it is not published here, as its turn files name the players' addresses), anyone replays the game and re-derives every roll, the second command independently of steward:</p>\n<pre>steward verify --games GAMES {game}\npython3 tools/verify_game.py GAMES/{game}</pre>",
         game = escape(game)
     );
     let mut links = vec![("index", "index.html".to_string()), ("race", html::race_href(game))];
