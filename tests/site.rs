@@ -370,3 +370,29 @@ fn no_page_or_asset_shows_an_address() {
     let g = steward::store::Store::new(games.to_path_buf()).load("web-01", None).unwrap();
     assert!(g.now.players.iter().any(|p| steward::words::names::holds_address(&p.address)));
 }
+
+/// Issue 50: a 10-car 3-lap race's page loads fast: under 500 KB (it was 3.5 MB with one
+/// section a turn), one replay section a round, and an index of the rounds.
+#[test]
+fn a_ten_car_three_lap_race_page_is_under_500_kb() {
+    let games = fresh_out("big-games");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_steward"))
+        .args(["sim", "--track", "monaco", "--cars", "10", "--laps", "3", "--seed", "5", "--keep"])
+        .arg(&games)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let site = fresh_out("big-site");
+    steward::site::build(&games, &site).unwrap();
+    let (game, _) = steward::site::scan(&games).unwrap();
+    let page = std::fs::read_to_string(site.join(format!("race-{}.html", game[0]))).unwrap();
+    let g = steward::store::driver::load_dir(&games.join(&game[0]), None).unwrap();
+    let rounds = g.now.race.as_ref().unwrap().state.round as usize;
+    assert!(g.now.over && g.turns.len() > 600, "a whole race: {} turns", g.turns.len());
+    assert!(page.len() < 500_000, "{} bytes", page.len());
+    let sections = page.matches("<section class=\"turn\"").count();
+    assert!(sections <= rounds + 2 && sections * 5 < g.turns.len(), "{sections} sections for {rounds} rounds");
+    assert!(page.contains("The index: <a href=\"#t"), "the rounds' index");
+    let _ = std::fs::remove_dir_all(&games);
+    let _ = std::fs::remove_dir_all(&site);
+}

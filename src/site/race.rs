@@ -1,6 +1,7 @@
 //! A race's pages, read from its stored game: the race page (grid, result, weather, each car's
-//! sheet at the end, and the replay turn by turn: the board picture, the turn's rolls and
-//! events, one anchor per turn with previous/next links, arrow keys with JavaScript) and the
+//! sheet at the end, and the replay round by round: the board picture after the round, its rolls
+//! and events, an index of the rounds, one anchor a round with previous/next links, arrow keys
+//! with JavaScript) and the
 //! dice page (the audit's statistics for this game, the commitment, the seed, the players'
 //! contributions and the commands that re-check every roll).
 
@@ -155,49 +156,80 @@ pub fn race_page(game: &str, rp: &Replayed, league: Option<&str>) -> String {
             &["car", "driver", "status", "tyres", "brakes", "gas", "body", "engine", "handling", "gear"],
             &rows,
         ));
-        b.push_str("<h2 id=\"replay\">Replay</h2>\n<p>One section per turn; the arrow keys move between them.</p>\n");
+        b.push_str("<h2 id=\"replay\">Replay</h2>\n<p>One section per round of play: the board after it, then the round's rolls and events; the arrow keys move between them. The index: ");
         let _ = writeln!(
             b,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"0\" height=\"0\" aria-hidden=\"true\"><defs><g id=\"track\">{}</g></defs></svg>",
             picture::track(&g.track)
         );
+        // The race's turns grouped by round of play (issue 50: one section a turn made a 10-car
+        // 3-lap race's page 3.5 MB); a section is named by its last turn, `#t<turn>`.
         let turns: Vec<usize> = (0..g.turns.len()).filter(|&i| rp.states[i].is_some()).collect();
-        for (k, &i) in turns.iter().enumerate() {
-            let t = &g.turns[i];
-            let s = rp.states[i].as_ref().expect("filtered");
+        let mut rounds: Vec<(u32, Vec<usize>)> = Vec::new();
+        for &i in &turns {
+            let round = rp.states[i].as_ref().map_or(0, |s| s.round);
+            match rounds.last_mut() {
+                Some((r, v)) if *r == round => v.push(i),
+                _ => rounds.push((round, vec![i])),
+            }
+        }
+        let id = |k: usize| g.turns[*rounds[k].1.last().expect("a round has a turn")].turn;
+        let index: Vec<String> =
+            (0..rounds.len()).map(|k| format!("<a href=\"#t{}\">{}</a>", id(k), rounds[k].0)).collect();
+        // The index sits in the paragraph opened above.
+        let at = b.rfind("The index: ").expect("written above") + "The index: ".len();
+        b.insert_str(at, &format!("{}.</p>\n", index.join(" ")));
+        for (k, (round, group)) in rounds.iter().enumerate() {
+            let last = *group.last().expect("a round has a turn");
+            let s = rp.states[last].as_ref().expect("filtered");
+            let first = g.turns[group[0]].turn;
+            let turns_text = if group.len() == 1 {
+                format!("turn {first}")
+            } else {
+                format!("turns {first}-{}", g.turns[last].turn)
+            };
+            let laps = s.cars.iter().filter(|c| !c.backmarker).map(|c| c.crossings).max().unwrap_or(0);
             let _ = write!(
                 b,
-                "<section class=\"turn\" id=\"t{}\">\n<h3>Turn {} (round {})</h3>\n<p>",
-                t.turn, t.turn, s.round
+                "<section class=\"turn\" id=\"t{}\">\n<h3>Round {round} ({turns_text}; leader on lap {})</h3>\n<p>",
+                g.turns[last].turn,
+                laps.clamp(1, g.setup.laps.max(1))
             );
             if k > 0 {
-                let _ = write!(b, "<a href=\"#t{}\">previous</a> ", g.turns[turns[k - 1]].turn);
+                let _ = write!(b, "<a href=\"#t{}\">previous</a> ", id(k - 1));
             }
-            if k + 1 < turns.len() {
-                let _ = write!(b, "<a href=\"#t{}\">next</a>", g.turns[turns[k + 1]].turn);
+            if k + 1 < rounds.len() {
+                let _ = write!(b, "<a href=\"#t{}\">next</a>", id(k + 1));
             }
             b.push_str("</p>\n");
             // The picture of the mails, its track drawn once per page and referred to.
-            b.push_str(&picture::open(&format!("{} after turn {}", g.track.title, t.turn)));
+            b.push_str(&picture::open(&format!("{} after round {round}", g.track.title)));
             b.push_str("<use href=\"#track\"/>");
             b.push_str(&picture::overlay(&g.track, &marks(s)));
             b.push_str("</svg>\n");
-            if !t.rolls.is_empty() {
-                b.push_str("<p>Rolls: ");
-                let rolls: Vec<String> = t
-                    .rolls
-                    .iter()
-                    .map(|r| format!("{} <code>{}</code> {}", escape(&r.die), escape(&r.label), r.value))
-                    .collect();
-                b.push_str(&rolls.join("; "));
-                b.push_str("</p>\n");
+            let rolls: Vec<String> = group
+                .iter()
+                .flat_map(|&i| &g.turns[i].rolls)
+                .map(|r| format!("{} <code>{}</code> {}", escape(&r.die), escape(&r.label), r.value))
+                .collect();
+            if !rolls.is_empty() {
+                let _ = writeln!(b, "<p>Rolls: {}</p>", rolls.join("; "));
             }
-            if !t.events.is_empty() {
-                b.push_str("<ul>\n");
-                for e in &t.events {
-                    let _ = writeln!(b, "<li>{} <small>({})</small></li>", escape(&e.text), escape(&e.article));
-                }
-                b.push_str("</ul>\n");
+            let events: Vec<String> = group
+                .iter()
+                .flat_map(|&i| &g.turns[i].events)
+                // Who is called to play is the order of the round, which the rolls show.
+                .filter(|e| !(e.text.ends_with(" to play") || e.text.starts_with("round ")))
+                .map(|e| {
+                    format!(
+                        "<li>{} <small>({})</small></li>",
+                        escape(&crate::store::show::shown(&e.text)),
+                        escape(&e.article)
+                    )
+                })
+                .collect();
+            if !events.is_empty() {
+                let _ = writeln!(b, "<ul>\n{}\n</ul>", events.join("\n"));
             }
             b.push_str("</section>\n");
         }
