@@ -29,7 +29,7 @@ pub fn check(track: &str, cars: u8, laps: u16) -> Result<crate::track::Track, De
         }
     })?;
     let grid = t.grid.len();
-    if !(1..=grid).contains(&usize::from(cars)) {
+    if !crate::store::driver::cars_fit(&t, cars) {
         return Err(DemoRefused(format!("--cars must be 1 to {grid} (the grid of {})", t.name)));
     }
     if laps < 1 {

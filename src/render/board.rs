@@ -1,4 +1,4 @@
-//! The ASCII board shown in every reply email: plain ASCII, at most 80 columns, deterministic.
+//! The text board shown in every reply email: printable ASCII and the accented letters of French and of track names (one column each), at most 78 columns, deterministic.
 //!
 //! The lap is drawn as a vertical ribbon, top to bottom from the finish line, one text line per
 //! board row (see [`layout`] for when a row takes more than one line). Columns are the lanes,
@@ -200,7 +200,7 @@ impl<'a> Board<'a> {
         self.table(&mut out);
         let mut text = String::new();
         for l in out.iter().flat_map(|l| l.split('\n')) {
-            let l = ascii(l);
+            let l = printable(l);
             let l = truncate(&l, WIDTH);
             let _ = writeln!(text, "{}", l.trim_end());
         }
@@ -558,7 +558,7 @@ fn and_list(items: &[String], and: &str) -> String {
 
 /// The label of a line: its segment's id.
 fn label(t: &Track, line: &Line) -> String {
-    line.segment.map(|g| ascii(&t.segments[g as usize].id)).unwrap_or_default()
+    line.segment.map(|g| printable(&t.segments[g as usize].id)).unwrap_or_default()
 }
 
 /// The number a player reads beside a cell: the last part of the space's id, when the id is
@@ -593,7 +593,7 @@ fn pit_on_left(t: &Track) -> bool {
 /// Replaces what a mail client may not show in a monospace line: printable ASCII and the
 /// accented Latin letters of French and of track names stay (one column each), anything else
 /// reads `?`.
-fn ascii(s: &str) -> String {
+fn printable(s: &str) -> String {
     s.chars()
         .map(|c| match c {
             ' '..='~' | 'œ' | 'Œ' | 'ß' => c,
@@ -612,7 +612,7 @@ fn truncate(s: &str, n: usize) -> &str {
     }
 }
 
-/// The columns a line takes in a monospace font: one a character ([`ascii`] keeps no other).
+/// The columns a line takes in a monospace font: one a character ([`printable`] keeps no other).
 fn width(s: &str) -> usize {
     s.chars().count()
 }
@@ -622,10 +622,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ascii_replaces_what_mail_may_mangle() {
-        assert_eq!(ascii("Sainte Dévote, Nürburgring"), "Sainte Dévote, Nürburgring");
-        assert_eq!(ascii("a\u{2192}b\tc×"), "a?b?c?");
-        assert_eq!(ascii("LIGNE D'ARRIVÉE, Ça"), "LIGNE D'ARRIVÉE, Ça");
+    fn printable_replaces_what_mail_may_mangle() {
+        assert_eq!(printable("Sainte Dévote, Nürburgring"), "Sainte Dévote, Nürburgring");
+        assert_eq!(printable("a\u{2192}b\tc×"), "a?b?c?");
+        assert_eq!(printable("LIGNE D'ARRIVÉE, Ça"), "LIGNE D'ARRIVÉE, Ça");
         assert_eq!(truncate("ARRIVÉE", 6), "ARRIVÉ");
         assert_eq!(width("ARRIVÉE"), 7);
     }

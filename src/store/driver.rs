@@ -135,9 +135,9 @@ impl Store {
         let (name, text) = track_text(&req.track)?;
         let t = track::load::from_toml(&text, None)?;
         let max_cars = req.max_cars.unwrap_or(t.grid.len().min(u8::MAX as usize) as u8);
-        if usize::from(max_cars) > t.grid.len() {
+        if !cars_fit(&t, max_cars) {
             return Err(StoreError::BadSetting(format!(
-                "CARS {max_cars}: the grid of {} holds {} cars",
+                "CARS {max_cars}: the grid of {} holds {} cars (ruling 55)",
                 t.title,
                 t.grid.len()
             )));
@@ -272,4 +272,9 @@ impl Store {
 /// Reads the game in `dir` up to turn `upto`, with every check, using the revealed seed if any.
 pub fn load_dir(dir: &Path, upto: Option<u32>) -> Result<Game, StoreError> {
     Ok(verify::load(dir, None, false, upto)?.game)
+}
+
+/// Whether a race of `cars` cars fits track `t`: one car a grid slot (1-3-2, ruling 55).
+pub fn cars_fit(t: &crate::track::Track, cars: u8) -> bool {
+    (1..=t.grid.len()).contains(&usize::from(cars))
 }
